@@ -1,0 +1,29 @@
+/*
+ * actions.h - the scheduling actions and the cycle that runs them
+ *
+ * A cycle opens a session over the snapshot, computes fair shares, runs the
+ * enabled actions in KAI's order (allocate, consolidation, reclaim, preempt,
+ * stalegangeviction) and leaves the outcome in the session: pod states
+ * (Binding, Pipelined, Releasing), job messages, last-start and staleness
+ * times, queue fair shares.
+ */
+#ifndef GT_ACTIONS_H
+#define GT_ACTIONS_H
+
+#include "core/session.h"
+
+#define GT_ACTIONS_ALL ((1u << GT_ACT_ALLOCATE) | (1u << GT_ACT_CONSOLIDATION) | \
+			(1u << GT_ACT_RECLAIM) | (1u << GT_ACT_PREEMPT) | (1u << GT_ACT_STALEGANG))
+
+const char *gt_action_name(enum gt_action a);
+/* GT_ACT_NONE if @name is not an action. */
+enum gt_action gt_action_from_name(const char *name);
+/* Actions implemented so far; the others are accepted and do nothing. */
+bool gt_action_is_implemented(enum gt_action a);
+
+void gt_action_allocate(struct gt_session *s);
+
+/* Open @s over @c and run the actions in @mask. Release with gt_session_release(). */
+void gt_cycle_run(struct gt_session *s, const struct gt_cluster *c, int64_t now, unsigned mask);
+
+#endif /* GT_ACTIONS_H */

@@ -1,0 +1,260 @@
+/*
+ * allocate.c - place pending jobs on free (or freeing) resources
+ *
+ * PROCEDURE (KAI-SPEC 4.6.1), per job popped in queue-tree order:
+ *   Step 1. Pick the tasks to place: what each podset lacks to reach its
+ *           minimum, or one more pod for an elastic job already at it.
+ *   Step 2. Queue guards: no queue on the path may exceed its limit, and a
+ *           non-preemptible job must stay within its quota.
+ *   Step 3. Place the tasks one by one on the best node; the first that
+ *           fits nowhere rolls the whole attempt back (all or nothing).
+ *   Step 4. A gang that needs releasing resources to reach its minimum is
+ *           pipelined whole, never bound in part.
+ *   Step 5. Commit: allocated pods become Binding; an elastic job with more
+ *           pending pods goes back into the queue for another turn.
+ * Allocation is never capped by fair share: idle resources are lent out and
+ * taken back later by reclaim.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/actions.h"
+#include "core/fairshare.h"
+#include "core/order.h"
+#include "core/placement.h"
+#include "util/mem.h"
+
+static const char *const qres_what[GT_NQRES] = { "GPUs", "CPU cores", "GB of memory" };
+
+static double human_amount(int r, int64_t v)
+{
+	/* messages speak in GPUs, cores and GB as KAI's do */
+	static const double div[GT_NQRES] = { 1000.0, 1000.0, 1e9 };
+	return (double)v / div[r];
+}
+
+/* Step 2: the limit and non-preemptible-quota guards; false with a message. */
+static bool queue_guards_pass(struct gt_session *s, int32_t job, const int64_t req[GT_NQRES])
+{
+	const struct gt_cluster *c = s->c;
+	const struct gt_job *j = &c->jobs[job];
+	char msg[512];
+	for (int32_t q = j->queue; q != GT_NONE; q = c->queues[q].parent) {
+		const struct gt_queue *cq = &c->queues[q];
+		const struct gt_queue_state *qs = &s->queues[q];
+		const char *qname = gt_strtab_str(c->names, cq->name);
+		for (int r = 0; r < GT_NQRES; r++) {
+			if (req[r] <= 0)
+				continue;
+			if (cq->limit[r] >= 0 && cq->limit[r] < qs->allocated[r] + req[r]) {
+				snprintf(msg, sizeof(msg),
+					 "%s quota has reached the allowable limit of %s. Limit is %g %s, currently %g %s allocated and workload requested %g %s",
+					 qname, qres_what[r], human_amount(r, cq->limit[r]), qres_what[r],
+					 human_amount(r, qs->allocated[r]), qres_what[r],
+					 human_amount(r, req[r]), qres_what[r]);
+				gt_job_set_message(s, job, msg);
+				return false;
+			}
+			if (!j->preemptible && cq->deserved[r] >= 0 &&
+			    cq->deserved[r] < qs->allocated_np[r] + req[r]) {
+				snprintf(msg, sizeof(msg),
+					 "Non-preemptible workload is over quota. Workload requested %g %s, but %s quota is %g %s, while %g %s are already allocated for non-preemptible pods. Use a preemptible workload to go over quota.",
+					 human_amount(r, req[r]), qres_what[r], qname,
+					 human_amount(r, cq->deserved[r]), qres_what[r],
+					 human_amount(r, qs->allocated_np[r]), qres_what[r]);
+				gt_job_set_message(s, job, msg);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+static void gang_message(struct gt_session *s, int32_t job, int32_t failed_pod, uint32_t placed,
+			 const char *fit_error)
+{
+	const struct gt_cluster *c = s->c;
+	const struct gt_job *j = &c->jobs[job];
+	const struct gt_pod *p = &c->pods[failed_pod];
+	const struct gt_podset *ps = &j->podsets[p->podset];
+	char msg[1024];
+	bool gang = false;
+	for (uint32_t i = 0; i < j->n_podsets; i++)
+		gang |= j->podsets[i].min_member > 1;
+	struct gt_podset_count cnt[GT_MAX_PODSETS];
+	gt_job_count(s, job, cnt);
+	bool satisfied = cnt[p->podset].active_allocated >= ps->min_member;
+	if (!gang || satisfied)
+		snprintf(msg, sizeof(msg), "Resources were not found for pod %s/%s due to: %s",
+			 gt_strtab_str(c->names, p->ns), gt_strtab_str(c->names, p->name), fit_error);
+	else if (j->n_podsets == 1)
+		snprintf(msg, sizeof(msg),
+			 "Resources were found for %u pods while %d are required for gang scheduling. Additional pods cannot be scheduled due to: %s",
+			 placed, ps->min_member, fit_error);
+	else
+		snprintf(msg, sizeof(msg),
+			 "Resources were found for %u pods from all sub-groups while sub-group %s requires %d pods for gang scheduling. Additional pods cannot be scheduled due to: %s",
+			 placed, gt_strtab_str(c->names, ps->name), ps->min_member, fit_error);
+	gt_job_set_message(s, job, msg);
+}
+
+/* Step 4: does some podset reach its minimum only through pipelined pods? */
+static bool must_pipeline_whole(const struct gt_session *s, int32_t job)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	struct gt_podset_count cnt[GT_MAX_PODSETS];
+	gt_job_count(s, job, cnt);
+	for (uint32_t i = 0; i < j->n_podsets; i++)
+		if (cnt[i].pipelined > 0 &&
+		    cnt[i].active_allocated - cnt[i].pipelined < j->podsets[i].min_member)
+			return true;
+	return false;
+}
+
+static void pipeline_allocated_since(struct gt_session *s, size_t cp)
+{
+	size_t n = s->n_ops - cp;
+	struct gt_op *ops = gt_xmalloc((n + 1) * sizeof(*ops));
+	struct gt_pod_state *after = gt_xmalloc((n + 1) * sizeof(*after));
+	memcpy(ops, &s->ops[cp], n * sizeof(*ops));
+	for (size_t i = 0; i < n; i++)
+		after[i] = s->pods[ops[i].pod];
+	gt_stmt_rollback(s, cp);
+	for (size_t i = 0; i < n; i++)
+		gt_stmt_pipeline(s, ops[i].pod, after[i].node, after[i].groups, after[i].n_groups);
+	free(ops);
+	free(after);
+}
+
+static bool job_was_running(const struct gt_session *s, int32_t job)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	for (uint32_t i = 0; i < j->n_pods; i++)
+		if (gt_status_active_allocated(s->c->pods[j->pods[i]].status))
+			return true;
+	return false;
+}
+
+/*
+ * Place @tasks of @job. On success the placements stay in the statement
+ * after @cp and true is returned; on failure everything after @cp is rolled
+ * back and the job's message says why. Shared with the victim-based actions,
+ * whose simulations pass @pipeline_only.
+ */
+bool gt_place_tasks(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
+		    bool pipeline_only, const int32_t *nodes, uint32_t n_nodes);
+
+bool gt_place_tasks(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
+		    bool pipeline_only, const int32_t *nodes, uint32_t n_nodes)
+{
+	size_t cp = gt_stmt_checkpoint(s);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t rejects[GT_N_REJECT] = { 0 };
+		struct gt_fit fit;
+		int32_t node = gt_best_node(s, tasks[i], nodes, n_nodes, &fit, rejects);
+		if (node == GT_NONE) {
+			char err[512];
+			gt_format_fit_error(rejects, err, sizeof(err));
+			gt_stmt_rollback(s, cp);
+			gang_message(s, job, tasks[i], i, err);
+			return false;
+		}
+		if (pipeline_only || fit.needs_releasing)
+			gt_stmt_pipeline(s, tasks[i], node, fit.groups, fit.n_groups);
+		else
+			gt_stmt_allocate(s, tasks[i], node, fit.groups, fit.n_groups);
+	}
+	return true;
+}
+
+static void bind_allocated_since(struct gt_session *s, size_t cp)
+{
+	for (size_t i = cp; i < s->n_ops; i++) {
+		int32_t p = s->ops[i].pod;
+		if (s->ops[i].kind == GT_OP_ALLOCATE && s->pods[p].status == GT_ALLOCATED)
+			s->pods[p].status = GT_BINDING;	/* same books: both count as allocated */
+	}
+}
+
+static bool attempt_job(struct gt_session *s, int32_t job)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	int32_t *tasks = gt_xmalloc((j->n_pods + 1) * sizeof(*tasks));
+	uint32_t n = gt_tasks_to_allocate(s, job, tasks);
+	bool ok = false;
+	if (n == 0)
+		goto out;
+	int64_t req[GT_NQRES];
+	gt_tasks_queue_res(s, tasks, n, req);
+	if (!queue_guards_pass(s, job, req))
+		goto out;
+	bool was_running = job_was_running(s, job);
+	size_t cp = gt_stmt_checkpoint(s);
+	if (!gt_place_tasks(s, job, tasks, n, false, NULL, 0))
+		goto out;
+	bool pipelined = must_pipeline_whole(s, job);
+	if (pipelined)
+		pipeline_allocated_since(s, cp);
+	bind_allocated_since(s, cp);
+	gt_stmt_commit(s, cp);
+	gt_job_set_message(s, job, NULL);
+	if (!was_running && !pipelined)
+		s->jobs[job].last_start = s->now;
+	ok = true;
+out:
+	free(tasks);
+	return ok;
+}
+
+static bool has_pending_pod(const struct gt_session *s, int32_t job)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	for (uint32_t i = 0; i < j->n_pods; i++)
+		if (s->pods[j->pods[i]].status == GT_PENDING && s->c->pods[j->pods[i]].ours)
+			return true;
+	return false;
+}
+
+/* Jobs allocate may consider; records why a job is left out. */
+static bool allocatable_job(struct gt_session *s, int32_t job)
+{
+	const struct gt_cluster *c = s->c;
+	const struct gt_job *j = &c->jobs[job];
+	if (!has_pending_pod(s, job))
+		return false;
+	if (j->queue == GT_NONE) {
+		char msg[300];
+		snprintf(msg, sizeof(msg), "Queue '%s' does not exist",
+			 gt_strtab_str(c->names, j->queue_name));
+		gt_job_set_message(s, job, msg);
+		return false;
+	}
+	if (c->queues[j->queue].n_children > 0) {
+		char msg[300];
+		snprintf(msg, sizeof(msg), "Queue '%s' is not a leaf queue: jobs must use a leaf queue",
+			 gt_strtab_str(c->names, j->queue_name));
+		gt_job_set_message(s, job, msg);
+		return false;
+	}
+	if (!gt_job_is_ready(s, job)) {
+		gt_job_set_message(s, job, "Job is not ready for scheduling: fewer pods exist than its minimum");
+		return false;
+	}
+	return true;
+}
+
+void gt_action_allocate(struct gt_session *s)
+{
+	struct gt_jobq jq;
+	gt_jobq_init(&jq, s);
+	for (uint32_t j = 0; j < s->c->n_jobs; j++)
+		if (allocatable_job(s, (int32_t)j))
+			gt_jobq_push(&jq, (int32_t)j);
+	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
+		s->jobs[job].attempted = true;
+		if (attempt_job(s, job) && has_pending_pod(s, job))
+			gt_jobq_push(&jq, job);
+	}
+	gt_jobq_release(&jq);
+}

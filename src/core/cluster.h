@@ -1,0 +1,285 @@
+/*
+ * cluster.h - the scheduling core's input: one immutable cluster snapshot
+ *
+ * Everything the core needs to decide a cycle, flattened into arrays and
+ * dense ids. Names, label keys and label values are interned by the API
+ * layer (src/api) into a string table; the core only compares the ids.
+ * Quantities are integers in fixed units: milli-GPU, milli-CPU, bytes, MiB of
+ * GPU memory. Times are seconds since the Unix epoch.
+ *
+ * Ownership: struct gt_cluster owns every array it points to; it is filled
+ * by the API layer (gt_cluster_* helpers below) and released with
+ * gt_cluster_release(). The core reads it through a const pointer and never
+ * changes it; a session (session.h) copies the little mutable state it needs.
+ */
+#ifndef GT_CLUSTER_H
+#define GT_CLUSTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/strtab.h"
+
+#define GT_MAX_EXT 8		/* extended resources (MIG profiles, ...) */
+#define GT_MAX_DEVICES 16	/* devices of one multi-device fraction */
+#define GT_MAX_PODSETS 64	/* leaf sub-groups of one PodGroup */
+#define GT_NONE (-1)
+
+/* Resources the queue tree divides: KAI's three, independent. */
+enum gt_qres { GT_QGPU, GT_QCPU, GT_QMEM, GT_NQRES };
+
+/* Pod status, KAI's set. Order matters only for the names table. */
+#define GT_STATUS_MAP(X)         \
+	X(PENDING, "Pending")     \
+	X(GATED, "Gated")         \
+	X(ALLOCATED, "Allocated") \
+	X(PIPELINED, "Pipelined") \
+	X(BINDING, "Binding")     \
+	X(BOUND, "Bound")         \
+	X(RUNNING, "Running")     \
+	X(RELEASING, "Releasing") \
+	X(SUCCEEDED, "Succeeded") \
+	X(FAILED, "Failed")
+
+enum gt_status {
+#define GT_STATUS_ENUM(name, text) GT_##name,
+	GT_STATUS_MAP(GT_STATUS_ENUM)
+#undef GT_STATUS_ENUM
+	GT_N_STATUS
+};
+
+const char *gt_status_name(enum gt_status s);
+
+/* Holds node resources: Allocated, Pipelined, Binding, Bound, Running, Releasing. */
+static inline bool gt_status_active_used(enum gt_status s)
+{
+	return s >= GT_ALLOCATED && s <= GT_RELEASING;
+}
+/* Counts toward a queue's allocation: Allocated, Binding, Bound, Running. */
+static inline bool gt_status_allocated(enum gt_status s)
+{
+	return s == GT_ALLOCATED || s == GT_BINDING || s == GT_BOUND || s == GT_RUNNING;
+}
+/* Active and not being released: Allocated, Pipelined, Binding, Bound, Running. */
+static inline bool gt_status_active_allocated(enum gt_status s)
+{
+	return s >= GT_ALLOCATED && s <= GT_RUNNING;
+}
+/* Alive: not finished and not being released. */
+static inline bool gt_status_alive(enum gt_status s)
+{
+	return s <= GT_RUNNING;
+}
+
+struct gt_label {
+	uint32_t key, val;	/* interned */
+};
+
+/* A set of labels sorted by key (one value per key). */
+struct gt_labels {
+	struct gt_label *v;
+	uint32_t n;
+};
+
+enum gt_sel_op { GT_SEL_IN, GT_SEL_NOT_IN, GT_SEL_EXISTS, GT_SEL_NOT_EXISTS,
+		 GT_SEL_GT, GT_SEL_LT };
+
+/* One label-selector requirement: key op values. */
+struct gt_sel_expr {
+	uint32_t key;
+	enum gt_sel_op op;
+	uint32_t *vals;
+	uint32_t n_vals;
+	int64_t num;		/* GT/LT operand */
+};
+
+/* A conjunction of requirements (a node selector term, a label selector). */
+struct gt_selector {
+	struct gt_sel_expr *exprs;
+	uint32_t n_exprs;
+};
+
+enum gt_taint_effect { GT_TAINT_NO_SCHEDULE, GT_TAINT_PREFER_NO_SCHEDULE,
+		       GT_TAINT_NO_EXECUTE, GT_TAINT_ANY };
+
+struct gt_taint {
+	uint32_t key, val;
+	enum gt_taint_effect effect;
+};
+
+struct gt_toleration {
+	int64_t key;		/* -1: empty key (matches all with Exists) */
+	uint32_t val;
+	bool exists;		/* operator Exists (else Equal) */
+	enum gt_taint_effect effect;	/* GT_TAINT_ANY when empty */
+};
+
+struct gt_pod_affinity_term {
+	struct gt_selector selector;	/* over pod labels */
+	uint32_t topology_key;
+	bool anti;
+	int64_t ns;		/* namespace the selector applies to (pod's own) */
+};
+
+struct gt_node {
+	uint32_t name;
+	uint32_t name_rank;	/* position in name order: KAI breaks score ties by name */
+	struct gt_labels labels;
+	struct gt_taint *taints;
+	uint32_t n_taints;
+	bool ready;
+	bool unschedulable;
+	int64_t cpu_milli;	/* allocatable */
+	int64_t mem_bytes;
+	int64_t pods;
+	int32_t gpus;		/* whole devices allocatable (nvidia.com/gpu) */
+	int64_t gpu_mem_mib;	/* per device, floored to 100; 100 when unknown */
+	bool gpu_mem_synced;	/* has the nvidia.com/gpu.memory label */
+	bool mig_enabled;
+	int64_t ext[GT_MAX_EXT];	/* allocatable extended resources */
+};
+
+struct gt_pod {
+	uint32_t ns, name;
+	int32_t job;		/* index into jobs, GT_NONE if it has no PodGroup */
+	int32_t podset;		/* index into its job's podsets */
+	bool ours;		/* spec.schedulerName is ours */
+	bool reservation;	/* a GPU reservation pod: CPU/memory only */
+	/* state at the start of the cycle */
+	enum gt_status status;
+	int32_t node;		/* GT_NONE when not on a node */
+	uint32_t groups[GT_MAX_DEVICES];	/* shared-GPU group ids (interned) */
+	uint8_t n_groups;
+	/* request */
+	int64_t cpu_milli, mem_bytes;
+	int64_t ext[GT_MAX_EXT];
+	int32_t gpus;		/* whole devices (nvidia.com/gpu) */
+	int32_t frac_milli;	/* gpu-fraction per device, 1..999; 0 if none */
+	int64_t gpu_mem_mib;	/* gpu-memory per device; 0 if none */
+	int32_t num_devices;	/* devices of a fraction/memory request (>= 1) */
+	bool legacy_mig;
+	/* ordering */
+	bool has_task_prio;
+	int32_t task_prio;
+	bool role_first;	/* kubeflow master/launcher, ray head */
+	int64_t created;
+	int64_t nominated_node;	/* node index or -1 */
+	/* placement constraints */
+	struct gt_labels labels;
+	struct gt_labels node_selector;
+	struct gt_selector *affinity_terms;	/* required node affinity: OR of terms */
+	uint32_t n_affinity_terms;
+	struct gt_toleration *tolerations;
+	uint32_t n_tolerations;
+	struct gt_pod_affinity_term *pod_affinity;
+	uint32_t n_pod_affinity;
+};
+
+static inline bool gt_pod_is_shared(const struct gt_pod *p)
+{
+	return p->frac_milli > 0 || p->gpu_mem_mib > 0;
+}
+
+struct gt_topology_constraint {
+	int32_t topology;	/* index into topologies, GT_NONE if none */
+	int32_t required_level;	/* level index, GT_NONE */
+	int32_t preferred_level;
+};
+
+/* A leaf sub-group of a PodGroup: its pods form one gang with its own minimum. */
+struct gt_podset {
+	uint32_t name;
+	int32_t min_member;
+	struct gt_topology_constraint topo;
+};
+
+struct gt_job {
+	uint32_t ns, name;
+	int32_t queue;		/* GT_NONE when the queue does not exist */
+	uint32_t queue_name;	/* as written, for messages */
+	int32_t priority;
+	bool preemptible;
+	struct gt_podset *podsets;
+	uint32_t n_podsets;
+	struct gt_topology_constraint topo;	/* job-level constraint */
+	int64_t created;
+	int64_t last_start;	/* 0: never started */
+	int64_t stale_since;	/* 0: not stale */
+	bool deleting;
+	int32_t *pods;
+	uint32_t n_pods, cap_pods;
+};
+
+struct gt_queue {
+	uint32_t name;
+	int32_t parent;		/* GT_NONE for a top-level queue */
+	int32_t priority;
+	int64_t created;
+	/* per gt_qres, in milli-GPU / milli-CPU / bytes; -1 = unlimited */
+	int64_t deserved[GT_NQRES];
+	int64_t limit[GT_NQRES];
+	double weight[GT_NQRES];
+	int64_t preempt_min_runtime_s;	/* -1: inherit */
+	int64_t reclaim_min_runtime_s;
+	int32_t *children;
+	uint32_t n_children, cap_children;
+};
+
+struct gt_topology {
+	uint32_t name;
+	uint32_t *levels;	/* node label keys, widest first */
+	uint32_t n_levels;
+};
+
+/* Scoring plugins that can be switched off in the SchedulingShard. */
+enum gt_plugin { GT_PLUGIN_NODEAVAILABILITY, GT_PLUGIN_RESOURCETYPE, GT_PLUGIN_NODEPLACEMENT,
+		 GT_PLUGIN_GPUPACK, GT_PLUGIN_NOMINATEDNODE, GT_N_PLUGINS };
+
+struct gt_config {
+	unsigned plugins_off;	/* bit per enum gt_plugin */
+	bool gpu_spread;	/* placementStrategy.gpu == spread */
+	bool cpu_spread;
+	bool predicates;	/* the predicates plugin is on */
+	bool gpu_sharing_order;	/* prefer nodes with a fitting shared GPU */
+	int64_t staleness_grace_s;	/* < 0: never evict stale gangs */
+	int32_t max_consolidation_preemptees;	/* <= 0 unlimited */
+	int64_t preempt_min_runtime_s;
+	int64_t reclaim_min_runtime_s;
+	bool allow_consolidating_reclaim;
+	double k_value;
+	double saturation_multiplier;
+};
+
+struct gt_cluster {
+	struct gt_strtab *names;	/* borrowed: the interning table */
+	struct gt_node *nodes;
+	uint32_t n_nodes, cap_nodes;
+	struct gt_pod *pods;
+	uint32_t n_pods, cap_pods;
+	struct gt_job *jobs;
+	uint32_t n_jobs, cap_jobs;
+	struct gt_queue *queues;
+	uint32_t n_queues, cap_queues;
+	struct gt_topology *topologies;
+	uint32_t n_topologies, cap_topologies;
+	struct gt_config config;
+	uint32_t ext_names[GT_MAX_EXT];	/* interned names of extended resources */
+	uint32_t n_ext;
+};
+
+void gt_config_defaults(struct gt_config *c);
+void gt_cluster_init(struct gt_cluster *c, struct gt_strtab *names);
+void gt_cluster_release(struct gt_cluster *c);
+void gt_labels_release(struct gt_labels *l);
+void gt_selector_release(struct gt_selector *s);
+/* Value id of @key in @l, or -1. O(log n). */
+int64_t gt_labels_get(const struct gt_labels *l, uint32_t key);
+/* Sort by key, keeping the last value of a duplicated key. */
+void gt_labels_sort(struct gt_labels *l);
+/* Does @l satisfy every requirement of @s? Values compared as ids, GT/LT via @names. */
+bool gt_selector_matches(const struct gt_selector *s, const struct gt_labels *l,
+			 const struct gt_strtab *names);
+/* Link pods to jobs and queues to parents after all objects were added. */
+void gt_cluster_link(struct gt_cluster *c);
+
+#endif /* GT_CLUSTER_H */

@@ -1,0 +1,45 @@
+#include <string.h>
+
+#include "core/actions.h"
+#include "core/fairshare.h"
+
+static const char *const action_names[GT_N_ACTIONS] = {
+	[GT_ACT_NONE] = "",
+	[GT_ACT_ALLOCATE] = "allocate",
+	[GT_ACT_CONSOLIDATION] = "consolidation",
+	[GT_ACT_RECLAIM] = "reclaim",
+	[GT_ACT_PREEMPT] = "preempt",
+	[GT_ACT_STALEGANG] = "stalegangeviction",
+};
+
+const char *gt_action_name(enum gt_action a)
+{
+	return (unsigned)a < GT_N_ACTIONS ? action_names[a] : "";
+}
+
+enum gt_action gt_action_from_name(const char *name)
+{
+	for (int a = 1; a < GT_N_ACTIONS; a++)
+		if (!strcmp(name, action_names[a]))
+			return (enum gt_action)a;
+	return GT_ACT_NONE;
+}
+
+bool gt_action_is_implemented(enum gt_action a)
+{
+	return a == GT_ACT_ALLOCATE;
+}
+
+void gt_cycle_run(struct gt_session *s, const struct gt_cluster *c, int64_t now, unsigned mask)
+{
+	gt_session_open(s, c, now);
+	gt_fairshare_compute(s);
+	for (int a = 1; a < GT_N_ACTIONS; a++) {
+		if (!(mask & (1u << a)))
+			continue;
+		s->action = (enum gt_action)a;
+		if (a == GT_ACT_ALLOCATE)
+			gt_action_allocate(s);
+	}
+	s->action = GT_ACT_NONE;
+}

@@ -1,0 +1,68 @@
+/*
+ * order.h - who goes first: queues, jobs, podsets, tasks
+ *
+ * Job order inside a leaf queue (KAI's priority + elastic plugins): higher
+ * priority, then jobs with a podset below its minimum, then jobs exactly at
+ * their minimum, then older, then name. Podset order: below minimum first,
+ * then the lower allocated/minimum ratio, then name. Task order: kubeflow
+ * master/launcher and ray head first, then kai.scheduler/task-priority
+ * (higher first, labelled before unlabelled), then older, then name.
+ *
+ * Queue order (KAI-SPEC 6.5) compares sibling queues with the head job of
+ * each; the job queue below walks the queue tree from the roots, picking the
+ * best child at every level, as KAI's PopNextJob does.
+ */
+#ifndef GT_ORDER_H
+#define GT_ORDER_H
+
+#include "core/session.h"
+
+/* Counts per podset of a job, from the session's current state. */
+struct gt_podset_count {
+	int32_t active_allocated;	/* Allocated..Running */
+	int32_t pending;		/* Pending pods of ours */
+	int32_t pipelined;
+	int32_t alive_not_gated;
+	int32_t active_used;		/* Allocated..Releasing */
+};
+
+void gt_job_count(const struct gt_session *s, int32_t job, struct gt_podset_count *out);
+
+/* Is every podset's alive, ungated pod count at least its minimum? */
+bool gt_job_is_ready(const struct gt_session *s, int32_t job);
+
+/* <0 when job @a goes before @b. */
+int gt_job_cmp(const struct gt_session *s, int32_t a, int32_t b);
+int gt_task_cmp(const struct gt_session *s, int32_t a, int32_t b);
+
+/*
+ * The tasks allocate tries next for @job, in order: for every podset below
+ * its minimum the best (minimum - active) pending tasks; if every podset is
+ * satisfied, one more task (elastic growth). Returns the count; @out must
+ * hold the job's pod count.
+ */
+uint32_t gt_tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *out);
+
+/* Queue-tree resources of the tasks (pending semantics: not yet placed). */
+void gt_tasks_queue_res(const struct gt_session *s, const int32_t *tasks, uint32_t n,
+			int64_t out[GT_NQRES]);
+
+/* <0 when queue @lq (head job @lj) goes before sibling @rq (head @rj). */
+int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj, int32_t rj);
+
+/* A priority queue of jobs per leaf queue, popped in queue-tree order. */
+struct gt_jobq {
+	const struct gt_session *s;
+	int32_t **heaps;	/* per queue: a binary heap of jobs */
+	uint32_t *n_heap, *cap_heap;
+	bool reverse;		/* victim order: everything reversed */
+};
+
+void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s);
+void gt_jobq_release(struct gt_jobq *jq);
+void gt_jobq_push(struct gt_jobq *jq, int32_t job);
+/* The next job in queue-tree order, or GT_NONE when empty. */
+int32_t gt_jobq_pop(struct gt_jobq *jq);
+bool gt_jobq_empty(const struct gt_jobq *jq);
+
+#endif /* GT_ORDER_H */

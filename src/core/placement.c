@@ -1,0 +1,393 @@
+#include "core/placement.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/mem.h"
+
+#define GROUP_FULL 1000		/* a shared GPU is 1000 milli-GPU */
+#define NEW_GROUP UINT32_MAX	/* placeholder until the winner is minted */
+
+static const char *const reject_texts[] = {
+#define GT_REJECT_TEXT(name, text) text,
+	GT_REJECT_MAP(GT_REJECT_TEXT)
+#undef GT_REJECT_TEXT
+};
+
+const char *gt_reject_text(enum gt_reject r)
+{
+	return (unsigned)r < GT_N_REJECT ? reject_texts[r] : "";
+}
+
+static int64_t pod_portion(const struct gt_session *s, int32_t pod, int32_t node)
+{
+	const struct gt_pod *p = &s->c->pods[pod];
+	return gt_pod_accepted_gpu_milli(s->c, pod, node) / (p->num_devices > 0 ? p->num_devices : 1);
+}
+
+/* Check one scalar: fits idle, fits with releasing, or not at all. */
+static bool fit_scalar(int64_t req, int64_t idle, int64_t releasing, bool *needs_rel)
+{
+	if (req <= 0)
+		return true;
+	if (req > idle + releasing)
+		return false;
+	if (req > idle)
+		*needs_rel = true;
+	return true;
+}
+
+struct gpu_candidate {
+	int64_t score;
+	int32_t group;		/* index into node groups, -1 for a free device */
+	bool releasing;
+};
+
+/* Choose devices for a fractional / GPU-memory pod (KAI-SPEC 7.2). */
+static bool fit_shared(struct gt_session *s, int32_t pod, int32_t node, bool mint,
+		       struct gt_fit *out)
+{
+	const struct gt_pod *p = &s->c->pods[pod];
+	const struct gt_node *n = &s->c->nodes[node];
+	struct gt_node_state *ns = &s->nodes[node];
+	if (n->gpus <= 0 || (p->gpu_mem_mib && p->gpu_mem_mib > n->gpu_mem_mib)) {
+		out->reject = p->gpu_mem_mib ? GT_REJECT_GPU_MEMORY : GT_REJECT_GPU;
+		return false;
+	}
+	int64_t portion = pod_portion(s, pod, node);
+	bool spread = s->c->config.gpu_spread;
+	bool order = !(s->c->config.plugins_off & (1u << GT_PLUGIN_GPUPACK));
+	int32_t idle = gt_node_idle_gpus(s, node), rel = gt_node_releasing_gpus(s, node);
+	if (idle < 0)
+		idle = 0;
+	if (rel < 0)
+		rel = 0;
+	uint32_t max_c = ns->n_groups + (uint32_t)idle + (uint32_t)rel;
+	struct gpu_candidate *cand = gt_xmalloc((max_c + 1) * sizeof(*cand));
+	uint32_t nc = 0;
+	for (uint32_t i = 0; i < ns->n_groups; i++) {
+		const struct gt_gpu_group *g = &ns->groups[i];
+		int64_t held = g->used_milli - g->pipelined_milli;
+		if (held > 0 && g->releasing_milli == held)
+			continue;	/* the whole device is on its way out */
+		if (GROUP_FULL - g->used_milli + g->releasing_milli < portion)
+			continue;
+		cand[nc++] = (struct gpu_candidate){
+			.score = !order ? 0 : spread ? GROUP_FULL - g->used_milli : g->used_milli,
+			.group = (int32_t)i,
+			.releasing = GROUP_FULL - g->used_milli < portion,
+		};
+	}
+	for (int32_t d = 0; d < idle + rel; d++)
+		cand[nc++] = (struct gpu_candidate){ .score = order && spread ? GROUP_FULL : 0,
+						     .group = -1, .releasing = d >= idle };
+	/* stable sort by score, descending: groups first on ties, as inserted */
+	for (uint32_t i = 1; i < nc; i++)
+		for (uint32_t k = i; k > 0 && cand[k - 1].score < cand[k].score; k--) {
+			struct gpu_candidate t = cand[k];
+			cand[k] = cand[k - 1];
+			cand[k - 1] = t;
+		}
+	int32_t want = p->num_devices > 0 ? p->num_devices : 1;
+	bool ok = (int32_t)nc >= want && want <= GT_MAX_DEVICES;
+	for (int32_t i = 0; ok && i < want; i++) {
+		if (cand[i].releasing)
+			out->needs_releasing = true;
+		if (cand[i].group >= 0)
+			out->groups[i] = ns->groups[cand[i].group].id;
+		else
+			out->groups[i] = mint ? gt_session_new_group(s) : NEW_GROUP;
+	}
+	if (ok)
+		out->n_groups = (uint8_t)want;
+	else
+		out->reject = p->gpu_mem_mib ? GT_REJECT_GPU_MEMORY : GT_REJECT_GPU;
+	free(cand);
+	return ok;
+}
+
+static void fit_node(struct gt_session *s, int32_t pod, int32_t node, bool mint,
+		     struct gt_fit *out)
+{
+	const struct gt_pod *p = &s->c->pods[pod];
+	const struct gt_node *n = &s->c->nodes[node];
+	const struct gt_node_state *ns = &s->nodes[node];
+	memset(out, 0, sizeof(*out));
+	bool rel = false;
+	if (!fit_scalar(p->cpu_milli, n->cpu_milli - ns->used_cpu_milli, ns->rel_cpu_milli, &rel)) {
+		out->reject = GT_REJECT_CPU;
+		return;
+	}
+	if (!fit_scalar(p->mem_bytes, n->mem_bytes - ns->used_mem_bytes, ns->rel_mem_bytes, &rel)) {
+		out->reject = GT_REJECT_MEMORY;
+		return;
+	}
+	for (uint32_t e = 0; e < s->c->n_ext; e++)
+		if (!fit_scalar(p->ext[e], n->ext[e] - ns->used_ext[e], ns->rel_ext[e], &rel)) {
+			out->reject = GT_REJECT_EXT;
+			return;
+		}
+	out->needs_releasing = rel;
+	if (gt_pod_is_shared(p)) {
+		if (!fit_shared(s, pod, node, mint, out))
+			return;
+	} else if (p->gpus > 0) {
+		bool grel = false;
+		if (!fit_scalar(p->gpus, gt_node_idle_gpus(s, node), gt_node_releasing_gpus(s, node),
+				&grel)) {
+			out->reject = GT_REJECT_GPU;
+			return;
+		}
+		out->needs_releasing |= grel;
+	}
+	out->ok = true;
+}
+
+void gt_fit_resources(struct gt_session *s, int32_t pod, int32_t node, struct gt_fit *out)
+{
+	fit_node(s, pod, node, true, out);
+}
+
+/* ---------------------------------------------------------------- predicates */
+
+static bool tolerates(const struct gt_pod *p, const struct gt_taint *t)
+{
+	for (uint32_t i = 0; i < p->n_tolerations; i++) {
+		const struct gt_toleration *tol = &p->tolerations[i];
+		if (tol->effect != GT_TAINT_ANY && tol->effect != t->effect)
+			continue;
+		if (tol->key < 0) {
+			if (tol->exists)
+				return true;
+			continue;
+		}
+		if ((uint32_t)tol->key != t->key)
+			continue;
+		if (tol->exists || tol->val == t->val)
+			return true;
+	}
+	return false;
+}
+
+static bool node_affinity_ok(const struct gt_cluster *c, const struct gt_pod *p,
+			     const struct gt_node *n)
+{
+	for (uint32_t i = 0; i < p->node_selector.n; i++)
+		if (gt_labels_get(&n->labels, p->node_selector.v[i].key) !=
+		    (int64_t)p->node_selector.v[i].val)
+			return false;
+	if (!p->n_affinity_terms)
+		return true;
+	for (uint32_t i = 0; i < p->n_affinity_terms; i++)
+		if (gt_selector_matches(&p->affinity_terms[i], &n->labels, c->names))
+			return true;
+	return false;
+}
+
+/* Does some placed pod matching @term share @node's domain of the topology key? */
+static bool term_matched_near(const struct gt_session *s, int32_t self,
+			      const struct gt_pod_affinity_term *term, int32_t node,
+			      bool *any_match_out)
+{
+	const struct gt_cluster *c = s->c;
+	int64_t domain = gt_labels_get(&c->nodes[node].labels, term->topology_key);
+	bool near = false;
+	for (uint32_t i = 0; i < c->n_pods && !near; i++) {
+		const struct gt_pod_state *st = &s->pods[i];
+		if ((int32_t)i == self || st->node < 0 || !gt_status_active_allocated(st->status))
+			continue;
+		if (term->ns >= 0 && c->pods[i].ns != (uint32_t)term->ns)
+			continue;
+		if (!gt_selector_matches(&term->selector, &c->pods[i].labels, c->names))
+			continue;
+		*any_match_out = true;
+		if (domain >= 0 &&
+		    gt_labels_get(&c->nodes[st->node].labels, term->topology_key) == domain)
+			near = true;
+	}
+	return near;
+}
+
+static enum gt_reject pod_affinity_check(const struct gt_session *s, int32_t pod, int32_t node)
+{
+	const struct gt_pod *p = &s->c->pods[pod];
+	for (uint32_t i = 0; i < p->n_pod_affinity; i++) {
+		const struct gt_pod_affinity_term *t = &p->pod_affinity[i];
+		bool any = false;
+		bool near = term_matched_near(s, pod, t, node, &any);
+		if (t->anti && near)
+			return GT_REJECT_POD_ANTI_AFFINITY;
+		/* the first pod of a self-affine group may go anywhere (k8s rule) */
+		if (!t->anti && !near &&
+		    (any || !gt_selector_matches(&t->selector, &p->labels, s->c->names)))
+			return GT_REJECT_POD_AFFINITY;
+	}
+	return GT_REJECT_NONE;
+}
+
+enum gt_reject gt_check_predicates(const struct gt_session *s, int32_t pod, int32_t node)
+{
+	const struct gt_cluster *c = s->c;
+	const struct gt_pod *p = &c->pods[pod];
+	const struct gt_node *n = &c->nodes[node];
+	if (!c->config.predicates)
+		return GT_REJECT_NONE;
+	if (!n->ready || n->unschedulable)
+		return GT_REJECT_NOT_READY;
+	if (!node_affinity_ok(c, p, n))
+		return GT_REJECT_SELECTOR;
+	for (uint32_t i = 0; i < n->n_taints; i++)
+		if (n->taints[i].effect != GT_TAINT_PREFER_NO_SCHEDULE && !tolerates(p, &n->taints[i]))
+			return GT_REJECT_TAINT;
+	if (s->nodes[node].used_pods - s->nodes[node].rel_pods + 1 > n->pods &&
+	    s->nodes[node].used_pods + 1 > n->pods)
+		return GT_REJECT_PODS;
+	if ((p->gpus > 0 || gt_pod_is_shared(p)) && n->mig_enabled && n->gpus == 0)
+		return GT_REJECT_GPU_TYPE;
+	if (p->gpu_mem_mib && !n->gpu_mem_synced)
+		return GT_REJECT_GPU_MEMORY_UNKNOWN;
+	if (p->n_pod_affinity)
+		return pod_affinity_check(s, pod, node);
+	return GT_REJECT_NONE;
+}
+
+/* ---------------------------------------------------------------- node order */
+
+static bool is_gpu_task(const struct gt_pod *p)
+{
+	return p->gpus > 0 || gt_pod_is_shared(p);
+}
+
+static bool is_cpu_only_task(const struct gt_cluster *c, const struct gt_pod *p)
+{
+	if (is_gpu_task(p))
+		return false;
+	for (uint32_t e = 0; e < c->n_ext; e++)
+		if (p->ext[e])
+			return false;
+	return true;
+}
+
+/* What nodeplacement measures: free GPUs (devices) or free milli-CPU. */
+static int64_t placement_free(const struct gt_session *s, const struct gt_pod *p, int32_t node,
+			      int64_t *overall)
+{
+	const struct gt_node *n = &s->c->nodes[node];
+	if (is_gpu_task(p)) {
+		*overall = n->gpus;
+		return (int64_t)gt_node_idle_gpus(s, node) + gt_node_releasing_gpus(s, node);
+	}
+	*overall = n->cpu_milli;
+	return n->cpu_milli - s->nodes[node].used_cpu_milli + s->nodes[node].rel_cpu_milli;
+}
+
+static bool has_fitting_group(const struct gt_session *s, int32_t pod, int32_t node)
+{
+	const struct gt_node_state *ns = &s->nodes[node];
+	int64_t portion = pod_portion(s, pod, node);
+	for (uint32_t i = 0; i < ns->n_groups; i++)
+		if (GROUP_FULL - ns->groups[i].used_milli >= portion)
+			return true;
+	return false;
+}
+
+struct scored {
+	int32_t node;
+	int64_t free, overall;
+	struct gt_fit fit;
+};
+
+static int64_t score_node(const struct gt_session *s, int32_t pod, const struct scored *sc,
+			  int64_t min_free, int64_t max_free)
+{
+	const struct gt_cluster *c = s->c;
+	const struct gt_pod *p = &c->pods[pod];
+	const struct gt_node *n = &c->nodes[sc->node];
+	int64_t score = 0;
+	unsigned off = c->config.plugins_off;
+	if (p->nominated_node == sc->node && !(off & (1u << GT_PLUGIN_NOMINATEDNODE)))
+		score += 1000000LL * 1000;
+	if (gt_pod_is_shared(p) && c->config.gpu_sharing_order && has_fitting_group(s, pod, sc->node))
+		score += 1000LL * 1000;
+	if (!sc->fit.needs_releasing && !(off & (1u << GT_PLUGIN_NODEAVAILABILITY)))
+		score += 100LL * 1000;
+	if (is_cpu_only_task(c, p) && n->gpus == 0 && !n->mig_enabled &&
+	    !(off & (1u << GT_PLUGIN_RESOURCETYPE)))
+		score += 10LL * 1000;
+	if (off & (1u << GT_PLUGIN_NODEPLACEMENT))
+		return score;
+	bool spread = is_gpu_task(p) ? c->config.gpu_spread : c->config.cpu_spread;
+	if (sc->overall == 0)
+		return score;
+	if (spread)
+		return score + 1000 * sc->free / sc->overall;
+	if (max_free == 0)
+		return score;
+	if (min_free == max_free)
+		return score + 9000;
+	return score + 9000 * (max_free - sc->free) / (max_free - min_free);
+}
+
+int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, uint32_t n_nodes,
+		     struct gt_fit *fit_out, uint32_t rejects[GT_N_REJECT])
+{
+	const struct gt_cluster *c = s->c;
+	if (!nodes)
+		n_nodes = c->n_nodes;
+	struct scored *fits = gt_xmalloc((n_nodes + 1) * sizeof(*fits));
+	uint32_t n_fit = 0;
+	int64_t min_free = INT64_MAX, max_free = 0;
+	for (uint32_t i = 0; i < n_nodes; i++) {
+		int32_t node = nodes ? nodes[i] : (int32_t)i;
+		struct scored *sc = &fits[n_fit];
+		enum gt_reject r = gt_check_predicates(s, pod, node);
+		if (r == GT_REJECT_NONE) {
+			fit_node(s, pod, node, false, &sc->fit);
+			r = sc->fit.ok ? GT_REJECT_NONE : sc->fit.reject;
+		}
+		if (r != GT_REJECT_NONE) {
+			if (rejects)
+				rejects[r]++;
+			continue;
+		}
+		sc->node = node;
+		sc->free = placement_free(s, &c->pods[pod], node, &sc->overall);
+		if (sc->overall > 0) {
+			min_free = sc->free < min_free ? sc->free : min_free;
+			max_free = sc->free > max_free ? sc->free : max_free;
+		}
+		n_fit++;
+	}
+	int32_t best = GT_NONE;
+	int64_t best_score = 0;
+	uint32_t best_rank = 0;
+	for (uint32_t i = 0; i < n_fit; i++) {
+		int64_t sc = score_node(s, pod, &fits[i], min_free, max_free);
+		uint32_t rank = c->nodes[fits[i].node].name_rank;
+		if (best == GT_NONE || sc > best_score || (sc == best_score && rank < best_rank)) {
+			best = fits[i].node;
+			best_score = sc;
+			best_rank = rank;
+		}
+	}
+	free(fits);
+	if (best != GT_NONE)
+		fit_node(s, pod, best, true, fit_out);
+	return best;
+}
+
+void gt_format_fit_error(const uint32_t rejects[GT_N_REJECT], char *buf, size_t len)
+{
+	size_t off = (size_t)snprintf(buf, len, "no nodes with enough resources were found");
+	bool first = true;
+	for (int r = 1; r < GT_N_REJECT && off < len; r++) {
+		if (!rejects[r])
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s %u %s.", first ? ":" : "",
+					rejects[r], reject_texts[r]);
+		first = false;
+	}
+	if (first && off < len)
+		snprintf(buf + off, len - off, ": the cluster has no nodes.");
+}

@@ -1,0 +1,365 @@
+/*
+ * session.c - per-cycle state and the statement (undo log)
+ *
+ * Node accounting follows KAI's node model: a pod holding resources counts
+ * as used; a releasing pod's resources also count as "releasing" (they will
+ * be free once it is gone); a pipelined pod claims releasing resources
+ * instead of idle ones. A shared GPU group occupies one device as long as a
+ * non-pipelined pod sits in it.
+ */
+#include "core/session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/mem.h"
+
+int64_t gt_pod_requested_gpu_milli(const struct gt_cluster *c, int32_t pod)
+{
+	const struct gt_pod *p = &c->pods[pod];
+	if (p->frac_milli)
+		return (int64_t)p->frac_milli * p->num_devices;
+	return (int64_t)p->gpus * 1000;
+}
+
+/* Device portion of a GPU-memory request on a node: ceil(mem / nodeMem, 1/100). */
+static int64_t memory_portion_milli(int64_t mem_mib, int64_t node_mem_mib)
+{
+	if (node_mem_mib <= 0)
+		node_mem_mib = 100;
+	int64_t pct = (mem_mib * 100 + node_mem_mib - 1) / node_mem_mib;
+	if (pct > 100)
+		pct = 100;
+	return pct * 10;
+}
+
+/* Portion of one device a shared pod takes on @node. */
+static int64_t shared_portion_milli(const struct gt_cluster *c, int32_t pod, int32_t node)
+{
+	const struct gt_pod *p = &c->pods[pod];
+	if (p->frac_milli)
+		return p->frac_milli;
+	return memory_portion_milli(p->gpu_mem_mib, node >= 0 ? c->nodes[node].gpu_mem_mib : 100);
+}
+
+int64_t gt_pod_accepted_gpu_milli(const struct gt_cluster *c, int32_t pod, int32_t node)
+{
+	const struct gt_pod *p = &c->pods[pod];
+	if (gt_pod_is_shared(p))
+		return shared_portion_milli(c, pod, node) * p->num_devices;
+	return (int64_t)p->gpus * 1000;
+}
+
+void gt_pod_queue_res(const struct gt_session *s, int32_t pod, int32_t node,
+		      int64_t out[GT_NQRES])
+{
+	const struct gt_pod *p = &s->c->pods[pod];
+	out[GT_QCPU] = p->cpu_milli;
+	out[GT_QMEM] = p->mem_bytes;
+	if (node >= 0) {
+		out[GT_QGPU] = gt_pod_accepted_gpu_milli(s->c, pod, node);
+	} else if (p->gpu_mem_mib) {
+		/*
+		 * KAI converts a pending GPU-memory request with the cluster's
+		 * minimum node GPU memory, which is effectively always 100 MiB
+		 * (KAI-SPEC 12.1): 4000 MiB counts as 40 GPUs of demand.
+		 */
+		out[GT_QGPU] = p->gpu_mem_mib * 10 * p->num_devices;
+	} else {
+		out[GT_QGPU] = gt_pod_requested_gpu_milli(s->c, pod);
+	}
+}
+
+static struct gt_gpu_group *find_group(struct gt_node_state *ns, uint32_t id)
+{
+	for (uint32_t i = 0; i < ns->n_groups; i++)
+		if (ns->groups[i].id == id)
+			return &ns->groups[i];
+	return NULL;
+}
+
+static void remove_empty_groups(struct gt_node_state *ns)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < ns->n_groups; i++)
+		if (ns->groups[i].n_pods > 0)
+			ns->groups[k++] = ns->groups[i];
+	ns->n_groups = k;
+}
+
+/* Add (@sign = 1) or remove (-1) what pod @pod in state @st holds on its node. */
+static void account_node(struct gt_session *s, int32_t pod, const struct gt_pod_state *st,
+			 int sign)
+{
+	if (st->node < 0 || !gt_status_active_used(st->status))
+		return;
+	const struct gt_pod *p = &s->c->pods[pod];
+	struct gt_node_state *ns = &s->nodes[st->node];
+	bool pipelined = st->status == GT_PIPELINED;
+	bool releasing = st->status == GT_RELEASING;
+	if (pipelined) {
+		ns->rel_cpu_milli -= sign * p->cpu_milli;
+		ns->rel_mem_bytes -= sign * p->mem_bytes;
+		ns->rel_pods -= sign;
+		for (uint32_t e = 0; e < s->c->n_ext; e++)
+			ns->rel_ext[e] -= sign * p->ext[e];
+	} else {
+		ns->used_cpu_milli += sign * p->cpu_milli;
+		ns->used_mem_bytes += sign * p->mem_bytes;
+		ns->used_pods += sign;
+		for (uint32_t e = 0; e < s->c->n_ext; e++)
+			ns->used_ext[e] += sign * p->ext[e];
+	}
+	if (releasing) {
+		ns->rel_cpu_milli += sign * p->cpu_milli;
+		ns->rel_mem_bytes += sign * p->mem_bytes;
+		ns->rel_pods += sign;
+		for (uint32_t e = 0; e < s->c->n_ext; e++)
+			ns->rel_ext[e] += sign * p->ext[e];
+	}
+	if (p->reservation)
+		return;
+	if (!gt_pod_is_shared(p)) {
+		if (pipelined)
+			ns->whole_pipelined += sign * p->gpus;
+		else
+			ns->whole_used += sign * p->gpus;
+		if (releasing)
+			ns->whole_releasing += sign * p->gpus;
+		return;
+	}
+	int64_t portion = shared_portion_milli(s->c, pod, st->node);
+	for (uint8_t i = 0; i < st->n_groups; i++) {
+		struct gt_gpu_group *g = find_group(ns, st->groups[i]);
+		if (!g) {
+			struct gt_gpu_group ng = { .id = st->groups[i] };
+			GT_PUSH(ns->groups, ns->n_groups, ns->cap_groups, ng);
+			g = &ns->groups[ns->n_groups - 1];
+		}
+		g->used_milli += sign * portion;
+		g->n_pods += sign;
+		if (releasing)
+			g->releasing_milli += sign * portion;
+		if (pipelined)
+			g->pipelined_milli += sign * portion;
+	}
+	if (sign < 0)
+		remove_empty_groups(ns);
+}
+
+static void account_queue(struct gt_session *s, int32_t pod, const struct gt_pod_state *st,
+			  int sign)
+{
+	const struct gt_pod *p = &s->c->pods[pod];
+	if (p->job == GT_NONE || !gt_status_allocated(st->status))
+		return;
+	const struct gt_job *j = &s->c->jobs[p->job];
+	if (j->queue == GT_NONE)
+		return;
+	int64_t res[GT_NQRES];
+	gt_pod_queue_res(s, pod, st->node, res);
+	for (int32_t q = j->queue; q != GT_NONE; q = s->c->queues[q].parent) {
+		for (int r = 0; r < GT_NQRES; r++) {
+			s->queues[q].allocated[r] += sign * res[r];
+			if (!j->preemptible)
+				s->queues[q].allocated_np[r] += sign * res[r];
+		}
+	}
+}
+
+static void set_pod_state(struct gt_session *s, int32_t pod, const struct gt_pod_state *st)
+{
+	account_node(s, pod, &s->pods[pod], -1);
+	account_queue(s, pod, &s->pods[pod], -1);
+	s->pods[pod] = *st;
+	account_node(s, pod, st, 1);
+	account_queue(s, pod, st, 1);
+}
+
+static void count_op(struct gt_session *s, enum gt_op_kind kind, int delta)
+{
+	if (kind == GT_OP_ALLOCATE)
+		s->n_binds += delta;
+	else if (kind == GT_OP_PIPELINE)
+		s->n_pipelines += delta;
+	else
+		s->n_evictions += delta;
+}
+
+static void push_op(struct gt_session *s, enum gt_op_kind kind, int32_t pod)
+{
+	struct gt_op op = { .kind = kind, .pod = pod, .before = s->pods[pod] };
+	GT_PUSH(s->ops, s->n_ops, s->cap_ops, op);
+	count_op(s, kind, 1);
+}
+
+void gt_stmt_rollback(struct gt_session *s, size_t checkpoint)
+{
+	while (s->n_ops > checkpoint) {
+		struct gt_op *op = &s->ops[--s->n_ops];
+		set_pod_state(s, op->pod, &op->before);
+		count_op(s, op->kind, -1);
+	}
+}
+
+void gt_stmt_commit(struct gt_session *s, size_t checkpoint)
+{
+	/* the ops stay counted; only their undo records are dropped */
+	if (s->n_ops > checkpoint)
+		s->n_ops = checkpoint;
+}
+
+static void place(struct gt_session *s, int32_t pod, int32_t node, const uint32_t *groups,
+		  uint8_t n_groups, enum gt_status status)
+{
+	struct gt_pod_state st = s->pods[pod];
+	st.status = status;
+	st.node = node;
+	st.n_groups = n_groups;
+	if (n_groups)
+		memcpy(st.groups, groups, n_groups * sizeof(*groups));
+	set_pod_state(s, pod, &st);
+}
+
+void gt_stmt_allocate(struct gt_session *s, int32_t pod, int32_t node,
+		      const uint32_t *groups, uint8_t n_groups)
+{
+	push_op(s, GT_OP_ALLOCATE, pod);
+	place(s, pod, node, groups, n_groups, GT_ALLOCATED);
+}
+
+void gt_stmt_pipeline(struct gt_session *s, int32_t pod, int32_t node,
+		      const uint32_t *groups, uint8_t n_groups)
+{
+	push_op(s, GT_OP_PIPELINE, pod);
+	place(s, pod, node, groups, n_groups, GT_PIPELINED);
+}
+
+void gt_stmt_evict(struct gt_session *s, int32_t pod, int32_t evictor_job)
+{
+	push_op(s, GT_OP_EVICT, pod);
+	struct gt_pod_state st = s->pods[pod];
+	st.status = GT_RELEASING;
+	st.evicted_by = (uint8_t)s->action;
+	st.evictor_job = evictor_job;
+	set_pod_state(s, pod, &st);
+}
+
+uint32_t gt_session_new_group(struct gt_session *s)
+{
+	return s->next_group++;
+}
+
+int32_t gt_node_idle_gpus(const struct gt_session *s, int32_t node)
+{
+	const struct gt_node_state *ns = &s->nodes[node];
+	int32_t occupied = ns->whole_used;
+	for (uint32_t i = 0; i < ns->n_groups; i++)
+		if (ns->groups[i].used_milli > ns->groups[i].pipelined_milli)
+			occupied++;
+	return s->c->nodes[node].gpus - occupied;
+}
+
+int32_t gt_node_releasing_gpus(const struct gt_session *s, int32_t node)
+{
+	const struct gt_node_state *ns = &s->nodes[node];
+	int32_t rel = ns->whole_releasing - ns->whole_pipelined;
+	for (uint32_t i = 0; i < ns->n_groups; i++) {
+		const struct gt_gpu_group *g = &ns->groups[i];
+		int64_t held = g->used_milli - g->pipelined_milli;
+		if (held > 0 && g->releasing_milli == held)
+			rel++;		/* every holder is leaving: the device frees */
+		else if (held == 0)
+			rel--;		/* a pipelined group waits for a freed device */
+	}
+	return rel;
+}
+
+void gt_job_set_message(struct gt_session *s, int32_t job, const char *msg)
+{
+	free(s->jobs[job].message);
+	s->jobs[job].message = msg ? gt_xstrdup(msg) : NULL;
+}
+
+static void compute_totals(struct gt_session *s)
+{
+	const struct gt_cluster *c = s->c;
+	memset(s->total, 0, sizeof(s->total));
+	for (uint32_t n = 0; n < c->n_nodes; n++) {
+		if (!c->nodes[n].ready)
+			continue;
+		s->total[GT_QGPU] += (int64_t)c->nodes[n].gpus * 1000;
+		s->total[GT_QCPU] += c->nodes[n].cpu_milli;
+		s->total[GT_QMEM] += c->nodes[n].mem_bytes;
+	}
+	/* pods of other schedulers take their share off the top */
+	for (uint32_t i = 0; i < c->n_pods; i++) {
+		const struct gt_pod *p = &c->pods[i];
+		if (p->ours || p->reservation || p->node < 0 ||
+		    !gt_status_active_used(p->status) || !c->nodes[p->node].ready)
+			continue;
+		s->total[GT_QGPU] -= gt_pod_accepted_gpu_milli(c, (int32_t)i, p->node);
+		s->total[GT_QCPU] -= p->cpu_milli;
+		s->total[GT_QMEM] -= p->mem_bytes;
+	}
+}
+
+static void compute_requests(struct gt_session *s)
+{
+	const struct gt_cluster *c = s->c;
+	for (uint32_t i = 0; i < c->n_pods; i++) {
+		const struct gt_pod *p = &c->pods[i];
+		if (p->job == GT_NONE || c->jobs[p->job].queue == GT_NONE)
+			continue;
+		enum gt_status st = p->status;
+		if (!gt_status_allocated(st) && st != GT_PENDING)
+			continue;
+		int64_t res[GT_NQRES];
+		gt_pod_queue_res(s, (int32_t)i, gt_status_allocated(st) ? p->node : GT_NONE, res);
+		for (int32_t q = c->jobs[p->job].queue; q != GT_NONE; q = c->queues[q].parent)
+			for (int r = 0; r < GT_NQRES; r++)
+				s->queues[q].request[r] += res[r];
+	}
+}
+
+void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now)
+{
+	memset(s, 0, sizeof(*s));
+	s->c = c;
+	s->now = now;
+	s->pods = gt_xcalloc(c->n_pods, sizeof(*s->pods));
+	s->nodes = gt_xcalloc(c->n_nodes, sizeof(*s->nodes));
+	s->queues = gt_xcalloc(c->n_queues, sizeof(*s->queues));
+	s->jobs = gt_xcalloc(c->n_jobs, sizeof(*s->jobs));
+	s->n_base_names = (uint32_t)c->names->n_strs;
+	s->next_group = s->n_base_names;
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		s->jobs[j].last_start = c->jobs[j].last_start;
+		s->jobs[j].stale_since = c->jobs[j].stale_since;
+	}
+	for (uint32_t i = 0; i < c->n_pods; i++) {
+		const struct gt_pod *p = &c->pods[i];
+		struct gt_pod_state st = { .status = p->status, .node = p->node,
+					   .n_groups = p->n_groups, .evictor_job = GT_NONE };
+		memcpy(st.groups, p->groups, sizeof(st.groups));
+		s->pods[i] = (struct gt_pod_state){ .status = GT_PENDING, .node = GT_NONE,
+						    .evictor_job = GT_NONE };
+		set_pod_state(s, (int32_t)i, &st);
+	}
+	compute_totals(s);
+	compute_requests(s);
+}
+
+void gt_session_release(struct gt_session *s)
+{
+	for (uint32_t n = 0; n < s->c->n_nodes; n++)
+		free(s->nodes[n].groups);
+	for (uint32_t j = 0; j < s->c->n_jobs; j++)
+		free(s->jobs[j].message);
+	free(s->pods);
+	free(s->nodes);
+	free(s->queues);
+	free(s->jobs);
+	free(s->ops);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,134 @@
+/*
+ * session.h - one scheduling cycle: mutable state over a const snapshot
+ *
+ * gt_session_open() derives from the snapshot everything the actions need:
+ * per-node free and releasing resources (whole GPUs and shared-GPU groups),
+ * per-queue allocation, request and fair share. Actions change the state only
+ * through a statement (gt_stmt_*), an undo log with checkpoint and rollback,
+ * so a gang that does not fit leaves no trace. Every change of a pod's state
+ * goes through one function (set_pod_state in session.c) that removes the
+ * pod's old contribution to its node and queues and adds the new one; undo
+ * is the same call with the old state, which keeps the books exact.
+ *
+ * The session is the plan, too: after the actions, each pod's state compared
+ * with the snapshot says what to bind, pipeline and evict.
+ */
+#ifndef GT_SESSION_H
+#define GT_SESSION_H
+
+#include <stddef.h>
+
+#include "core/cluster.h"
+
+struct gt_pod_state {
+	enum gt_status status;
+	int32_t node;
+	uint32_t groups[GT_MAX_DEVICES];
+	uint8_t n_groups;
+	uint8_t evicted_by;	/* enum gt_action of the eviction, 0 if none */
+	int32_t evictor_job;	/* job that took the resources, or GT_NONE */
+};
+
+/* One physical GPU shared by fractional pods. */
+struct gt_gpu_group {
+	uint32_t id;		/* interned group name */
+	int64_t used_milli;	/* portions of every active pod in it */
+	int64_t releasing_milli;	/* portions of its releasing pods */
+	int64_t pipelined_milli;	/* portions of its pipelined pods */
+	int32_t n_pods;
+};
+
+struct gt_node_state {
+	/* non-GPU resources held by active pods (pipelined ones excluded) */
+	int64_t used_cpu_milli, used_mem_bytes, used_pods;
+	int64_t used_ext[GT_MAX_EXT];
+	/* held by releasing pods, minus what pipelined pods already claimed */
+	int64_t rel_cpu_milli, rel_mem_bytes, rel_pods;
+	int64_t rel_ext[GT_MAX_EXT];
+	int32_t whole_used;	/* devices held by whole-GPU pods (releasing included) */
+	int32_t whole_releasing;
+	int32_t whole_pipelined;
+	struct gt_gpu_group *groups;
+	uint32_t n_groups, cap_groups;
+};
+
+struct gt_queue_state {
+	int64_t allocated[GT_NQRES];
+	int64_t allocated_np[GT_NQRES];	/* of non-preemptible jobs */
+	int64_t request[GT_NQRES];
+	int64_t fair_share[GT_NQRES];
+};
+
+enum gt_action { GT_ACT_NONE, GT_ACT_ALLOCATE, GT_ACT_CONSOLIDATION, GT_ACT_RECLAIM,
+		 GT_ACT_PREEMPT, GT_ACT_STALEGANG, GT_N_ACTIONS };
+
+struct gt_job_state {
+	char *message;		/* why it is not scheduled; NULL when none */
+	int64_t last_start;
+	int64_t stale_since;
+	bool attempted;
+	bool stale_evicted;
+};
+
+enum gt_op_kind { GT_OP_ALLOCATE, GT_OP_PIPELINE, GT_OP_EVICT };
+
+struct gt_op {
+	enum gt_op_kind kind;
+	int32_t pod;
+	struct gt_pod_state before;
+};
+
+struct gt_session {
+	const struct gt_cluster *c;
+	int64_t now;
+	struct gt_pod_state *pods;
+	struct gt_node_state *nodes;
+	struct gt_queue_state *queues;
+	struct gt_job_state *jobs;
+	int64_t total[GT_NQRES];	/* cluster capacity the queues divide */
+	uint32_t next_group;	/* ids >= n_names are groups this session made */
+	uint32_t n_base_names;
+	/* the statement: an undo log */
+	struct gt_op *ops;
+	size_t n_ops, cap_ops;
+	/* counters for the plan */
+	uint32_t n_binds, n_evictions, n_pipelines;
+	enum gt_action action;	/* the action now running */
+};
+
+void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now);
+void gt_session_release(struct gt_session *s);
+
+/* The statement. A checkpoint is the op count; rollback undoes past it. */
+static inline size_t gt_stmt_checkpoint(const struct gt_session *s)
+{
+	return s->n_ops;
+}
+void gt_stmt_rollback(struct gt_session *s, size_t checkpoint);
+/* Forget the undo log from @checkpoint on: the changes stand. */
+void gt_stmt_commit(struct gt_session *s, size_t checkpoint);
+void gt_stmt_allocate(struct gt_session *s, int32_t pod, int32_t node,
+		      const uint32_t *groups, uint8_t n_groups);
+void gt_stmt_pipeline(struct gt_session *s, int32_t pod, int32_t node,
+		      const uint32_t *groups, uint8_t n_groups);
+void gt_stmt_evict(struct gt_session *s, int32_t pod, int32_t evictor_job);
+
+/* A group id no pod has used yet in this session. */
+uint32_t gt_session_new_group(struct gt_session *s);
+
+/* Resources of a pod as the queue tree counts them (accepted GPU on @node). */
+void gt_pod_queue_res(const struct gt_session *s, int32_t pod, int32_t node,
+		      int64_t out[GT_NQRES]);
+/* GPU milli-units the pod is given on @node (fraction, memory share or whole). */
+int64_t gt_pod_accepted_gpu_milli(const struct gt_cluster *c, int32_t pod, int32_t node);
+/* GPU milli-units the pod asks for (a fraction counts, GPU memory does not). */
+int64_t gt_pod_requested_gpu_milli(const struct gt_cluster *c, int32_t pod);
+
+/* Whole devices of @node free now / held by pods being released. */
+int32_t gt_node_idle_gpus(const struct gt_session *s, int32_t node);
+int32_t gt_node_releasing_gpus(const struct gt_session *s, int32_t node);
+
+/* Set the job's "why not scheduled" message (copied). */
+void gt_job_set_message(struct gt_session *s, int32_t job, const char *msg);
+
+#endif /* GT_SESSION_H */

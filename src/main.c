@@ -1,0 +1,48 @@
+/*
+ * gantry - a Kubernetes GPU scheduler, API-compatible with KAI
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/simulate.h"
+
+#define GANTRY_VERSION "0.1.0"
+
+static void usage(FILE *f)
+{
+	fputs("usage: gantry <command> [options]\n\n"
+	      "commands:\n"
+	      "  simulate    run the scheduler on a virtual cluster given as Kubernetes YAML\n"
+	      "  version     print the version\n\n"
+	      "not in this version yet (each says so and exits 1): scheduler, binder,\n"
+	      "podgrouper, replay\n"
+	      "run 'gantry simulate --help' for the simulator's options\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "simulate"))
+		return gt_simulate_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("gantry %s\n", GANTRY_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	static const char *const later[] = { "scheduler", "binder", "podgrouper", "replay" };
+	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
+		if (!strcmp(cmd, later[i])) {
+			fprintf(stderr, "gantry %s: not implemented in this version yet\n", cmd);
+			return 1;
+		}
+	fprintf(stderr, "gantry: unknown command '%s'\n", cmd);
+	usage(stderr);
+	return 2;
+}

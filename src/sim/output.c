@@ -1,0 +1,209 @@
+#include "sim/output.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/order.h"
+#include "sim/simulate.h"
+#include "util/mem.h"
+
+static const char *str(const struct gt_cluster *c, uint32_t id)
+{
+	return gt_strtab_str(c->names, id);
+}
+
+static double gpus(int64_t milli)
+{
+	return (double)milli / 1000.0;
+}
+
+static void format_time(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	gmtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static bool job_scheduled(const struct gt_session *s, int32_t job)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	struct gt_podset_count cnt[GT_MAX_PODSETS];
+	gt_job_count(s, job, cnt);
+	bool any = false;
+	for (uint32_t i = 0; i < j->n_podsets; i++) {
+		if (cnt[i].active_allocated < j->podsets[i].min_member)
+			return false;
+		any |= cnt[i].active_allocated > 0;
+	}
+	return any;
+}
+
+static json_t *pod_json(struct gt_cluster *c, const struct gt_session *s, uint32_t i)
+{
+	const struct gt_pod *p = &c->pods[i];
+	const struct gt_pod_state *st = &s->pods[i];
+	json_t *o = json_object();
+	json_object_set_new(o, "namespace", json_string(str(c, p->ns)));
+	json_object_set_new(o, "name", json_string(str(c, p->name)));
+	json_object_set_new(o, "podGroup", p->job >= 0 ? json_string(str(c, c->jobs[p->job].name))
+						       : json_null());
+	json_object_set_new(o, "status", json_string(gt_status_name(st->status)));
+	bool placed = st->node >= 0 && gt_status_active_used(st->status);
+	json_object_set_new(o, "node", placed ? json_string(str(c, c->nodes[st->node].name)) : json_null());
+	json_t *groups = json_array();
+	for (uint8_t g = 0; placed && g < st->n_groups; g++)
+		json_array_append_new(groups, json_string(gt_sim_group_name(c, s, st->groups[g], st->node)));
+	json_object_set_new(o, "gpuGroups", groups);
+	json_object_set_new(o, "gpus", json_real(gpus(gt_pod_requested_gpu_milli(c, (int32_t)i))));
+	json_object_set_new(o, "gpusAccepted",
+			    json_real(placed ? gpus(gt_pod_accepted_gpu_milli(c, (int32_t)i, st->node)) : 0));
+	json_object_set_new(o, "cpuMillis", json_integer(p->cpu_milli));
+	json_object_set_new(o, "memoryBytes", json_integer(p->mem_bytes));
+	return o;
+}
+
+static json_t *qres_json(const int64_t v[GT_NQRES])
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "gpu", json_real(gpus(v[GT_QGPU])));
+	json_object_set_new(o, "cpuMillis", json_integer(v[GT_QCPU]));
+	json_object_set_new(o, "memoryBytes", json_integer(v[GT_QMEM]));
+	return o;
+}
+
+void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s, int cycles)
+{
+	json_t *root = json_object();
+	json_object_set_new(root, "cycles", json_integer(cycles));
+	json_t *ops = json_object();
+	json_object_set_new(ops, "binds", json_integer(s->n_binds));
+	json_object_set_new(ops, "evictions", json_integer(s->n_evictions));
+	json_object_set_new(ops, "pipelines", json_integer(s->n_pipelines));
+	json_object_set_new(root, "operations", ops);
+	json_t *pods = json_array();
+	for (uint32_t i = 0; i < c->n_pods; i++)
+		json_array_append_new(pods, pod_json(c, s, i));
+	json_object_set_new(root, "pods", pods);
+	json_t *nodes = json_array();
+	for (uint32_t n = 0; n < c->n_nodes; n++) {
+		json_t *o = json_object();
+		int32_t idle = gt_node_idle_gpus(s, (int32_t)n);
+		int32_t rel = gt_node_releasing_gpus(s, (int32_t)n);
+		json_object_set_new(o, "name", json_string(str(c, c->nodes[n].name)));
+		json_object_set_new(o, "idleGPUs", json_integer(idle));
+		json_object_set_new(o, "releasingGPUs", json_integer(rel));
+		json_object_set_new(o, "usedGPUs", json_integer(c->nodes[n].gpus - idle));
+		json_array_append_new(nodes, o);
+	}
+	json_object_set_new(root, "nodes", nodes);
+	json_t *groups = json_array();
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		const struct gt_job *job = &c->jobs[j];
+		json_t *o = json_object();
+		char ts[40];
+		json_object_set_new(o, "namespace", json_string(str(c, job->ns)));
+		json_object_set_new(o, "name", json_string(str(c, job->name)));
+		json_object_set_new(o, "queue", json_string(str(c, job->queue_name)));
+		json_object_set_new(o, "scheduled", json_boolean(job_scheduled(s, (int32_t)j)));
+		if (s->jobs[j].last_start) {
+			format_time(s->jobs[j].last_start, ts, sizeof(ts));
+			json_object_set_new(o, "lastStartTimestamp", json_string(ts));
+		} else {
+			json_object_set_new(o, "lastStartTimestamp", json_null());
+		}
+		const char *msg = s->jobs[j].message;
+		json_object_set_new(o, "message", json_string(msg && !job_scheduled(s, (int32_t)j) ? msg : ""));
+		json_array_append_new(groups, o);
+	}
+	json_object_set_new(root, "podGroups", groups);
+	json_t *queues = json_array();
+	for (uint32_t q = 0; q < c->n_queues; q++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "name", json_string(str(c, c->queues[q].name)));
+		json_object_set_new(o, "parent", c->queues[q].parent >= 0
+				    ? json_string(str(c, c->queues[c->queues[q].parent].name)) : json_null());
+		json_object_set_new(o, "fairShare", qres_json(s->queues[q].fair_share));
+		json_object_set_new(o, "allocated", qres_json(s->queues[q].allocated));
+		json_object_set_new(o, "deserved", qres_json(c->queues[q].deserved));
+		json_array_append_new(queues, o);
+	}
+	json_object_set_new(root, "queues", queues);
+	json_dumpf(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	fputc('\n', out);
+	json_decref(root);
+}
+
+static void table_pods(FILE *out, struct gt_cluster *c, const struct gt_session *s)
+{
+	fprintf(out, "%-36s %-10s %-16s %-8s %s\n", "POD", "STATUS", "NODE", "GPUS", "GPU-GROUPS");
+	for (uint32_t i = 0; i < c->n_pods; i++) {
+		const struct gt_pod_state *st = &s->pods[i];
+		const struct gt_pod *p = &c->pods[i];
+		char name[300], g[128] = "";
+		snprintf(name, sizeof(name), "%s/%s", str(c, p->ns), str(c, p->name));
+		bool placed = st->node >= 0 && gt_status_active_used(st->status);
+		size_t off = 0;
+		for (uint8_t k = 0; placed && k < st->n_groups && off < sizeof(g); k++)
+			off += (size_t)snprintf(g + off, sizeof(g) - off, "%s%s", k ? "," : "",
+						gt_sim_group_name(c, s, st->groups[k], st->node));
+		fprintf(out, "%-36s %-10s %-16s %-8g %s\n", name, gt_status_name(st->status),
+			placed ? str(c, c->nodes[st->node].name) : "-",
+			gpus(gt_pod_requested_gpu_milli(c, (int32_t)i)) +
+				(p->gpu_mem_mib ? 0 : 0),
+			g);
+	}
+}
+
+static void table_nodes(FILE *out, struct gt_cluster *c, const struct gt_session *s)
+{
+	fprintf(out, "\n%-20s %6s %6s %10s %10s\n", "NODE", "GPUS", "IDLE", "RELEASING", "SHARED");
+	for (uint32_t n = 0; n < c->n_nodes; n++)
+		fprintf(out, "%-20s %6d %6d %10d %10u\n", str(c, c->nodes[n].name), c->nodes[n].gpus,
+			gt_node_idle_gpus(s, (int32_t)n), gt_node_releasing_gpus(s, (int32_t)n),
+			s->nodes[n].n_groups);
+}
+
+static void table_queues(FILE *out, struct gt_cluster *c, const struct gt_session *s)
+{
+	fprintf(out, "\n%-24s %-16s %10s %12s %12s\n", "QUEUE", "PARENT", "DESERVED", "FAIR-SHARE",
+		"ALLOCATED");
+	for (uint32_t q = 0; q < c->n_queues; q++) {
+		const struct gt_queue *cq = &c->queues[q];
+		char des[32];
+		if (cq->deserved[GT_QGPU] < 0)
+			snprintf(des, sizeof(des), "unlimited");
+		else
+			snprintf(des, sizeof(des), "%g", gpus(cq->deserved[GT_QGPU]));
+		fprintf(out, "%-24s %-16s %10s %12g %12g\n", str(c, cq->name),
+			cq->parent >= 0 ? str(c, c->queues[cq->parent].name) : "-", des,
+			gpus(s->queues[q].fair_share[GT_QGPU]), gpus(s->queues[q].allocated[GT_QGPU]));
+	}
+	fprintf(out, "(GPU columns; fair share and allocation are in GPUs)\n");
+}
+
+static void table_waiting(FILE *out, struct gt_cluster *c, const struct gt_session *s)
+{
+	bool header = false;
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		if (!s->jobs[j].message || job_scheduled(s, (int32_t)j))
+			continue;
+		if (!header)
+			fprintf(out, "\nWAITING AND WHY\n");
+		header = true;
+		fprintf(out, "  %s/%s (queue %s): %s\n", str(c, c->jobs[j].ns), str(c, c->jobs[j].name),
+			str(c, c->jobs[j].queue_name), s->jobs[j].message);
+	}
+}
+
+void gt_output_table(FILE *out, struct gt_cluster *c, const struct gt_session *s, int cycles)
+{
+	fprintf(out, "After %d cycle%s: %u bound, %u pipelined, %u evicted in the last cycle\n\n",
+		cycles, cycles == 1 ? "" : "s", s->n_binds, s->n_pipelines, s->n_evictions);
+	table_pods(out, c, s);
+	table_nodes(out, c, s);
+	table_queues(out, c, s);
+	table_waiting(out, c, s);
+}

@@ -1,0 +1,15 @@
+/*
+ * output.h - what `gantry simulate` prints: JSON for tools, a table for people
+ */
+#ifndef GT_OUTPUT_H
+#define GT_OUTPUT_H
+
+#include <stdio.h>
+
+#include "core/session.h"
+
+/* The state the last cycle left, as SIMULATE.md specifies. */
+void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s, int cycles);
+void gt_output_table(FILE *out, struct gt_cluster *c, const struct gt_session *s, int cycles);
+
+#endif /* GT_OUTPUT_H */

@@ -1,0 +1,33 @@
+/*
+ * strtab.h - string interning: every distinct string gets a dense id
+ *
+ * The API layer interns names, label keys and label values once at ingest so
+ * that the scheduling core compares integers, never strings. Ids are
+ * assigned in first-seen order (0, 1, 2, ...) and are stable for the life of
+ * the table. Lookup and insert are O(1) expected (open addressing, FNV-1a).
+ */
+#ifndef GT_STRTAB_H
+#define GT_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gt_strtab {
+	char **strs;		/* id -> owned string */
+	size_t n_strs, cap_strs;
+	uint32_t *slots;	/* open-addressing table of id+1; 0 = empty */
+	size_t n_slots;		/* power of two */
+};
+
+void gt_strtab_init(struct gt_strtab *t);
+void gt_strtab_release(struct gt_strtab *t);
+/* Id of @s, adding a copy of it if new. */
+uint32_t gt_strtab_intern(struct gt_strtab *t, const char *s);
+/* Id of @s, or -1 if it was never interned. */
+int64_t gt_strtab_find(const struct gt_strtab *t, const char *s);
+static inline const char *gt_strtab_str(const struct gt_strtab *t, uint32_t id)
+{
+	return t->strs[id];
+}
+
+#endif /* GT_STRTAB_H */
