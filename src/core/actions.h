@@ -22,6 +22,13 @@ enum gt_action gt_action_from_name(const char *name);
 bool gt_action_is_implemented(enum gt_action a);
 
 void gt_action_allocate(struct gt_session *s);
+void gt_action_consolidation(struct gt_session *s);
+void gt_action_reclaim(struct gt_session *s);
+void gt_action_preempt(struct gt_session *s);
+void gt_action_stalegang(struct gt_session *s);
+
+/* Has a pending pod of ours, a leaf queue that exists, and enough pods for its gang. */
+bool gt_job_pending_ready(const struct gt_session *s, int32_t job);
 
 /* Open @s over @c and run the actions in @mask. Release with gt_session_release(). */
 void gt_cycle_run(struct gt_session *s, const struct gt_cluster *c, int64_t now, unsigned mask);

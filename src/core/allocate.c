@@ -23,6 +23,7 @@
 #include "core/fairshare.h"
 #include "core/order.h"
 #include "core/placement.h"
+#include "core/solver.h"
 #include "util/mem.h"
 
 static const char *const qres_what[GT_NQRES] = { "GPUs", "CPU cores", "GB of memory" };
@@ -34,8 +35,8 @@ static double human_amount(int r, int64_t v)
 	return (double)v / div[r];
 }
 
-/* Step 2: the limit and non-preemptible-quota guards; false with a message. */
-static bool queue_guards_pass(struct gt_session *s, int32_t job, const int64_t req[GT_NQRES])
+bool gt_queue_guards_pass(struct gt_session *s, int32_t job, const int64_t req[GT_NQRES],
+			  bool record)
 {
 	const struct gt_cluster *c = s->c;
 	const struct gt_job *j = &c->jobs[job];
@@ -53,7 +54,8 @@ static bool queue_guards_pass(struct gt_session *s, int32_t job, const int64_t r
 					 qname, qres_what[r], human_amount(r, cq->limit[r]), qres_what[r],
 					 human_amount(r, qs->allocated[r]), qres_what[r],
 					 human_amount(r, req[r]), qres_what[r]);
-				gt_job_set_message(s, job, msg);
+				if (record)
+					gt_job_set_message(s, job, msg);
 				return false;
 			}
 			if (!j->preemptible && cq->deserved[r] >= 0 &&
@@ -63,7 +65,8 @@ static bool queue_guards_pass(struct gt_session *s, int32_t job, const int64_t r
 					 human_amount(r, req[r]), qres_what[r], qname,
 					 human_amount(r, cq->deserved[r]), qres_what[r],
 					 human_amount(r, qs->allocated_np[r]), qres_what[r]);
-				gt_job_set_message(s, job, msg);
+				if (record)
+					gt_job_set_message(s, job, msg);
 				return false;
 			}
 		}
@@ -138,13 +141,9 @@ static bool job_was_running(const struct gt_session *s, int32_t job)
 
 /*
  * Place @tasks of @job. On success the placements stay in the statement
- * after @cp and true is returned; on failure everything after @cp is rolled
- * back and the job's message says why. Shared with the victim-based actions,
- * whose simulations pass @pipeline_only.
+ * and true is returned; on failure everything is rolled back and (outside
+ * a simulation) the job's message says why.
  */
-bool gt_place_tasks(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
-		    bool pipeline_only, const int32_t *nodes, uint32_t n_nodes);
-
 bool gt_place_tasks(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
 		    bool pipeline_only, const int32_t *nodes, uint32_t n_nodes)
 {
@@ -157,7 +156,8 @@ bool gt_place_tasks(struct gt_session *s, int32_t job, const int32_t *tasks, uin
 			char err[512];
 			gt_format_fit_error(rejects, err, sizeof(err));
 			gt_stmt_rollback(s, cp);
-			gang_message(s, job, tasks[i], i, err);
+			if (!pipeline_only)
+				gang_message(s, job, tasks[i], i, err);
 			return false;
 		}
 		if (pipeline_only || fit.needs_releasing)
@@ -187,7 +187,7 @@ static bool attempt_job(struct gt_session *s, int32_t job)
 		goto out;
 	int64_t req[GT_NQRES];
 	gt_tasks_queue_res(s, tasks, n, req);
-	if (!queue_guards_pass(s, job, req))
+	if (!gt_queue_guards_pass(s, job, req, true))
 		goto out;
 	bool was_running = job_was_running(s, job);
 	size_t cp = gt_stmt_checkpoint(s);
@@ -214,6 +214,13 @@ static bool has_pending_pod(const struct gt_session *s, int32_t job)
 		if (s->pods[j->pods[i]].status == GT_PENDING && s->c->pods[j->pods[i]].ours)
 			return true;
 	return false;
+}
+
+bool gt_job_pending_ready(const struct gt_session *s, int32_t job)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	return has_pending_pod(s, job) && j->queue != GT_NONE &&
+	       s->c->queues[j->queue].n_children == 0 && gt_job_is_ready(s, job);
 }
 
 /* Jobs allocate may consider; records why a job is left out. */

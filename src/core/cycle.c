@@ -27,7 +27,7 @@ enum gt_action gt_action_from_name(const char *name)
 
 bool gt_action_is_implemented(enum gt_action a)
 {
-	return a == GT_ACT_ALLOCATE;
+	return a > GT_ACT_NONE && a < GT_N_ACTIONS;
 }
 
 void gt_cycle_run(struct gt_session *s, const struct gt_cluster *c, int64_t now, unsigned mask)
@@ -38,8 +38,14 @@ void gt_cycle_run(struct gt_session *s, const struct gt_cluster *c, int64_t now,
 		if (!(mask & (1u << a)))
 			continue;
 		s->action = (enum gt_action)a;
-		if (a == GT_ACT_ALLOCATE)
-			gt_action_allocate(s);
+		static void (*const run[GT_N_ACTIONS])(struct gt_session *) = {
+			[GT_ACT_ALLOCATE] = gt_action_allocate,
+			[GT_ACT_CONSOLIDATION] = gt_action_consolidation,
+			[GT_ACT_RECLAIM] = gt_action_reclaim,
+			[GT_ACT_PREEMPT] = gt_action_preempt,
+			[GT_ACT_STALEGANG] = gt_action_stalegang,
+		};
+		run[a](s);
 	}
 	s->action = GT_ACT_NONE;
 }

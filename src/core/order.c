@@ -110,6 +110,20 @@ static int podset_cmp(const struct gt_session *s, const struct gt_job *j,
 	return c ? c : (a < b ? -1 : a > b);
 }
 
+void gt_sort_podsets(const struct gt_session *s, int32_t job, const struct gt_podset_count *cnt,
+		     uint32_t *order)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	for (uint32_t i = 0; i < j->n_podsets; i++)
+		order[i] = i;
+	for (uint32_t i = 1; i < j->n_podsets; i++)
+		for (uint32_t k = i; k > 0 && podset_cmp(s, j, cnt, order[k - 1], order[k]) > 0; k--) {
+			uint32_t x = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = x;
+		}
+}
+
 static void sort_tasks(const struct gt_session *s, int32_t *t, uint32_t n)
 {
 	for (uint32_t i = 1; i < n; i++)
@@ -120,15 +134,23 @@ static void sort_tasks(const struct gt_session *s, int32_t *t, uint32_t n)
 		}
 }
 
-/* Pending tasks of podset @ps, best first; returns the count. */
+bool gt_task_wants_placement(const struct gt_session *s, int32_t pod)
+{
+	const struct gt_pod_state *st = &s->pods[pod];
+	if (st->status == GT_PENDING)
+		return s->c->pods[pod].ours;
+	/* a simulation may put this session's victims somewhere again */
+	return s->simulating && st->status == GT_RELEASING && st->virtual_evict;
+}
+
+/* Tasks of podset @ps that want a place, best first; returns the count. */
 static uint32_t pending_tasks(const struct gt_session *s, int32_t job, uint32_t ps, int32_t *out)
 {
 	const struct gt_job *j = &s->c->jobs[job];
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < j->n_pods; i++) {
 		int32_t p = j->pods[i];
-		if ((uint32_t)s->c->pods[p].podset == ps && s->pods[p].status == GT_PENDING &&
-		    s->c->pods[p].ours)
+		if ((uint32_t)s->c->pods[p].podset == ps && gt_task_wants_placement(s, p))
 			out[n++] = p;
 	}
 	sort_tasks(s, out, n);
@@ -142,14 +164,7 @@ uint32_t gt_tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *
 	struct gt_podset_count cnt[GT_MAX_PODSETS];
 	uint32_t order[GT_MAX_PODSETS];
 	gt_job_count(s, job, cnt);
-	for (uint32_t i = 0; i < nps; i++)
-		order[i] = i;
-	for (uint32_t i = 1; i < nps; i++)
-		for (uint32_t k = i; k > 0 && podset_cmp(s, j, cnt, order[k - 1], order[k]) > 0; k--) {
-			uint32_t x = order[k];
-			order[k] = order[k - 1];
-			order[k - 1] = x;
-		}
+	gt_sort_podsets(s, job, cnt, order);
 	int32_t *buf = gt_xmalloc((j->n_pods + 1) * sizeof(*buf));
 	uint32_t n = 0;
 	bool any_below = false;
@@ -226,11 +241,12 @@ static bool zero_share_penalty(const struct gt_session *s, int32_t q, const int6
 	return false;
 }
 
-static double dominant_share(const struct gt_session *s, int32_t q, const int64_t req[GT_NQRES])
+static double dominant_share(const struct gt_session *s, int32_t q, const int64_t req[GT_NQRES],
+			     const int64_t sub[GT_NQRES])
 {
 	double best = 0;
 	for (int r = 0; r < GT_NQRES; r++) {
-		double alloc = (double)(s->queues[q].allocated[r] + req[r]) / unit_scale[r];
+		double alloc = (double)(s->queues[q].allocated[r] + req[r] - sub[r]) / unit_scale[r];
 		int64_t share = gt_queue_allocatable_share(s, q, r);
 		double v;
 		if (share < 0)
@@ -245,15 +261,21 @@ static double dominant_share(const struct gt_session *s, int32_t q, const int64_
 	return best;
 }
 
-int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj, int32_t rj)
+static const int64_t none[GT_NQRES];
+
+/*
+ * KAI's queue order (KAI-SPEC 6.5) for siblings @lq and @rq, whose next
+ * jobs would add @lreq / @rreq and whose victims so far remove @lsub /
+ * @rsub. Doubles only break ties of ratios here; every rule ends in a
+ * total order (creation time, then name, then index).
+ */
+static int queue_cmp_core(const struct gt_session *s, int32_t lq, int32_t rq,
+			  const int64_t lreq[GT_NQRES], const int64_t rreq[GT_NQRES],
+			  const int64_t lsub[GT_NQRES], const int64_t rsub[GT_NQRES])
 {
-	int64_t lreq[GT_NQRES], rreq[GT_NQRES];
-	static const int64_t none[GT_NQRES];
 	bool lo = over_utilised(s, lq), ro = over_utilised(s, rq);
 	if (lo != ro)
 		return lo ? 1 : -1;
-	head_request(s, lj, lreq);
-	head_request(s, rj, rreq);
 	bool ls = within_deserved(s, lq, lreq), rs = within_deserved(s, rq, rreq);
 	if (ls != rs)
 		return ls ? -1 : 1;
@@ -263,11 +285,11 @@ int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj,
 	bool lz = zero_share_penalty(s, lq, lreq), rz = zero_share_penalty(s, rq, rreq);
 	if (lz != rz)
 		return lz ? 1 : -1;
-	double ld = dominant_share(s, lq, lreq), rd = dominant_share(s, rq, rreq);
+	double ld = dominant_share(s, lq, lreq, lsub), rd = dominant_share(s, rq, rreq, rsub);
 	if (ld != rd)
 		return ld < rd ? -1 : 1;
-	ld = dominant_share(s, lq, none);
-	rd = dominant_share(s, rq, none);
+	ld = dominant_share(s, lq, none, none);
+	rd = dominant_share(s, rq, none, none);
 	if (ld != rd)
 		return ld < rd ? -1 : 1;
 	bool le = true, lt = false, re = true, rt = false;
@@ -286,6 +308,20 @@ int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj,
 		return l->created < r->created ? -1 : 1;
 	int c = name_cmp(s, l->name, r->name);
 	return c ? c : (lq < rq ? -1 : lq > rq);
+}
+
+int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj, int32_t rj)
+{
+	int64_t lreq[GT_NQRES], rreq[GT_NQRES];
+	head_request(s, lj, lreq);
+	head_request(s, rj, rreq);
+	return queue_cmp_core(s, lq, rq, lreq, rreq, none, none);
+}
+
+int gt_queue_cmp_victims(const struct gt_session *s, int32_t lq, int32_t rq,
+			 const int64_t lsub[GT_NQRES], const int64_t rsub[GT_NQRES])
+{
+	return queue_cmp_core(s, lq, rq, none, none, lsub, rsub);
 }
 
 /* ---------------------------------------------------------------- job queue */

@@ -35,6 +35,9 @@ bool gt_job_is_ready(const struct gt_session *s, int32_t job);
 int gt_job_cmp(const struct gt_session *s, int32_t a, int32_t b);
 int gt_task_cmp(const struct gt_session *s, int32_t a, int32_t b);
 
+/* Pending (or, in a simulation, evicted this session) and ours to place. */
+bool gt_task_wants_placement(const struct gt_session *s, int32_t pod);
+
 /*
  * The tasks allocate tries next for @job, in order: for every podset below
  * its minimum the best (minimum - active) pending tasks; if every podset is
@@ -49,6 +52,17 @@ void gt_tasks_queue_res(const struct gt_session *s, const int32_t *tasks, uint32
 
 /* <0 when queue @lq (head job @lj) goes before sibling @rq (head @rj). */
 int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj, int32_t rj);
+
+/*
+ * Queue order with no next job but @lsub / @rsub of allocation already given
+ * up by victims (the victim queue reverses it).
+ */
+int gt_queue_cmp_victims(const struct gt_session *s, int32_t lq, int32_t rq,
+			 const int64_t lsub[GT_NQRES], const int64_t rsub[GT_NQRES]);
+
+/* Podset indices of @job in podset order given the counts @cnt. */
+void gt_sort_podsets(const struct gt_session *s, int32_t job, const struct gt_podset_count *cnt,
+		     uint32_t *order);
 
 /* A priority queue of jobs per leaf queue, popped in queue-tree order. */
 struct gt_jobq {

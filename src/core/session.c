@@ -87,16 +87,16 @@ static void remove_empty_groups(struct gt_node_state *ns)
 	ns->n_groups = k;
 }
 
-/* Add (@sign = 1) or remove (-1) what pod @pod in state @st holds on its node. */
-static void account_node(struct gt_session *s, int32_t pod, const struct gt_pod_state *st,
-			 int sign)
+/* Add (@sign = 1) or remove (-1) what @pod holds on @node in @status. */
+static void account_place(struct gt_session *s, int32_t pod, int32_t node, enum gt_status status,
+			  const uint32_t *groups, uint8_t n_groups, int sign)
 {
-	if (st->node < 0 || !gt_status_active_used(st->status))
+	if (node < 0 || !gt_status_active_used(status))
 		return;
 	const struct gt_pod *p = &s->c->pods[pod];
-	struct gt_node_state *ns = &s->nodes[st->node];
-	bool pipelined = st->status == GT_PIPELINED;
-	bool releasing = st->status == GT_RELEASING;
+	struct gt_node_state *ns = &s->nodes[node];
+	bool pipelined = status == GT_PIPELINED;
+	bool releasing = status == GT_RELEASING;
 	if (pipelined) {
 		ns->rel_cpu_milli -= sign * p->cpu_milli;
 		ns->rel_mem_bytes -= sign * p->mem_bytes;
@@ -128,11 +128,11 @@ static void account_node(struct gt_session *s, int32_t pod, const struct gt_pod_
 			ns->whole_releasing += sign * p->gpus;
 		return;
 	}
-	int64_t portion = shared_portion_milli(s->c, pod, st->node);
-	for (uint8_t i = 0; i < st->n_groups; i++) {
-		struct gt_gpu_group *g = find_group(ns, st->groups[i]);
+	int64_t portion = shared_portion_milli(s->c, pod, node);
+	for (uint8_t i = 0; i < n_groups; i++) {
+		struct gt_gpu_group *g = find_group(ns, groups[i]);
 		if (!g) {
-			struct gt_gpu_group ng = { .id = st->groups[i] };
+			struct gt_gpu_group ng = { .id = groups[i] };
 			GT_PUSH(ns->groups, ns->n_groups, ns->cap_groups, ng);
 			g = &ns->groups[ns->n_groups - 1];
 		}
@@ -147,11 +147,20 @@ static void account_node(struct gt_session *s, int32_t pod, const struct gt_pod_
 		remove_empty_groups(ns);
 }
 
+static void account_node(struct gt_session *s, int32_t pod, const struct gt_pod_state *st,
+			 int sign)
+{
+	if (st->status == GT_PIPELINED && st->rel_node >= 0)
+		account_place(s, pod, st->rel_node, GT_RELEASING, st->rel_groups, st->n_rel_groups,
+			      sign);
+	account_place(s, pod, st->node, st->status, st->groups, st->n_groups, sign);
+}
+
 static void account_queue(struct gt_session *s, int32_t pod, const struct gt_pod_state *st,
 			  int sign)
 {
 	const struct gt_pod *p = &s->c->pods[pod];
-	if (p->job == GT_NONE || !gt_status_allocated(st->status))
+	if (p->job == GT_NONE || !gt_status_queue_counted(st->status))
 		return;
 	const struct gt_job *j = &s->c->jobs[p->job];
 	if (j->queue == GT_NONE)
@@ -182,7 +191,7 @@ static void count_op(struct gt_session *s, enum gt_op_kind kind, int delta)
 		s->n_binds += delta;
 	else if (kind == GT_OP_PIPELINE)
 		s->n_pipelines += delta;
-	else
+	else if (kind == GT_OP_EVICT)
 		s->n_evictions += delta;
 }
 
@@ -213,6 +222,12 @@ static void place(struct gt_session *s, int32_t pod, int32_t node, const uint32_
 		  uint8_t n_groups, enum gt_status status)
 {
 	struct gt_pod_state st = s->pods[pod];
+	if (st.status == GT_RELEASING && st.virtual_evict && st.rel_node < 0) {
+		/* a victim placed elsewhere: its old place is still being freed */
+		st.rel_node = st.node;
+		st.n_rel_groups = st.n_groups;
+		memcpy(st.rel_groups, st.groups, sizeof(st.rel_groups));
+	}
 	st.status = status;
 	st.node = node;
 	st.n_groups = n_groups;
@@ -228,9 +243,33 @@ void gt_stmt_allocate(struct gt_session *s, int32_t pod, int32_t node,
 	place(s, pod, node, groups, n_groups, GT_ALLOCATED);
 }
 
+static bool same_groups(const struct gt_pod_state *st, const uint32_t *groups, uint8_t n)
+{
+	if (st->n_groups != n)
+		return false;
+	for (uint8_t i = 0; i < n; i++)
+		if (st->groups[i] != groups[i])
+			return false;
+	return true;
+}
+
 void gt_stmt_pipeline(struct gt_session *s, int32_t pod, int32_t node,
 		      const uint32_t *groups, uint8_t n_groups)
 {
+	const struct gt_pod_state *cur = &s->pods[pod];
+	if (s->simulating && cur->status == GT_RELEASING && cur->virtual_evict &&
+	    cur->node == node && (!gt_pod_is_shared(&s->c->pods[pod]) ||
+				  same_groups(cur, groups, n_groups))) {
+		/* back where it was: the eviction is simply taken back */
+		push_op(s, GT_OP_UNEVICT, pod);
+		struct gt_pod_state st = *cur;
+		st.status = st.before_evict;
+		st.virtual_evict = false;
+		st.evicted_by = 0;
+		st.evictor_job = GT_NONE;
+		set_pod_state(s, pod, &st);
+		return;
+	}
 	push_op(s, GT_OP_PIPELINE, pod);
 	place(s, pod, node, groups, n_groups, GT_PIPELINED);
 }
@@ -239,10 +278,23 @@ void gt_stmt_evict(struct gt_session *s, int32_t pod, int32_t evictor_job)
 {
 	push_op(s, GT_OP_EVICT, pod);
 	struct gt_pod_state st = s->pods[pod];
+	st.before_evict = st.status;
+	st.virtual_evict = true;
 	st.status = GT_RELEASING;
 	st.evicted_by = (uint8_t)s->action;
 	st.evictor_job = evictor_job;
 	set_pod_state(s, pod, &st);
+}
+
+void gt_session_evict_now(struct gt_session *s, int32_t pod)
+{
+	struct gt_pod_state st = s->pods[pod];
+	st.before_evict = st.status;
+	st.status = GT_RELEASING;
+	st.evicted_by = (uint8_t)s->action;
+	st.evictor_job = GT_NONE;
+	set_pod_state(s, pod, &st);
+	s->n_evictions++;
 }
 
 uint32_t gt_session_new_group(struct gt_session *s)
@@ -340,10 +392,11 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 	for (uint32_t i = 0; i < c->n_pods; i++) {
 		const struct gt_pod *p = &c->pods[i];
 		struct gt_pod_state st = { .status = p->status, .node = p->node,
-					   .n_groups = p->n_groups, .evictor_job = GT_NONE };
+					   .n_groups = p->n_groups, .evictor_job = GT_NONE,
+					   .rel_node = GT_NONE };
 		memcpy(st.groups, p->groups, sizeof(st.groups));
 		s->pods[i] = (struct gt_pod_state){ .status = GT_PENDING, .node = GT_NONE,
-						    .evictor_job = GT_NONE };
+						    .evictor_job = GT_NONE, .rel_node = GT_NONE };
 		set_pod_state(s, (int32_t)i, &st);
 	}
 	compute_totals(s);

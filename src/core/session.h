@@ -26,7 +26,17 @@ struct gt_pod_state {
 	uint32_t groups[GT_MAX_DEVICES];
 	uint8_t n_groups;
 	uint8_t evicted_by;	/* enum gt_action of the eviction, 0 if none */
+	bool virtual_evict;	/* evicted in this session: simulations may re-place it */
+	enum gt_status before_evict;	/* status to restore when un-evicted */
 	int32_t evictor_job;	/* job that took the resources, or GT_NONE */
+	/*
+	 * A victim moved elsewhere (pipelined on another node or GPU) still
+	 * holds its old place until its pod is gone: that place counts as
+	 * releasing on rel_node.
+	 */
+	int32_t rel_node;
+	uint32_t rel_groups[GT_MAX_DEVICES];
+	uint8_t n_rel_groups;
 };
 
 /* One physical GPU shared by fractional pods. */
@@ -70,7 +80,7 @@ struct gt_job_state {
 	bool stale_evicted;
 };
 
-enum gt_op_kind { GT_OP_ALLOCATE, GT_OP_PIPELINE, GT_OP_EVICT };
+enum gt_op_kind { GT_OP_ALLOCATE, GT_OP_PIPELINE, GT_OP_EVICT, GT_OP_UNEVICT };
 
 struct gt_op {
 	enum gt_op_kind kind;
@@ -94,6 +104,12 @@ struct gt_session {
 	/* counters for the plan */
 	uint32_t n_binds, n_evictions, n_pipelines;
 	enum gt_action action;	/* the action now running */
+	/*
+	 * Inside a solver simulation: evicted pods may be placed again
+	 * (pipeline only), and a pod placed back where it was evicted from is
+	 * simply un-evicted.
+	 */
+	bool simulating;
 };
 
 void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now);
@@ -112,6 +128,15 @@ void gt_stmt_allocate(struct gt_session *s, int32_t pod, int32_t node,
 void gt_stmt_pipeline(struct gt_session *s, int32_t pod, int32_t node,
 		      const uint32_t *groups, uint8_t n_groups);
 void gt_stmt_evict(struct gt_session *s, int32_t pod, int32_t evictor_job);
+
+/* Count toward queue allocation in a session: allocated or pipelined. */
+static inline bool gt_status_queue_counted(enum gt_status s)
+{
+	return gt_status_allocated(s) || s == GT_PIPELINED;
+}
+
+/* Evict directly, outside any statement (stale gangs): it cannot be undone. */
+void gt_session_evict_now(struct gt_session *s, int32_t pod);
 
 /* A group id no pod has used yet in this session. */
 uint32_t gt_session_new_group(struct gt_session *s);

@@ -1,0 +1,69 @@
+/*
+ * preempt.c - inside one queue, higher priority displaces lower
+ *
+ * Victims are preemptible jobs of the same queue with strictly lower
+ * priority (min-runtime protections apply). Fair share plays no part; a
+ * non-preemptible preemptor must still fit within its queue's quota.
+ */
+#include <stdlib.h>
+
+#include "core/actions.h"
+#include "core/minruntime.h"
+#include "core/order.h"
+#include "core/solver.h"
+#include "util/mem.h"
+
+static bool preempt_victim(struct gt_solver *sv, int32_t job)
+{
+	const struct gt_session *s = sv->s;
+	const struct gt_job *v = &s->c->jobs[job], *p = &s->c->jobs[sv->job];
+	if (v->queue != p->queue || v->priority >= p->priority)
+		return false;
+	return gt_job_is_elastic(s, job) ||
+	       !gt_job_protected(s, job, gt_preempt_min_runtime(s, job));
+}
+
+static bool preempt_valid(struct gt_solver *sv, const int32_t *victims, uint32_t n,
+			  const int32_t *tasks, uint32_t n_tasks)
+{
+	(void)tasks;
+	(void)n_tasks;
+	return gt_min_runtime_valid(sv->s, sv->job, false, victims, n);
+}
+
+/* A non-preemptible preemptor must fit within quota, on every level. */
+static bool within_quota(const struct gt_session *s, int32_t job, const int64_t req[GT_NQRES])
+{
+	const struct gt_cluster *c = s->c;
+	if (c->jobs[job].preemptible)
+		return true;
+	for (int32_t q = c->jobs[job].queue; q != GT_NONE; q = c->queues[q].parent)
+		for (int r = 0; r < GT_NQRES; r++)
+			if (req[r] > 0 && c->queues[q].deserved[r] >= 0 &&
+			    s->queues[q].allocated_np[r] + req[r] > c->queues[q].deserved[r])
+				return false;
+	return true;
+}
+
+void gt_action_preempt(struct gt_session *s)
+{
+	struct gt_jobq jq;
+	gt_jobq_init(&jq, s);
+	for (uint32_t j = 0; j < s->c->n_jobs; j++)
+		if (gt_job_pending_ready(s, (int32_t)j))
+			gt_jobq_push(&jq, (int32_t)j);
+	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
+		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
+		int64_t req[GT_NQRES];
+		gt_tasks_queue_res(s, tasks, gt_tasks_to_allocate(s, job, tasks), req);
+		free(tasks);
+		if (!within_quota(s, job, req))
+			continue;
+		struct gt_solver sv = { .s = s, .job = job, .is_victim = preempt_victim,
+					.validate = preempt_valid, .max_victim_jobs = -1 };
+		size_t cp = gt_stmt_checkpoint(s);
+		if (gt_solve(&sv))
+			gt_stmt_commit(s, cp);
+	}
+	gt_jobq_release(&jq);
+}

@@ -1,0 +1,277 @@
+/*
+ * reclaim.c - a queue below its fair share takes back what others borrowed
+ *
+ * A pending job may reclaim only if its queue stays within its fair share in
+ * every resource with the job (and within its quota for a non-preemptible
+ * job). Victims are preemptible jobs of other queues. A scenario is valid
+ * when (KAI-SPEC 6.6):
+ *   - every chunk taken from a victim queue V (the core gang of a victim
+ *     job, or one elastic pod) is taken while V's sibling-level queue is
+ *     above max(quota, fair share) in some resource (MaintainFairShare), or
+ *     while the reclaimer stays within quota and V is above its quota
+ *     (GuaranteeDeservedQuota);
+ *   - after the reclaim, on every level from the reclaimer's queue up, the
+ *     reclaimer's side is not more saturated (allocated / fair share) than
+ *     any sibling it took from, once it is above its fair share;
+ *   - min-runtime protections hold.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/actions.h"
+#include "core/fairshare.h"
+#include "core/minruntime.h"
+#include "core/order.h"
+#include "core/solver.h"
+#include "util/mem.h"
+
+/* a <= b in every resource, -1 in b meaning unlimited */
+static bool le_all(const int64_t a[GT_NQRES], const int64_t b[GT_NQRES])
+{
+	for (int r = 0; r < GT_NQRES; r++)
+		if (b[r] >= 0 && a[r] > b[r])
+			return false;
+	return true;
+}
+
+static void allocatable_share(const struct gt_session *s, const struct gt_queue_state *qs,
+			      int32_t q, int64_t out[GT_NQRES])
+{
+	const struct gt_queue *cq = &s->c->queues[q];
+	for (int r = 0; r < GT_NQRES; r++) {
+		if (cq->deserved[r] < 0) {
+			out[r] = cq->limit[r];
+			continue;
+		}
+		int64_t v = cq->deserved[r] > qs[q].fair_share[r] ? cq->deserved[r] : qs[q].fair_share[r];
+		out[r] = cq->limit[r] >= 0 && v > cq->limit[r] ? cq->limit[r] : v;
+	}
+}
+
+static bool can_reclaim(const struct gt_session *s, int32_t job, const int64_t req[GT_NQRES])
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	const struct gt_queue_state *qs = &s->queues[j->queue];
+	int64_t with[GT_NQRES], np[GT_NQRES];
+	for (int r = 0; r < GT_NQRES; r++) {
+		with[r] = qs->allocated[r] + req[r];
+		np[r] = qs->allocated_np[r] + req[r];
+	}
+	if (!le_all(with, qs->fair_share))
+		return false;
+	return j->preemptible || le_all(np, s->c->queues[j->queue].deserved);
+}
+
+static uint32_t path_from_root(const struct gt_cluster *c, int32_t q, int32_t *out)
+{
+	int32_t rev[64];
+	uint32_t n = 0;
+	for (; q != GT_NONE && n < 64; q = c->queues[q].parent)
+		rev[n++] = q;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = rev[n - 1 - i];
+	return n;
+}
+
+/* The two siblings under the lowest common ancestor of queues @a and @b. */
+static void leveled(const struct gt_cluster *c, int32_t a, int32_t b, int32_t *la, int32_t *lb)
+{
+	int32_t pa[64], pb[64];
+	uint32_t na = path_from_root(c, a, pa), nb = path_from_root(c, b, pb);
+	uint32_t n = na < nb ? na : nb;
+	*la = pa[0];
+	*lb = pb[0];
+	for (uint32_t i = 0; i < n; i++) {
+		*la = pa[i];
+		*lb = pb[i];
+		if (pa[i] != pb[i])
+			break;
+	}
+}
+
+struct reclaim_state {
+	int64_t (*remaining)[GT_NQRES];	/* per queue, valid when touched */
+	bool *touched;
+	unsigned *involved;		/* per queue: bit per resource */
+};
+
+static void touch(struct reclaim_state *rs, const struct gt_queue_state *qs, int32_t q)
+{
+	if (rs->touched[q])
+		return;
+	rs->touched[q] = true;
+	memcpy(rs->remaining[q], qs[q].allocated, sizeof(rs->remaining[q]));
+}
+
+static unsigned involved_bits(const int64_t v[GT_NQRES])
+{
+	unsigned bits = 0;
+	for (int r = 0; r < GT_NQRES; r++)
+		if (v[r] > 0)
+			bits |= 1u << r;
+	return bits;
+}
+
+/* Step 1 of the validator: every chunk fits a reclaim strategy. */
+static bool chunks_reclaimable(const struct gt_session *s, const struct gt_queue_state *qs,
+			       int32_t job, const int64_t req[GT_NQRES], const int32_t *victims,
+			       uint32_t n, struct reclaim_state *rs)
+{
+	const struct gt_cluster *c = s->c;
+	int32_t q = c->jobs[job].queue;
+	/* chunks: per victim job, elastic pods one by one, then the core together */
+	for (uint32_t i = 0; i < n; i++) {
+		int32_t vjob = c->pods[victims[i]].job;
+		bool first = true;
+		for (uint32_t k = 0; k < i; k++)
+			first &= c->pods[victims[k]].job != vjob;
+		if (!first)
+			continue;
+		int32_t min = 0;
+		for (uint32_t p = 0; p < c->jobs[vjob].n_podsets; p++)
+			min += c->jobs[vjob].podsets[p].min_member;
+		int64_t chunks[64][GT_NQRES];
+		uint32_t n_chunks = 0, seen = 0;
+		int64_t core[GT_NQRES] = { 0 };
+		for (uint32_t k = i; k < n; k++) {
+			if (c->pods[victims[k]].job != vjob)
+				continue;
+			int64_t res[GT_NQRES];
+			gt_pod_queue_res(s, victims[k], s->pods[victims[k]].node, res);
+			if ((int32_t)seen++ < min || n_chunks >= 63) {
+				for (int r = 0; r < GT_NQRES; r++)
+					core[r] += res[r];
+			} else {
+				memcpy(chunks[n_chunks++], res, sizeof(res));
+			}
+		}
+		memcpy(chunks[n_chunks++], core, sizeof(core));
+		int32_t lq, lv;
+		int32_t vq = c->jobs[vjob].queue;
+		leveled(c, q, vq, &lq, &lv);
+		touch(rs, qs, lv);
+		for (uint32_t ch = 0; ch < n_chunks; ch++) {
+			if (!involved_bits(chunks[ch]) && ch + 1 == n_chunks && n_chunks > 1)
+				continue;	/* an empty core chunk: nothing taken */
+			int64_t share[GT_NQRES], with[GT_NQRES];
+			allocatable_share(s, qs, lv, share);
+			bool maintain = !le_all(rs->remaining[lv], share);
+			for (int r = 0; r < GT_NQRES; r++)
+				with[r] = qs[lq].allocated[r] + req[r];
+			bool guarantee = le_all(with, c->queues[lq].deserved) &&
+					 !le_all(rs->remaining[lv], c->queues[lv].deserved);
+			if (!maintain && !guarantee)
+				return false;
+			unsigned bits = involved_bits(chunks[ch]);
+			for (int32_t a = vq; a != GT_NONE; a = c->queues[a].parent) {
+				touch(rs, qs, a);
+				for (int r = 0; r < GT_NQRES; r++)
+					rs->remaining[a][r] -= chunks[ch][r];
+				rs->involved[a] |= bits;
+			}
+		}
+	}
+	return true;
+}
+
+static double saturation(int64_t alloc, int64_t fair)
+{
+	if (fair == 0)
+		return alloc > 0 ? 1e300 : 0;
+	if (fair < 0)
+		return 0;
+	return (double)alloc / (double)fair;
+}
+
+/* Step 2: the reclaimer's side never ends more saturated than a sibling it took from. */
+static bool within_boundaries(const struct gt_session *s, const struct gt_queue_state *qs,
+			      int32_t job, const int64_t req[GT_NQRES], struct reclaim_state *rs)
+{
+	const struct gt_cluster *c = s->c;
+	unsigned req_bits = involved_bits(req);
+	double mult = c->config.saturation_multiplier;
+	for (int32_t x = c->jobs[job].queue; x != GT_NONE; x = c->queues[x].parent) {
+		int64_t rem[GT_NQRES];
+		for (int r = 0; r < GT_NQRES; r++)
+			rem[r] = (rs->touched[x] ? rs->remaining[x][r] : qs[x].allocated[r]) + req[r];
+		for (uint32_t sib = 0; sib < c->n_queues; sib++) {
+			if (!rs->touched[sib] || (int32_t)sib == x ||
+			    c->queues[sib].parent != c->queues[x].parent)
+				continue;
+			unsigned bits = rs->involved[sib] | req_bits;
+			for (int r = 0; r < GT_NQRES; r++) {
+				if (!(bits & (1u << r)))
+					continue;
+				double rx = saturation(rem[r], qs[x].fair_share[r]);
+				double rsib = saturation(rs->remaining[sib][r], qs[sib].fair_share[r]);
+				if (rx > 1 && qs[sib].fair_share[r] > 0 && rx * mult >= rsib)
+					return false;
+			}
+		}
+		if (c->jobs[job].preemptible)
+			continue;
+		int64_t np[GT_NQRES];
+		for (int r = 0; r < GT_NQRES; r++)
+			np[r] = qs[x].allocated_np[r] + req[r];
+		if (!le_all(np, c->queues[x].deserved))
+			return false;
+	}
+	return true;
+}
+
+static bool reclaim_valid(struct gt_solver *sv, const int32_t *victims, uint32_t n,
+			  const int32_t *tasks, uint32_t n_tasks)
+{
+	struct gt_session *s = sv->s;
+	uint32_t nq = s->c->n_queues + 1;
+	int64_t req[GT_NQRES];
+	gt_tasks_queue_res(s, tasks, n_tasks, req);
+	struct reclaim_state rs = {
+		.remaining = gt_xcalloc(nq, sizeof(*rs.remaining)),
+		.touched = gt_xcalloc(nq, sizeof(*rs.touched)),
+		.involved = gt_xcalloc(nq, sizeof(*rs.involved)),
+	};
+	bool ok = chunks_reclaimable(s, sv->queues_at_start, sv->job, req, victims, n, &rs) &&
+		  within_boundaries(s, sv->queues_at_start, sv->job, req, &rs) &&
+		  gt_min_runtime_valid(s, sv->job, true, victims, n);
+	free(rs.remaining);
+	free(rs.touched);
+	free(rs.involved);
+	return ok;
+}
+
+static bool reclaim_victim(struct gt_solver *sv, int32_t job)
+{
+	const struct gt_session *s = sv->s;
+	if (s->c->jobs[job].queue == s->c->jobs[sv->job].queue)
+		return false;
+	return gt_job_is_elastic(s, job) ||
+	       !gt_job_protected(s, job, gt_reclaim_min_runtime(s, sv->job, job));
+}
+
+void gt_action_reclaim(struct gt_session *s)
+{
+	struct gt_jobq jq;
+	gt_jobq_init(&jq, s);
+	for (uint32_t j = 0; j < s->c->n_jobs; j++)
+		if (gt_job_pending_ready(s, (int32_t)j))
+			gt_jobq_push(&jq, (int32_t)j);
+	struct gt_queue_state *snapshot = gt_xmalloc((s->c->n_queues + 1) * sizeof(*snapshot));
+	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
+		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
+		int64_t req[GT_NQRES];
+		gt_tasks_queue_res(s, tasks, gt_tasks_to_allocate(s, job, tasks), req);
+		free(tasks);
+		if (!can_reclaim(s, job, req))
+			continue;
+		memcpy(snapshot, s->queues, s->c->n_queues * sizeof(*snapshot));
+		struct gt_solver sv = { .s = s, .job = job, .is_victim = reclaim_victim,
+					.validate = reclaim_valid, .max_victim_jobs = -1,
+					.queues_at_start = snapshot };
+		size_t cp = gt_stmt_checkpoint(s);
+		if (gt_solve(&sv))
+			gt_stmt_commit(s, cp);
+	}
+	free(snapshot);
+	gt_jobq_release(&jq);
+}

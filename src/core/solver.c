@@ -1,0 +1,576 @@
+/*
+ * solver.c - victims and a placement for one pending job (KAI-SPEC 4.7)
+ *
+ * PROCEDURE gt_solve():
+ *   Step 1. The tasks to allocate t1..tn and the nodes worth trying (all of
+ *           them if a task needs no GPU, else nodes with free or freeing GPUs).
+ *   Step 2. For k = 1..n solve the partial job t1..tk (solve_partial), each
+ *           time starting from the victims recorded for k-1. The statements
+ *           of k < n are rolled back; only the full solution stays.
+ *   Step 3. Accept only if the real job now satisfies its gang and has more
+ *           active pods than before.
+ *
+ * Victim enumeration is the queue tree in victim mode: at every level the
+ * child queue that should give up resources first (the reverse of the
+ * allocation order, judged after the victims already taken from it), and
+ * in a leaf the lowest-priority, newest job first.
+ */
+#include "core/solver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/order.h"
+#include "util/mem.h"
+
+struct victim_entry {
+	int32_t job;
+	int32_t *pods;		/* candidate pods still with this job */
+	uint32_t n;
+};
+
+struct victim_queue {
+	struct gt_solver *sv;
+	struct victim_entry *e;
+	uint32_t n, cap;
+	int64_t (*popped)[GT_NQRES];	/* per queue: allocation of victims taken */
+	int32_t n_jobs_admitted;
+};
+
+/* A group of potential victims: what one pop of the victim queue gave. */
+struct group {
+	int32_t job;
+	int32_t *pods;
+	uint32_t n;
+};
+
+struct partial {
+	struct gt_solver *sv;
+	const int32_t *tasks;	/* the partial job: t1..tk */
+	uint32_t k;
+	int32_t *recorded;	/* victims of the solution for k-1 */
+	uint32_t n_recorded;
+	struct group *groups;	/* potential victims, in the order they came */
+	uint32_t n_groups, cap_groups;
+	bool *feasible;		/* per node */
+	int32_t *nodes;		/* scratch: the feasible node list */
+	int32_t *victims;	/* scratch: the victims of one try */
+	uint32_t n_victims, cap_victims;
+};
+
+/* ---------------------------------------------------------------- victim queue */
+
+static void entry_allocated(const struct gt_session *s, const struct victim_entry *e,
+			    int64_t out[GT_NQRES])
+{
+	memset(out, 0, GT_NQRES * sizeof(*out));
+	for (uint32_t i = 0; i < e->n; i++) {
+		const struct gt_pod_state *st = &s->pods[e->pods[i]];
+		if (!gt_status_allocated(st->status))
+			continue;
+		int64_t res[GT_NQRES];
+		gt_pod_queue_res(s, e->pods[i], st->node, res);
+		for (int r = 0; r < GT_NQRES; r++)
+			out[r] += res[r];
+	}
+}
+
+static void vq_push(struct victim_queue *vq, int32_t job, const int32_t *pods, uint32_t n)
+{
+	struct victim_entry e = { .job = job, .n = n };
+	e.pods = gt_xmalloc((n + 1) * sizeof(*e.pods));
+	memcpy(e.pods, pods, n * sizeof(*pods));
+	GT_PUSH(vq->e, vq->n, vq->cap, e);
+}
+
+static bool job_has_active(const struct gt_session *s, int32_t job)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	for (uint32_t i = 0; i < j->n_pods; i++)
+		if (gt_status_active_allocated(s->pods[j->pods[i]].status))
+			return true;
+	return false;
+}
+
+static void vq_init(struct victim_queue *vq, struct gt_solver *sv)
+{
+	struct gt_session *s = sv->s;
+	const struct gt_cluster *c = s->c;
+	memset(vq, 0, sizeof(*vq));
+	vq->sv = sv;
+	vq->popped = gt_xcalloc(c->n_queues + 1, sizeof(*vq->popped));
+	int32_t *buf = NULL;
+	uint32_t cap = 0;
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		const struct gt_job *job = &c->jobs[j];
+		if ((int32_t)j == sv->job || job->queue == GT_NONE || !job->preemptible ||
+		    !job_has_active(s, (int32_t)j) || !sv->is_victim(sv, (int32_t)j))
+			continue;
+		if (sv->max_victim_jobs >= 0 && vq->n_jobs_admitted > sv->max_victim_jobs)
+			continue;
+		vq->n_jobs_admitted++;
+		GT_GROW(buf, job->n_pods + 1, cap);
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < job->n_pods; i++)
+			if (gt_status_active_allocated(s->pods[job->pods[i]].status))
+				buf[n++] = job->pods[i];
+		vq_push(vq, (int32_t)j, buf, n);
+	}
+	free(buf);
+}
+
+static void vq_release(struct victim_queue *vq)
+{
+	for (uint32_t i = 0; i < vq->n; i++)
+		free(vq->e[i].pods);
+	free(vq->e);
+	free(vq->popped);
+	memset(vq, 0, sizeof(*vq));
+}
+
+/* The entry of leaf queue @q that gives up first (reverse job order), or -1. */
+static int64_t leaf_head(const struct victim_queue *vq, int32_t q)
+{
+	const struct gt_session *s = vq->sv->s;
+	int64_t best = -1;
+	for (uint32_t i = 0; i < vq->n; i++) {
+		if (s->c->jobs[vq->e[i].job].queue != q)
+			continue;
+		if (best < 0 || gt_job_cmp(s, vq->e[i].job, vq->e[best].job) > 0 ||
+		    (vq->e[i].job == vq->e[best].job && i > (uint32_t)best))
+			best = i;
+	}
+	return best;
+}
+
+struct pick {
+	int32_t leaf;
+	int64_t entry;
+};
+
+/* What the victims of @pk's leaf (taken so far and its next one) remove. */
+static void pick_sub(const struct victim_queue *vq, struct pick pk, int64_t out[GT_NQRES])
+{
+	entry_allocated(vq->sv->s, &vq->e[pk.entry], out);
+	for (int r = 0; r < GT_NQRES; r++)
+		out[r] += vq->popped[pk.leaf][r];
+}
+
+static struct pick best_under(const struct victim_queue *vq, int32_t q)
+{
+	const struct gt_session *s = vq->sv->s;
+	const struct gt_queue *cq = &s->c->queues[q];
+	if (!cq->n_children)
+		return (struct pick){ q, leaf_head(vq, q) };
+	struct pick best = { GT_NONE, -1 };
+	int32_t best_child = GT_NONE;
+	for (uint32_t i = 0; i < cq->n_children; i++) {
+		struct pick p = best_under(vq, cq->children[i]);
+		if (p.entry < 0)
+			continue;
+		if (best.entry >= 0) {
+			int64_t lsub[GT_NQRES], rsub[GT_NQRES];
+			pick_sub(vq, p, lsub);
+			pick_sub(vq, best, rsub);
+			/* victim order: whoever allocation would serve last gives first */
+			if (gt_queue_cmp_victims(s, cq->children[i], best_child, lsub, rsub) < 0)
+				continue;
+		}
+		best = p;
+		best_child = cq->children[i];
+	}
+	return best;
+}
+
+static bool vq_pop(struct victim_queue *vq, struct victim_entry *out)
+{
+	const struct gt_session *s = vq->sv->s;
+	struct pick best = { GT_NONE, -1 };
+	int32_t best_root = GT_NONE;
+	for (uint32_t q = 0; q < s->c->n_queues; q++) {
+		if (s->c->queues[q].parent != GT_NONE)
+			continue;
+		struct pick p = best_under(vq, (int32_t)q);
+		if (p.entry < 0)
+			continue;
+		if (best.entry >= 0) {
+			int64_t lsub[GT_NQRES], rsub[GT_NQRES];
+			pick_sub(vq, p, lsub);
+			pick_sub(vq, best, rsub);
+			if (gt_queue_cmp_victims(s, (int32_t)q, best_root, lsub, rsub) < 0)
+				continue;
+		}
+		best = p;
+		best_root = (int32_t)q;
+	}
+	if (best.entry < 0)
+		return false;
+	*out = vq->e[best.entry];
+	int64_t alloc[GT_NQRES];
+	entry_allocated(s, out, alloc);
+	for (int r = 0; r < GT_NQRES; r++)
+		vq->popped[best.leaf][r] += alloc[r];
+	memmove(&vq->e[best.entry], &vq->e[best.entry + 1],
+		(vq->n - (uint32_t)best.entry - 1) * sizeof(*vq->e));
+	vq->n--;
+	return true;
+}
+
+/*
+ * KAI's GetTasksToEvict over an entry: one pod (the last in task order) if
+ * some podset is above its minimum - an elastic job shrinks first - else
+ * every pod. Returns the count; *more says the entry keeps pods.
+ */
+static uint32_t tasks_to_evict(const struct gt_session *s, const struct victim_entry *e,
+			       int32_t *out, bool *more)
+{
+	const struct gt_job *j = &s->c->jobs[e->job];
+	struct gt_podset_count cnt[GT_MAX_PODSETS];
+	memset(cnt, 0, sizeof(cnt));
+	uint32_t active = 0;
+	for (uint32_t i = 0; i < e->n; i++)
+		if (gt_status_active_allocated(s->pods[e->pods[i]].status)) {
+			cnt[s->c->pods[e->pods[i]].podset].active_allocated++;
+			active++;
+		}
+	uint32_t order[GT_MAX_PODSETS];
+	gt_sort_podsets(s, e->job, cnt, order);
+	bool above = false;
+	for (uint32_t i = 0; i < j->n_podsets; i++)
+		above |= cnt[i].active_allocated > j->podsets[i].min_member;
+	uint32_t n = 0;
+	for (uint32_t oi = j->n_podsets; oi-- > 0;) {	/* reverse podset order */
+		uint32_t ps = order[oi];
+		bool one = cnt[ps].active_allocated > j->podsets[ps].min_member;
+		int32_t worst = GT_NONE;
+		for (uint32_t i = 0; i < e->n; i++) {
+			int32_t p = e->pods[i];
+			if ((uint32_t)s->c->pods[p].podset != ps ||
+			    !gt_status_active_allocated(s->pods[p].status))
+				continue;
+			if (!one)
+				out[n++] = p;
+			else if (worst == GT_NONE || gt_task_cmp(s, p, worst) > 0)
+				worst = p;
+		}
+		if (one && worst != GT_NONE)
+			out[n++] = worst;
+		if (above)
+			break;	/* a single podset gives when one is above its minimum */
+	}
+	*more = n < active;
+	return n;
+}
+
+/* ---------------------------------------------------------------- simulation */
+
+static bool in_list(const int32_t *v, uint32_t n, int32_t x)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+static uint32_t feasible_list(struct partial *pt)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < pt->sv->s->c->n_nodes; i++)
+		if (pt->feasible[i])
+			pt->nodes[n++] = (int32_t)i;
+	return n;
+}
+
+/*
+ * Place victims and preemptor again in queue order, pipeline only. A victim
+ * that cannot be placed stays evicted; the preemptor must be placed.
+ */
+static bool simulate(struct partial *pt)
+{
+	struct gt_solver *sv = pt->sv;
+	struct gt_session *s = sv->s;
+	uint32_t n_nodes = feasible_list(pt);
+	struct gt_jobq jq;
+	gt_jobq_init(&jq, s);
+	gt_jobq_push(&jq, sv->job);
+	int32_t *seen = gt_xmalloc((pt->n_victims + 1) * sizeof(*seen));
+	uint32_t n_seen = 0;
+	for (uint32_t i = 0; i < pt->n_victims; i++) {
+		int32_t job = s->c->pods[pt->victims[i]].job;
+		if (!in_list(seen, n_seen, job)) {
+			seen[n_seen++] = job;
+			gt_jobq_push(&jq, job);
+		}
+	}
+	free(seen);
+	bool placed = false, failed = false;
+	s->simulating = true;
+	for (int32_t job; !failed && (job = gt_jobq_pop(&jq)) != GT_NONE;) {
+		int64_t req[GT_NQRES];
+		if (job == sv->job) {
+			gt_tasks_queue_res(s, pt->tasks, pt->k, req);
+			failed = !gt_queue_guards_pass(s, job, req, false) ||
+				 !gt_place_tasks(s, job, pt->tasks, pt->k, true, pt->nodes, n_nodes);
+			placed = !failed;
+			continue;
+		}
+		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
+		uint32_t n = gt_tasks_to_allocate(s, job, tasks);
+		gt_tasks_queue_res(s, tasks, n, req);
+		if (n && gt_queue_guards_pass(s, job, req, false))
+			gt_place_tasks(s, job, tasks, n, true, pt->nodes, n_nodes);
+		free(tasks);
+	}
+	s->simulating = false;
+	gt_jobq_release(&jq);
+	return placed;
+}
+
+/* Simulate the evictions in pt->victims, then let the action judge. */
+static bool run_scenario(struct partial *pt)
+{
+	struct gt_session *s = pt->sv->s;
+	if (!simulate(pt))
+		return false;
+	int32_t *preempted = gt_xmalloc((pt->n_victims + 1) * sizeof(*preempted));
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < pt->n_victims; i++)
+		if (s->pods[pt->victims[i]].status == GT_RELEASING)
+			preempted[n++] = pt->victims[i];
+	bool ok = !pt->sv->validate ||
+		  pt->sv->validate(pt->sv, preempted, n, pt->tasks, pt->k);
+	free(preempted);
+	return ok;
+}
+
+static void add_victim(struct partial *pt, int32_t pod)
+{
+	if (!in_list(pt->victims, pt->n_victims, pod))
+		GT_PUSH(pt->victims, pt->n_victims, pt->cap_victims, pod);
+}
+
+static void evict(struct partial *pt, int32_t pod)
+{
+	struct gt_session *s = pt->sv->s;
+	if (s->pods[pod].status == GT_RELEASING)
+		return;
+	int32_t node = s->pods[pod].node;
+	gt_stmt_evict(s, pod, pt->sv->job);
+	if (node >= 0)
+		pt->feasible[node] = true;
+	add_victim(pt, pod);
+}
+
+static bool group_on_node(const struct gt_session *s, const struct group *g, int32_t node)
+{
+	for (uint32_t i = 0; i < g->n; i++)
+		if (s->pods[g->pods[i]].node == node)
+			return true;
+	return false;
+}
+
+/*
+ * Try the scenario: recorded victims, plus - node by node of the newest
+ * group - every potential victim group that touches that node.
+ */
+static bool try_scenario(struct partial *pt, const struct group *latest)
+{
+	struct gt_session *s = pt->sv->s;
+	size_t cp0 = gt_stmt_checkpoint(s);
+	bool *feasible0 = gt_xmalloc(s->c->n_nodes + 1);
+	memcpy(feasible0, pt->feasible, s->c->n_nodes);
+	pt->n_victims = 0;
+	for (uint32_t i = 0; i < pt->n_recorded; i++)
+		evict(pt, pt->recorded[i]);
+	bool ok = false;
+	if (!latest) {
+		ok = pt->n_recorded > 0 && run_scenario(pt);
+		goto out;
+	}
+	/* the newest group's nodes, in name order (KAI's order is a Go map's) */
+	int32_t *nodes = gt_xmalloc((latest->n + 1) * sizeof(*nodes));
+	uint32_t nn = 0;
+	for (uint32_t i = 0; i < latest->n; i++) {
+		int32_t node = s->pods[latest->pods[i]].node;
+		if (node < 0 || in_list(nodes, nn, node))
+			continue;
+		uint32_t k = nn++;
+		while (k > 0 && s->c->nodes[nodes[k - 1]].name_rank > s->c->nodes[node].name_rank) {
+			nodes[k] = nodes[k - 1];
+			k--;
+		}
+		nodes[k] = node;
+	}
+	bool *feasible1 = gt_xmalloc(s->c->n_nodes + 1);
+	memcpy(feasible1, pt->feasible, s->c->n_nodes);
+	uint32_t n_base_victims = pt->n_victims;
+	for (uint32_t ni = 0; ni < nn && !ok; ni++) {
+		size_t cp1 = gt_stmt_checkpoint(s);
+		for (uint32_t g = 0; g < pt->n_groups; g++)
+			if (group_on_node(s, &pt->groups[g], nodes[ni]))
+				for (uint32_t i = 0; i < pt->groups[g].n; i++)
+					evict(pt, pt->groups[g].pods[i]);
+		ok = run_scenario(pt);
+		if (!ok) {
+			gt_stmt_rollback(s, cp1);
+			memcpy(pt->feasible, feasible1, s->c->n_nodes);
+			pt->n_victims = n_base_victims;
+		}
+	}
+	free(feasible1);
+	free(nodes);
+out:
+	if (!ok) {
+		gt_stmt_rollback(s, cp0);
+		memcpy(pt->feasible, feasible0, s->c->n_nodes);
+	}
+	free(feasible0);
+	return ok;
+}
+
+static void release_groups(struct partial *pt)
+{
+	for (uint32_t g = 0; g < pt->n_groups; g++)
+		free(pt->groups[g].pods);
+	free(pt->groups);
+	pt->groups = NULL;
+	pt->n_groups = pt->cap_groups = 0;
+}
+
+/* Pop the next victim group; false when the queue is dry. */
+static bool next_group(struct partial *pt, struct victim_queue *vq, bool *added)
+{
+	struct gt_session *s = pt->sv->s;
+	struct victim_entry e;
+	*added = false;
+	if (!vq_pop(vq, &e))
+		return false;
+	int32_t *take = gt_xmalloc((e.n + 1) * sizeof(*take));
+	bool more;
+	uint32_t n = tasks_to_evict(s, &e, take, &more);
+	bool recorded = false;
+	for (uint32_t i = 0; i < n; i++)
+		recorded |= in_list(pt->recorded, pt->n_recorded, take[i]);
+	int32_t *rest = gt_xmalloc((e.n + 1) * sizeof(*rest));
+	uint32_t nr = 0;
+	for (uint32_t i = 0; i < e.n; i++) {
+		int32_t p = e.pods[i];
+		bool gone = recorded ? in_list(pt->recorded, pt->n_recorded, p) : in_list(take, n, p);
+		if (!gone)
+			rest[nr++] = p;
+	}
+	if (nr && (recorded || more))
+		vq_push(vq, e.job, rest, nr);
+	free(rest);
+	if (recorded || n == 0) {
+		free(take);
+	} else {
+		struct group g = { .job = e.job, .pods = take, .n = n };
+		GT_PUSH(pt->groups, pt->n_groups, pt->cap_groups, g);
+		*added = true;
+	}
+	free(e.pods);
+	return true;
+}
+
+static bool solve_partial(struct partial *pt, const bool *base_feasible)
+{
+	struct gt_session *s = pt->sv->s;
+	memcpy(pt->feasible, base_feasible, s->c->n_nodes);
+	for (uint32_t i = 0; i < pt->n_recorded; i++) {
+		int32_t node = s->pods[pt->recorded[i]].node;
+		if (node >= 0)
+			pt->feasible[node] = true;
+	}
+	if (try_scenario(pt, NULL))
+		return true;
+	struct victim_queue vq;
+	vq_init(&vq, pt->sv);
+	bool ok = false, added;
+	while (!ok && next_group(pt, &vq, &added))
+		if (added)
+			ok = try_scenario(pt, &pt->groups[pt->n_groups - 1]);
+	vq_release(&vq);
+	release_groups(pt);
+	return ok;
+}
+
+/* Every podset has at least its minimum of active pods (pipelined count). */
+static bool gang_satisfied(const struct gt_session *s, int32_t job, uint32_t *active_out)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	struct gt_podset_count cnt[GT_MAX_PODSETS];
+	gt_job_count(s, job, cnt);
+	bool ok = true;
+	*active_out = 0;
+	for (uint32_t i = 0; i < j->n_podsets; i++) {
+		*active_out += (uint32_t)cnt[i].active_used;
+		ok &= cnt[i].active_used >= j->podsets[i].min_member;
+	}
+	return ok;
+}
+
+static void base_feasible_nodes(const struct gt_session *s, const int32_t *tasks, uint32_t n,
+				bool *out)
+{
+	bool any_cpu_only = false;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct gt_pod *p = &s->c->pods[tasks[i]];
+		any_cpu_only |= p->gpus == 0 && !gt_pod_is_shared(p);
+	}
+	for (uint32_t node = 0; node < s->c->n_nodes; node++) {
+		bool ok = any_cpu_only || gt_node_idle_gpus(s, (int32_t)node) +
+						  gt_node_releasing_gpus(s, (int32_t)node) > 0;
+		for (uint32_t g = 0; !ok && g < s->nodes[node].n_groups; g++)
+			ok = s->nodes[node].groups[g].used_milli < 1000;
+		out[node] = ok;
+	}
+}
+
+bool gt_solve(struct gt_solver *sv)
+{
+	struct gt_session *s = sv->s;
+	const struct gt_job *j = &s->c->jobs[sv->job];
+	int32_t *tasks = gt_xmalloc((j->n_pods + 1) * sizeof(*tasks));
+	uint32_t n = gt_tasks_to_allocate(s, sv->job, tasks);
+	uint32_t active_before;
+	gang_satisfied(s, sv->job, &active_before);
+	size_t cp = gt_stmt_checkpoint(s);
+	uint32_t n_nodes = s->c->n_nodes;
+	bool *base = gt_xmalloc(n_nodes + 1);
+	base_feasible_nodes(s, tasks, n, base);
+	struct partial pt = { .sv = sv, .tasks = tasks };
+	pt.feasible = gt_xmalloc(n_nodes + 1);
+	pt.nodes = gt_xmalloc((n_nodes + 1) * sizeof(*pt.nodes));
+	bool solved = n > 0;
+	for (uint32_t k = 1; k <= n && solved; k++) {
+		size_t cpk = gt_stmt_checkpoint(s);
+		pt.k = k;
+		solved = solve_partial(&pt, base);
+		if (!solved)
+			break;
+		/* the victims of this solution: evicted ones and moved ones */
+		free(pt.recorded);
+		pt.recorded = gt_xmalloc((pt.n_victims + 1) * sizeof(*pt.recorded));
+		pt.n_recorded = 0;
+		for (uint32_t i = 0; i < pt.n_victims; i++) {
+			enum gt_status st = s->pods[pt.victims[i]].status;
+			if (st == GT_RELEASING || st == GT_PIPELINED)
+				pt.recorded[pt.n_recorded++] = pt.victims[i];
+		}
+		if (k < n)
+			gt_stmt_rollback(s, cpk);
+	}
+	uint32_t active_after;
+	if (solved && !(gang_satisfied(s, sv->job, &active_after) && active_after > active_before))
+		solved = false;
+	if (!solved)
+		gt_stmt_rollback(s, cp);
+	free(pt.recorded);
+	free(pt.victims);
+	free(pt.feasible);
+	free(pt.nodes);
+	free(base);
+	free(tasks);
+	return solved;
+}
