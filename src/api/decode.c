@@ -281,6 +281,11 @@ static int ext_index(struct gt_cluster *c, struct ctx *x, const char *res)
 	if (c->n_ext >= GT_MAX_EXT)
 		return -1;
 	c->ext_names[c->n_ext] = id;
+	/* a MIG profile counts toward GPU quotas by its compute slices, as in KAI */
+	int g, m;
+	char tail;
+	c->ext_gpu_milli[c->n_ext] =
+		sscanf(res, "nvidia.com/mig-%dg.%dgb%c", &g, &m, &tail) == 2 && g > 0 ? g * 1000LL : 0;
 	return (int)c->n_ext++;
 }
 
@@ -1142,9 +1147,8 @@ static int decode_pod(struct ctx *x, const struct gt_doc *o)
 			warn(x->d, "pod %s: spec.nodeName '%s' is not a known node; treated as unscheduled",
 			     name, node);
 	}
+	/* a finished pod keeps its node for the record; it holds nothing there */
 	p->status = pod_status(o, p->node != GT_NONE);
-	if (p->status == GT_SUCCEEDED || p->status == GT_FAILED)
-		p->node = GT_NONE;	/* a finished pod holds nothing */
 	pod_gpu_groups(x, o, p);
 	if (gt_pod_is_shared(p) && gt_status_active_used(p->status) && p->n_groups == 0) {
 		char g[300];

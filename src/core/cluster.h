@@ -264,6 +264,7 @@ struct gt_cluster {
 	uint32_t n_topologies, cap_topologies;
 	struct gt_config config;
 	uint32_t ext_names[GT_MAX_EXT];	/* interned names of extended resources */
+	int64_t ext_gpu_milli[GT_MAX_EXT];	/* a MIG profile's GPU slices (1g = 1000); 0 else */
 	uint32_t n_ext;
 };
 

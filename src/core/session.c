@@ -14,6 +14,14 @@
 
 #include "util/mem.h"
 
+static int64_t mig_gpu_milli(const struct gt_cluster *c, const int64_t *ext)
+{
+	int64_t v = 0;
+	for (uint32_t e = 0; e < c->n_ext; e++)
+		v += ext[e] * c->ext_gpu_milli[e];
+	return v;
+}
+
 int64_t gt_pod_requested_gpu_milli(const struct gt_cluster *c, int32_t pod)
 {
 	const struct gt_pod *p = &c->pods[pod];
@@ -56,7 +64,9 @@ void gt_pod_queue_res(const struct gt_session *s, int32_t pod, int32_t node,
 	const struct gt_pod *p = &s->c->pods[pod];
 	out[GT_QCPU] = p->cpu_milli;
 	out[GT_QMEM] = p->mem_bytes;
-	if (node >= 0) {
+	if (!gt_pod_is_shared(p) && !p->gpus) {
+		out[GT_QGPU] = mig_gpu_milli(s->c, p->ext);
+	} else if (node >= 0) {
 		out[GT_QGPU] = gt_pod_accepted_gpu_milli(s->c, pod, node);
 	} else if (p->gpu_mem_mib) {
 		/*
@@ -193,6 +203,8 @@ static void count_op(struct gt_session *s, enum gt_op_kind kind, int delta)
 		s->n_pipelines += delta;
 	else if (kind == GT_OP_EVICT)
 		s->n_evictions += delta;
+	else if (kind == GT_OP_UNEVICT)
+		s->n_evictions -= delta;	/* taken back: no eviction reaches the cluster */
 }
 
 static void push_op(struct gt_session *s, enum gt_op_kind kind, int32_t pod)
@@ -340,7 +352,7 @@ static void compute_totals(struct gt_session *s)
 	for (uint32_t n = 0; n < c->n_nodes; n++) {
 		if (!c->nodes[n].ready)
 			continue;
-		s->total[GT_QGPU] += (int64_t)c->nodes[n].gpus * 1000;
+		s->total[GT_QGPU] += (int64_t)c->nodes[n].gpus * 1000 + mig_gpu_milli(c, c->nodes[n].ext);
 		s->total[GT_QCPU] += c->nodes[n].cpu_milli;
 		s->total[GT_QMEM] += c->nodes[n].mem_bytes;
 	}

@@ -128,6 +128,43 @@ static void vq_release(struct victim_queue *vq)
 	memset(vq, 0, sizeof(*vq));
 }
 
+/* KAI's elastic order over what an entry still holds: 0 below min, 1 at, 2 above. */
+static int entry_elastic_state(const struct gt_session *s, const struct victim_entry *e)
+{
+	const struct gt_job *j = &s->c->jobs[e->job];
+	int32_t cnt[GT_MAX_PODSETS] = { 0 };
+	for (uint32_t i = 0; i < e->n; i++)
+		if (gt_status_active_allocated(s->pods[e->pods[i]].status))
+			cnt[s->c->pods[e->pods[i]].podset]++;
+	int state = 1;
+	for (uint32_t i = 0; i < j->n_podsets; i++) {
+		if (cnt[i] < j->podsets[i].min_member)
+			return 0;
+		if (cnt[i] > j->podsets[i].min_member)
+			state = 2;
+	}
+	return state;
+}
+
+/*
+ * Job order over victim entries (the queue pops the *last* first): an
+ * entry is the job as far as it is still a candidate, so an elastic job
+ * that gave up its extra pods sorts like a job at its minimum.
+ */
+static int entry_cmp(const struct gt_session *s, const struct victim_entry *a,
+		     const struct victim_entry *b)
+{
+	const struct gt_job *ja = &s->c->jobs[a->job], *jb = &s->c->jobs[b->job];
+	if (ja->priority != jb->priority)
+		return ja->priority > jb->priority ? -1 : 1;
+	int ea = entry_elastic_state(s, a), eb = entry_elastic_state(s, b);
+	if (ea != eb)
+		return ea < eb ? -1 : 1;
+	if (ja->created != jb->created)
+		return ja->created < jb->created ? -1 : 1;
+	return a->job < b->job ? -1 : a->job > b->job;
+}
+
 /* The entry of leaf queue @q that gives up first (reverse job order), or -1. */
 static int64_t leaf_head(const struct victim_queue *vq, int32_t q)
 {
@@ -136,8 +173,7 @@ static int64_t leaf_head(const struct victim_queue *vq, int32_t q)
 	for (uint32_t i = 0; i < vq->n; i++) {
 		if (s->c->jobs[vq->e[i].job].queue != q)
 			continue;
-		if (best < 0 || gt_job_cmp(s, vq->e[i].job, vq->e[best].job) > 0 ||
-		    (vq->e[i].job == vq->e[best].job && i > (uint32_t)best))
+		if (best < 0 || entry_cmp(s, &vq->e[i], &vq->e[best]) > 0)
 			best = i;
 	}
 	return best;

@@ -52,7 +52,8 @@ static json_t *pod_json(struct gt_cluster *c, const struct gt_session *s, uint32
 						       : json_null());
 	json_object_set_new(o, "status", json_string(gt_status_name(st->status)));
 	bool placed = st->node >= 0 && gt_status_active_used(st->status);
-	json_object_set_new(o, "node", placed ? json_string(str(c, c->nodes[st->node].name)) : json_null());
+	bool on_node = st->node >= 0 && st->status != GT_PENDING && st->status != GT_GATED;
+	json_object_set_new(o, "node", on_node ? json_string(str(c, c->nodes[st->node].name)) : json_null());
 	json_t *groups = json_array();
 	for (uint8_t g = 0; placed && g < st->n_groups; g++)
 		json_array_append_new(groups, json_string(gt_sim_group_name(c, s, st->groups[g], st->node)));
