@@ -716,10 +716,64 @@ static int add_podset(struct ctx *x, const struct gt_doc *o, struct gt_job *j, c
 	struct gt_podset *ps = &j->podsets[j->n_podsets++];
 	ps->name = intern(x, name);
 	ps->min_member = min;
+	ps->group = GT_NONE;
 	if (topo)
 		ps->topo = *topo;
 	else
 		ps->topo = (struct gt_topology_constraint){ GT_NONE, GT_NONE, GT_NONE };
+	return 0;
+}
+
+static bool subgroup_has_children(const struct gt_doc *subs, const char *name)
+{
+	for (size_t k = 0; k < subs->n; k++) {
+		const char *parent = gt_doc_str(subs->items[k], "parent");
+		if (parent && !strcmp(parent, name))
+			return true;
+	}
+	return false;
+}
+
+/* Inner sub-groups, parents before children; GT_NONE for the root. */
+static int32_t group_index(struct ctx *x, const struct gt_job *j, const char *name)
+{
+	if (!name)
+		return GT_NONE;
+	uint32_t id = intern(x, name);
+	for (uint32_t i = 0; i < j->n_groups; i++)
+		if (j->groups[i].name == id)
+			return (int32_t)i;
+	return GT_NONE;
+}
+
+static int decode_inner_groups(struct ctx *x, const struct gt_doc *o, struct gt_job *j,
+			       const struct gt_doc *subs)
+{
+	/* repeat passes so that parents land before their children */
+	for (size_t pass = 0; pass <= subs->n; pass++) {
+		for (size_t i = 0; i < subs->n; i++) {
+			const struct gt_doc *sg = subs->items[i];
+			const char *name = gt_doc_str(sg, "name"), *parent = gt_doc_str(sg, "parent");
+			if (!name || !subgroup_has_children(subs, name) || group_index(x, j, name) != GT_NONE)
+				continue;
+			if (parent && group_index(x, j, parent) == GT_NONE)
+				continue;
+			struct gt_topology_constraint topo;
+			int rc = topology_constraint(x, o, gt_doc_get(sg, "topologyConstraint"),
+						     "spec.subGroups[].topologyConstraint", &topo);
+			if (rc)
+				return rc;
+			j->groups = gt_xrealloc(j->groups, (j->n_groups + 1) * sizeof(*j->groups));
+			j->groups[j->n_groups++] = (struct gt_subgroup){
+				.name = intern(x, name), .parent = group_index(x, j, parent), .topo = topo
+			};
+		}
+	}
+	for (size_t i = 0; i < subs->n; i++) {
+		const char *name = gt_doc_str(subs->items[i], "name");
+		if (name && subgroup_has_children(subs, name) && group_index(x, j, name) == GT_NONE)
+			return fail(x, o, "spec.subGroups", "cycle detected in subgroups at", name);
+	}
 	return 0;
 }
 
@@ -736,11 +790,7 @@ static int decode_subgroups(struct ctx *x, const struct gt_doc *o, struct gt_job
 			if (other && !strcmp(other, name))
 				return fail(x, o, "spec.subGroups", "duplicate subgroup name", name);
 		}
-		bool has_children = false;
-		for (size_t k = 0; k < subs->n; k++) {
-			const char *parent = gt_doc_str(subs->items[k], "parent");
-			has_children |= parent && !strcmp(parent, name);
-		}
+		bool has_children = subgroup_has_children(subs, name);
 		const char *parent = gt_doc_str(sg, "parent");
 		if (parent) {
 			bool found = false;
@@ -763,6 +813,7 @@ static int decode_subgroups(struct ctx *x, const struct gt_doc *o, struct gt_job
 		rc = rc ? rc : add_podset(x, o, j, name, (int32_t)min, &topo);
 		if (rc)
 			return rc;
+		j->podsets[j->n_podsets - 1].group = group_index(x, j, parent);
 	}
 	return 0;
 }
@@ -817,8 +868,10 @@ static int decode_podgroup(struct ctx *x, const struct gt_doc *o)
 	j->last_start = last_start;
 	j->stale_since = stale;
 	const struct gt_doc *subs = gt_doc_get(spec, "subGroups");
-	if (subs && subs->kind == GT_DOC_SEQ && subs->n > 0)
-		return decode_subgroups(x, o, j, subs);
+	if (subs && subs->kind == GT_DOC_SEQ && subs->n > 0) {
+		rc = decode_inner_groups(x, o, j, subs);
+		return rc ? rc : decode_subgroups(x, o, j, subs);
+	}
 	return add_podset(x, o, j, "default", (int32_t)min, NULL);
 }
 

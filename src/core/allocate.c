@@ -24,6 +24,7 @@
 #include "core/order.h"
 #include "core/placement.h"
 #include "core/solver.h"
+#include "core/topology.h"
 #include "util/mem.h"
 
 static const char *const qres_what[GT_NQRES] = { "GPUs", "CPU cores", "GB of memory" };
@@ -139,13 +140,9 @@ static bool job_was_running(const struct gt_session *s, int32_t job)
 	return false;
 }
 
-/*
- * Place @tasks of @job. On success the placements stay in the statement
- * and true is returned; on failure everything is rolled back and (outside
- * a simulation) the job's message says why.
- */
-bool gt_place_tasks(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
-		    bool pipeline_only, const int32_t *nodes, uint32_t n_nodes)
+/* Place @tasks one by one on the best of @nodes; all or nothing. */
+static bool place_flat(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
+		       bool pipeline_only, const int32_t *nodes, uint32_t n_nodes)
 {
 	size_t cp = gt_stmt_checkpoint(s);
 	for (uint32_t i = 0; i < n; i++) {
@@ -166,6 +163,140 @@ bool gt_place_tasks(struct gt_session *s, int32_t job, const int32_t *tasks, uin
 			gt_stmt_allocate(s, tasks[i], node, fit.groups, fit.n_groups);
 	}
 	return true;
+}
+
+static bool job_has_topology(const struct gt_job *j)
+{
+	bool any = j->topo.topology != GT_NONE;
+	for (uint32_t i = 0; i < j->n_groups; i++)
+		any |= j->groups[i].topo.topology != GT_NONE;
+	for (uint32_t i = 0; i < j->n_podsets; i++)
+		any |= j->podsets[i].topo.topology != GT_NONE;
+	return any;
+}
+
+/* Is podset @ps inside sub-group @group (GT_NONE: the root holds all)? */
+static bool podset_under(const struct gt_job *j, int32_t ps, int32_t group)
+{
+	for (int32_t g = j->podsets[ps].group; group != GT_NONE; g = j->groups[g].parent) {
+		if (g == group)
+			return true;
+		if (g == GT_NONE)
+			return false;
+	}
+	return true;
+}
+
+struct placing {
+	struct gt_session *s;
+	int32_t job;
+	const int32_t *tasks;
+	uint32_t n;
+	bool pipeline_only;
+	int32_t *buf;	/* scratch for task subsets, one slice per depth */
+};
+
+/* The tasks of @pl inside sub-group @group, or of podset @ps when >= 0. */
+static uint32_t select_tasks(const struct placing *pl, int32_t group, int32_t ps, int32_t *out)
+{
+	const struct gt_job *j = &pl->s->c->jobs[pl->job];
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < pl->n; i++) {
+		int32_t tps = pl->s->c->pods[pl->tasks[i]].podset;
+		if (ps >= 0 ? tps == ps : podset_under(j, tps, group))
+			out[n++] = pl->tasks[i];
+	}
+	return n;
+}
+
+static bool place_in_sets(struct placing *pl, int32_t group, int32_t ps,
+			  const struct gt_topology_constraint *topo, const int32_t *nodes,
+			  uint32_t n_nodes, uint32_t depth);
+
+/* A sub-group set on one node set: its inner groups, then its podsets. */
+static bool place_set_on(struct placing *pl, int32_t group, const int32_t *nodes,
+			 uint32_t n_nodes, uint32_t depth)
+{
+	const struct gt_job *j = &pl->s->c->jobs[pl->job];
+	for (uint32_t g = 0; g < j->n_groups; g++)
+		if (j->groups[g].parent == group &&
+		    !place_in_sets(pl, (int32_t)g, -1, &j->groups[g].topo, nodes, n_nodes, depth + 1))
+			return false;
+	struct gt_podset_count cnt[GT_MAX_PODSETS];
+	uint32_t order[GT_MAX_PODSETS];
+	gt_job_count(pl->s, pl->job, cnt);
+	gt_sort_podsets(pl->s, pl->job, cnt, order);
+	for (uint32_t k = 0; k < j->n_podsets; k++) {
+		uint32_t ps = order[k];
+		if (j->podsets[ps].group != group)
+			continue;
+		if (!place_in_sets(pl, group, (int32_t)ps, &j->podsets[ps].topo, nodes, n_nodes, depth + 1))
+			return false;
+	}
+	return true;
+}
+
+/* Try each node set the topology offers, with rollback between them. */
+static bool place_in_sets(struct placing *pl, int32_t group, int32_t ps,
+			  const struct gt_topology_constraint *topo, const int32_t *nodes,
+			  uint32_t n_nodes, uint32_t depth)
+{
+	struct gt_session *s = pl->s;
+	int32_t *mine = pl->buf + (size_t)depth * (pl->n + 1);
+	uint32_t n = select_tasks(pl, group, ps, mine);
+	if (n == 0)
+		return true;
+	struct gt_nodeset *sets;
+	char err[512];
+	uint32_t n_sets = gt_topology_subsets(s, pl->job, topo, mine, n, nodes, n_nodes, &sets,
+					      err, sizeof(err));
+	if (!n_sets && !pl->pipeline_only)
+		gt_job_set_message(s, pl->job, err);
+	bool ok = false;
+	for (uint32_t i = 0; i < n_sets && !ok; i++) {
+		size_t cp = gt_stmt_checkpoint(s);
+		ok = ps >= 0 ? place_flat(s, pl->job, mine, n, pl->pipeline_only, sets[i].nodes, sets[i].n)
+			     : place_set_on(pl, group, sets[i].nodes, sets[i].n, depth);
+		if (!ok)
+			gt_stmt_rollback(s, cp);
+	}
+	gt_nodesets_free(sets, n_sets);
+	return ok;
+}
+
+/*
+ * Place @tasks of @job (KAI's AllocateJob): all or nothing, on @nodes (all
+ * nodes when NULL), following the job's topology constraints through its
+ * sub-group tree. Pipeline-only placements are the solver's simulations.
+ * On failure nothing is left in the statement and (outside a simulation)
+ * the job's message says why.
+ */
+bool gt_place_tasks(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
+		    bool pipeline_only, const int32_t *nodes, uint32_t n_nodes)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	if (!job_has_topology(j))
+		return place_flat(s, job, tasks, n, pipeline_only, nodes, n_nodes);
+	int32_t *all = NULL;
+	if (!nodes) {
+		all = gt_xmalloc((s->c->n_nodes + 1) * sizeof(*all));
+		for (uint32_t i = 0; i < s->c->n_nodes; i++)
+			all[i] = (int32_t)i;
+		nodes = all;
+		n_nodes = s->c->n_nodes;
+	}
+	uint32_t depth_max = j->n_groups + 3;
+	struct placing pl = { .s = s, .job = job, .tasks = tasks, .n = n,
+			      .pipeline_only = pipeline_only };
+	pl.buf = gt_xmalloc((size_t)(depth_max + 1) * (n + 1) * sizeof(*pl.buf));
+	size_t cp = gt_stmt_checkpoint(s);
+	bool ok = place_in_sets(&pl, GT_NONE, -1, &j->topo, nodes, n_nodes, 0);
+	if (!ok)
+		gt_stmt_rollback(s, cp);
+	gt_topology_clear_bonus(s);
+	free(pl.buf);
+	free(all);
+	return ok;
 }
 
 static void bind_allocated_since(struct gt_session *s, size_t cp)

@@ -74,6 +74,7 @@ void gt_cluster_release(struct gt_cluster *c)
 		pod_release(&c->pods[i]);
 	for (uint32_t i = 0; i < c->n_jobs; i++) {
 		free(c->jobs[i].podsets);
+		free(c->jobs[i].groups);
 		free(c->jobs[i].pods);
 	}
 	for (uint32_t i = 0; i < c->n_queues; i++)

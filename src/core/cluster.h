@@ -190,6 +190,14 @@ struct gt_topology_constraint {
 struct gt_podset {
 	uint32_t name;
 	int32_t min_member;
+	int32_t group;		/* enclosing sub-group set (index into groups), GT_NONE: root */
+	struct gt_topology_constraint topo;
+};
+
+/* An inner sub-group: holds podsets and other sub-groups, may carry a topology. */
+struct gt_subgroup {
+	uint32_t name;
+	int32_t parent;		/* GT_NONE: the job's root set */
 	struct gt_topology_constraint topo;
 };
 
@@ -201,6 +209,8 @@ struct gt_job {
 	bool preemptible;
 	struct gt_podset *podsets;
 	uint32_t n_podsets;
+	struct gt_subgroup *groups;	/* inner sub-groups, parents before children */
+	uint32_t n_groups;
 	struct gt_topology_constraint topo;	/* job-level constraint */
 	int64_t created;
 	int64_t last_start;	/* 0: never started */

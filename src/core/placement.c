@@ -304,7 +304,7 @@ static int64_t score_node(const struct gt_session *s, int32_t pod, const struct 
 	const struct gt_cluster *c = s->c;
 	const struct gt_pod *p = &c->pods[pod];
 	const struct gt_node *n = &c->nodes[sc->node];
-	int64_t score = 0;
+	int64_t score = s->node_bonus[sc->node];
 	unsigned off = c->config.plugins_off;
 	if (p->nominated_node == sc->node && !(off & (1u << GT_PLUGIN_NOMINATEDNODE)))
 		score += 1000000LL * 1000;

@@ -395,6 +395,7 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 	s->nodes = gt_xcalloc(c->n_nodes, sizeof(*s->nodes));
 	s->queues = gt_xcalloc(c->n_queues, sizeof(*s->queues));
 	s->jobs = gt_xcalloc(c->n_jobs, sizeof(*s->jobs));
+	s->node_bonus = gt_xcalloc(c->n_nodes + 1, sizeof(*s->node_bonus));
 	s->n_base_names = (uint32_t)c->names->n_strs;
 	s->next_group = s->n_base_names;
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
@@ -426,5 +427,6 @@ void gt_session_release(struct gt_session *s)
 	free(s->queues);
 	free(s->jobs);
 	free(s->ops);
+	free(s->node_bonus);
 	memset(s, 0, sizeof(*s));
 }

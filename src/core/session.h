@@ -110,6 +110,7 @@ struct gt_session {
 	 * simply un-evicted.
 	 */
 	bool simulating;
+	int64_t *node_bonus;	/* per node: topology preference added to node order */
 };
 
 void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now);
