@@ -6,18 +6,16 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Wimplicit-fallthrough
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Isrc
-LDLIBS  := -lyaml -ljansson -lm
+LDLIBS  := -lyaml -ljansson -lcurl -lmicrohttpd -lpthread -lm
 SAN     ?=
 ifneq ($(SAN),)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
 endif
 
+# every module directory under src/ goes into the library; src/main.c is the program
 CORE_SRC := $(wildcard src/core/*.c)
-UTIL_SRC := $(wildcard src/util/*.c)
-API_SRC  := $(wildcard src/api/*.c)
-SIM_SRC  := $(wildcard src/sim/*.c)
-LIB_SRC  := $(CORE_SRC) $(UTIL_SRC) $(API_SRC) $(SIM_SRC)
+LIB_SRC  := $(wildcard src/*/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
