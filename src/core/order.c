@@ -212,15 +212,20 @@ static bool over_utilised(const struct gt_session *s, int32_t q)
 	return true;
 }
 
+/* What a job's next allocation would add; cached until one of its pods changes. */
 static void head_request(const struct gt_session *s, int32_t job, int64_t out[GT_NQRES])
 {
 	memset(out, 0, GT_NQRES * sizeof(*out));
 	if (job == GT_NONE)
 		return;
-	int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
-	uint32_t n = gt_tasks_to_allocate(s, job, tasks);
-	gt_tasks_queue_res(s, tasks, n, out);
-	free(tasks);
+	if (!s->job_req_valid[job]) {
+		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
+		uint32_t n = gt_tasks_to_allocate(s, job, tasks);
+		gt_tasks_queue_res(s, tasks, n, s->job_req[job]);
+		free(tasks);
+		s->job_req_valid[job] = true;
+	}
+	memcpy(out, s->job_req[job], GT_NQRES * sizeof(*out));
 }
 
 static bool within_deserved(const struct gt_session *s, int32_t q, const int64_t req[GT_NQRES])

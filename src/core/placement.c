@@ -64,7 +64,8 @@ static bool fit_shared(struct gt_session *s, int32_t pod, int32_t node, bool min
 	if (rel < 0)
 		rel = 0;
 	uint32_t max_c = ns->n_groups + (uint32_t)idle + (uint32_t)rel;
-	struct gpu_candidate *cand = gt_xmalloc((max_c + 1) * sizeof(*cand));
+	struct gpu_candidate local[64];
+	struct gpu_candidate *cand = max_c < 64 ? local : gt_xmalloc((max_c + 1) * sizeof(*cand));
 	uint32_t nc = 0;
 	for (uint32_t i = 0; i < ns->n_groups; i++) {
 		const struct gt_gpu_group *g = &ns->groups[i];
@@ -103,7 +104,8 @@ static bool fit_shared(struct gt_session *s, int32_t pod, int32_t node, bool min
 		out->n_groups = (uint8_t)want;
 	else
 		out->reject = p->gpu_mem_mib ? GT_REJECT_GPU_MEMORY : GT_REJECT_GPU;
-	free(cand);
+	if (cand != local)
+		free(cand);
 	return ok;
 }
 
@@ -329,13 +331,132 @@ static int64_t score_node(const struct gt_session *s, int32_t pod, const struct 
 	return score + 9000 * (max_free - sc->free) / (max_free - min_free);
 }
 
+/*
+ * The fast path for a GPU pod under binpack on the whole cluster. With the
+ * scores above, the best node is the one with, in order: a shared GPU the
+ * pod fits (shared pods), room without waiting for releases, the fewest free
+ * GPUs (binpack's 0..9 is strictly monotone in free GPUs, which vary by at
+ * most a node's device count), the first name. The index lists nodes by
+ * free GPUs in name order, so the first node of the lowest bucket that fits
+ * now is the best; nodes with shared GPUs that have room are looked at
+ * separately. Equal to the full scan's choice; only the rejection counts of
+ * the message are coarser (unvisited nodes count as short of GPUs).
+ */
+struct fast_key {
+	int32_t node;
+	bool group_fit, idle_fit;
+	int32_t free_gpus;
+	uint32_t rank;
+};
+
+static bool key_better(const struct fast_key *a, const struct fast_key *b)
+{
+	if (b->node == GT_NONE)
+		return true;
+	if (a->group_fit != b->group_fit)
+		return a->group_fit;
+	if (a->idle_fit != b->idle_fit)
+		return a->idle_fit;
+	if (a->free_gpus != b->free_gpus)
+		return a->free_gpus < b->free_gpus;
+	return a->rank < b->rank;
+}
+
+static bool fast_path_applies(const struct gt_session *s, const struct gt_pod *p)
+{
+	const struct gt_config *cfg = &s->c->config;
+	unsigned off = (1u << GT_PLUGIN_NODEAVAILABILITY) | (1u << GT_PLUGIN_NODEPLACEMENT);
+	return is_gpu_task(p) && !cfg->exhaustive_placement && !cfg->gpu_spread && !(cfg->plugins_off & off) &&
+	       p->nominated_node < 0 && !s->bonus_active && p->num_devices <= 1 &&
+	       s->index.by_free;
+}
+
+/* Evaluate @node for the fast path; false if it cannot take the pod. */
+static bool fast_eval(struct gt_session *s, int32_t pod, int32_t node, uint32_t rejects[GT_N_REJECT],
+		      uint32_t *visited, struct fast_key *key)
+{
+	struct gt_fit fit;
+	(*visited)++;
+	enum gt_reject r = gt_check_predicates(s, pod, node);
+	if (r == GT_REJECT_NONE) {
+		fit_node(s, pod, node, false, &fit);
+		r = fit.ok ? GT_REJECT_NONE : fit.reject;
+	}
+	if (r != GT_REJECT_NONE) {
+		if (rejects)
+			rejects[r]++;
+		return false;
+	}
+	const struct gt_pod *p = &s->c->pods[pod];
+	*key = (struct fast_key){
+		.node = node,
+		.group_fit = gt_pod_is_shared(p) && s->c->config.gpu_sharing_order &&
+			     has_fitting_group(s, pod, node),
+		.idle_fit = !fit.needs_releasing,
+		.free_gpus = gt_node_idle_gpus(s, node) + gt_node_releasing_gpus(s, node),
+		.rank = s->c->nodes[node].name_rank,
+	};
+	return true;
+}
+
+static int32_t fast_best_node(struct gt_session *s, int32_t pod, uint32_t rejects[GT_N_REJECT])
+{
+	const struct gt_node_index *ix = &s->index;
+	const struct gt_pod *p = &s->c->pods[pod];
+	struct fast_key best = { .node = GT_NONE }, k;
+	uint32_t visited = 0;
+	if (gt_pod_is_shared(p)) {
+		for (uint32_t w = 0; w < ix->n_words; w++)
+			for (uint64_t bits = ix->roomy[w]; bits; bits &= bits - 1) {
+				uint32_t rank = w * 64 + (uint32_t)__builtin_ctzll(bits);
+				if (fast_eval(s, pod, ix->node_at_rank[rank], rejects, &visited, &k) &&
+				    key_better(&k, &best))
+					best = k;
+			}
+	}
+	struct fast_key pipeline = { .node = GT_NONE };
+	int32_t want = gt_pod_is_shared(p) ? 1 : p->gpus;
+	for (int32_t b = want; b <= ix->max_free; b++) {
+		bool found_idle = false;
+		for (uint32_t w = 0; w < ix->n_words && !found_idle; w++)
+			for (uint64_t bits = ix->by_free[b][w]; bits && !found_idle; bits &= bits - 1) {
+				uint32_t rank = w * 64 + (uint32_t)__builtin_ctzll(bits);
+				if (!fast_eval(s, pod, ix->node_at_rank[rank], rejects, &visited, &k))
+					continue;
+				if (k.idle_fit || k.group_fit) {
+					found_idle = true;
+					if (key_better(&k, &best))
+						best = k;
+				} else if (key_better(&k, &pipeline)) {
+					pipeline = k;
+				}
+			}
+		if (found_idle)
+			break;	/* higher buckets have more free GPUs: worse for binpack */
+	}
+	if (pipeline.node != GT_NONE && key_better(&pipeline, &best))
+		best = pipeline;
+	if (best.node == GT_NONE && rejects)
+		rejects[gt_pod_is_shared(p) && p->gpu_mem_mib ? GT_REJECT_GPU_MEMORY : GT_REJECT_GPU] +=
+			s->c->n_nodes > visited ? s->c->n_nodes - visited : 0;
+	return best.node;
+}
+
 int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, uint32_t n_nodes,
 		     struct gt_fit *fit_out, uint32_t rejects[GT_N_REJECT])
 {
 	const struct gt_cluster *c = s->c;
+	if (!nodes && fast_path_applies(s, &c->pods[pod])) {
+		int32_t best = fast_best_node(s, pod, rejects);
+		if (best != GT_NONE)
+			fit_node(s, pod, best, true, fit_out);
+		return best;
+	}
 	if (!nodes)
 		n_nodes = c->n_nodes;
-	struct scored *fits = gt_xmalloc((n_nodes + 1) * sizeof(*fits));
+	if (!s->scratch)
+		s->scratch = gt_xmalloc((c->n_nodes + 1) * sizeof(struct scored));
+	struct scored *fits = s->scratch;
 	uint32_t n_fit = 0;
 	int64_t min_free = INT64_MAX, max_free = 0;
 	for (uint32_t i = 0; i < n_nodes; i++) {
@@ -371,7 +492,6 @@ int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, ui
 			best_rank = rank;
 		}
 	}
-	free(fits);
 	if (best != GT_NONE)
 		fit_node(s, pod, best, true, fit_out);
 	return best;

@@ -157,13 +157,64 @@ static void account_place(struct gt_session *s, int32_t pod, int32_t node, enum 
 		remove_empty_groups(ns);
 }
 
+static void index_move(struct gt_node_index *ix, int32_t node, uint32_t rank, int32_t bucket)
+{
+	if (!ix->by_free || ix->bucket[node] == bucket)
+		return;
+	uint64_t bit = 1ULL << (rank % 64);
+	if (ix->bucket[node] >= 0)
+		ix->by_free[ix->bucket[node]][rank / 64] &= ~bit;
+	ix->by_free[bucket][rank / 64] |= bit;
+	ix->bucket[node] = bucket;
+}
+
+/* Recompute a node's derived counters and its place in the index. */
+static void refresh_node(struct gt_session *s, int32_t node)
+{
+	struct gt_node_state *ns = &s->nodes[node];
+	int32_t occupied = ns->whole_used;
+	int32_t rel = ns->whole_releasing - ns->whole_pipelined;
+	int64_t room = 0;
+	for (uint32_t i = 0; i < ns->n_groups; i++) {
+		const struct gt_gpu_group *g = &ns->groups[i];
+		int64_t held = g->used_milli - g->pipelined_milli;
+		if (held > 0)
+			occupied++;
+		if (held > 0 && g->releasing_milli == held)
+			rel++;		/* every holder is leaving: the device frees */
+		else if (held == 0)
+			rel--;		/* a pipelined group waits for a freed device */
+		int64_t r = 1000 - g->used_milli + g->releasing_milli;
+		room = r > room ? r : room;
+	}
+	ns->idle_gpus = s->c->nodes[node].gpus - occupied;
+	ns->rel_gpus = rel;
+	ns->max_room = room;
+	struct gt_node_index *ix = &s->index;
+	if (!ix->by_free)
+		return;
+	uint32_t rank = s->c->nodes[node].name_rank;
+	int32_t free_gpus = ns->idle_gpus + ns->rel_gpus;
+	free_gpus = free_gpus < 0 ? 0 : free_gpus > ix->max_free ? ix->max_free : free_gpus;
+	index_move(ix, node, rank, free_gpus);
+	uint64_t bit = 1ULL << (rank % 64);
+	if (room > 0)
+		ix->roomy[rank / 64] |= bit;
+	else
+		ix->roomy[rank / 64] &= ~bit;
+}
+
 static void account_node(struct gt_session *s, int32_t pod, const struct gt_pod_state *st,
 			 int sign)
 {
-	if (st->status == GT_PIPELINED && st->rel_node >= 0)
+	if (st->status == GT_PIPELINED && st->rel_node >= 0) {
 		account_place(s, pod, st->rel_node, GT_RELEASING, st->rel_groups, st->n_rel_groups,
 			      sign);
+		refresh_node(s, st->rel_node);
+	}
 	account_place(s, pod, st->node, st->status, st->groups, st->n_groups, sign);
+	if (st->node >= 0 && gt_status_active_used(st->status))
+		refresh_node(s, st->node);
 }
 
 static void account_queue(struct gt_session *s, int32_t pod, const struct gt_pod_state *st,
@@ -188,6 +239,9 @@ static void account_queue(struct gt_session *s, int32_t pod, const struct gt_pod
 
 static void set_pod_state(struct gt_session *s, int32_t pod, const struct gt_pod_state *st)
 {
+	int32_t job = s->c->pods[pod].job;
+	if (job != GT_NONE && s->job_req_valid)
+		s->job_req_valid[job] = false;
 	account_node(s, pod, &s->pods[pod], -1);
 	account_queue(s, pod, &s->pods[pod], -1);
 	s->pods[pod] = *st;
@@ -314,31 +368,6 @@ uint32_t gt_session_new_group(struct gt_session *s)
 	return s->next_group++;
 }
 
-int32_t gt_node_idle_gpus(const struct gt_session *s, int32_t node)
-{
-	const struct gt_node_state *ns = &s->nodes[node];
-	int32_t occupied = ns->whole_used;
-	for (uint32_t i = 0; i < ns->n_groups; i++)
-		if (ns->groups[i].used_milli > ns->groups[i].pipelined_milli)
-			occupied++;
-	return s->c->nodes[node].gpus - occupied;
-}
-
-int32_t gt_node_releasing_gpus(const struct gt_session *s, int32_t node)
-{
-	const struct gt_node_state *ns = &s->nodes[node];
-	int32_t rel = ns->whole_releasing - ns->whole_pipelined;
-	for (uint32_t i = 0; i < ns->n_groups; i++) {
-		const struct gt_gpu_group *g = &ns->groups[i];
-		int64_t held = g->used_milli - g->pipelined_milli;
-		if (held > 0 && g->releasing_milli == held)
-			rel++;		/* every holder is leaving: the device frees */
-		else if (held == 0)
-			rel--;		/* a pipelined group waits for a freed device */
-	}
-	return rel;
-}
-
 void gt_job_set_message(struct gt_session *s, int32_t job, const char *msg)
 {
 	free(s->jobs[job].message);
@@ -386,6 +415,43 @@ static void compute_requests(struct gt_session *s)
 	}
 }
 
+void gt_session_invalidate_requests(struct gt_session *s)
+{
+	memset(s->job_req_valid, 0, (s->c->n_jobs + 1) * sizeof(*s->job_req_valid));
+}
+
+static void index_init(struct gt_session *s)
+{
+	const struct gt_cluster *c = s->c;
+	struct gt_node_index *ix = &s->index;
+	ix->n_words = (c->n_nodes + 63) / 64 + 1;
+	ix->max_free = 0;
+	for (uint32_t n = 0; n < c->n_nodes; n++)
+		ix->max_free = c->nodes[n].gpus > ix->max_free ? c->nodes[n].gpus : ix->max_free;
+	ix->by_free = gt_xcalloc((size_t)ix->max_free + 1, sizeof(*ix->by_free));
+	for (int32_t b = 0; b <= ix->max_free; b++)
+		ix->by_free[b] = gt_xcalloc(ix->n_words, sizeof(uint64_t));
+	ix->roomy = gt_xcalloc(ix->n_words, sizeof(uint64_t));
+	ix->node_at_rank = gt_xcalloc(c->n_nodes + 1, sizeof(*ix->node_at_rank));
+	ix->bucket = gt_xcalloc(c->n_nodes + 1, sizeof(*ix->bucket));
+	for (uint32_t n = 0; n < c->n_nodes; n++) {
+		ix->node_at_rank[c->nodes[n].name_rank] = (int32_t)n;
+		ix->bucket[n] = -1;
+		refresh_node(s, (int32_t)n);
+	}
+}
+
+static void index_release(struct gt_node_index *ix)
+{
+	for (int32_t b = 0; ix->by_free && b <= ix->max_free; b++)
+		free(ix->by_free[b]);
+	free(ix->by_free);
+	free(ix->roomy);
+	free(ix->node_at_rank);
+	free(ix->bucket);
+	memset(ix, 0, sizeof(*ix));
+}
+
 void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now)
 {
 	memset(s, 0, sizeof(*s));
@@ -396,6 +462,9 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 	s->queues = gt_xcalloc(c->n_queues, sizeof(*s->queues));
 	s->jobs = gt_xcalloc(c->n_jobs, sizeof(*s->jobs));
 	s->node_bonus = gt_xcalloc(c->n_nodes + 1, sizeof(*s->node_bonus));
+	s->job_req = gt_xcalloc(c->n_jobs + 1, sizeof(*s->job_req));
+	s->job_req_valid = gt_xcalloc(c->n_jobs + 1, sizeof(*s->job_req_valid));
+	index_init(s);
 	s->n_base_names = (uint32_t)c->names->n_strs;
 	s->next_group = s->n_base_names;
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
@@ -428,5 +497,9 @@ void gt_session_release(struct gt_session *s)
 	free(s->jobs);
 	free(s->ops);
 	free(s->node_bonus);
+	free(s->job_req);
+	free(s->job_req_valid);
+	free(s->scratch);
+	index_release(&s->index);
 	memset(s, 0, sizeof(*s));
 }

@@ -341,6 +341,7 @@ static bool simulate(struct partial *pt)
 	free(seen);
 	bool placed = false, failed = false;
 	s->simulating = true;
+	gt_session_invalidate_requests(s);	/* victims count as tasks now */
 	for (int32_t job; !failed && (job = gt_jobq_pop(&jq)) != GT_NONE;) {
 		int64_t req[GT_NQRES];
 		if (job == sv->job) {
@@ -358,6 +359,7 @@ static bool simulate(struct partial *pt)
 		free(tasks);
 	}
 	s->simulating = false;
+	gt_session_invalidate_requests(s);
 	gt_jobq_release(&jq);
 	return placed;
 }

@@ -204,12 +204,14 @@ static void set_preferred_bonus(struct gt_session *s, const struct gt_topology *
 	for (uint32_t i = 0; i < nd; i++)
 		for (uint32_t k = 0; k < d[i].n; k++)
 			s->node_bonus[d[i].nodes[k]] = (int64_t)(10 * (i + 1) / nd) * 10000 * 1000;
+	s->bonus_active = true;
 	free_domains(d, nd);
 }
 
 void gt_topology_clear_bonus(struct gt_session *s)
 {
 	memset(s->node_bonus, 0, s->c->n_nodes * sizeof(*s->node_bonus));
+	s->bonus_active = false;
 }
 
 void gt_nodesets_free(struct gt_nodeset *sets, uint32_t n)

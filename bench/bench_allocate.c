@@ -1,0 +1,440 @@
+/*
+ * bench_allocate.c - throughput of one allocate cycle on a generated cluster
+ *
+ * Builds a struct gt_cluster in memory through the core's structs (no YAML,
+ * no decoder), runs gt_cycle_run() with only the allocate action and reports
+ * how many pods were placed and how long the cycle took.
+ *
+ * The cluster:
+ *   - N nodes, each 8 GPUs (80 GB class: gpu.memory 81500 MiB, synced),
+ *     128000 milli-CPU, 1 TiB memory, 110 pods, ready;
+ *   - one parent queue over Q leaf queues; the leaves' deserved GPUs are
+ *     spread unevenly (weights 1..4) in whole GPUs and sum to the cluster's
+ *     GPUs; over-quota weight 1, every limit -1, CPU/memory deserved -1;
+ *   - P pending pods of ours (no node, distinct creation times), as jobs:
+ *       ~54% of jobs: one pod asking for 1 whole GPU,
+ *       ~25%: one pod with gpu-fraction 0.25 (frac_milli 250, 1 device),
+ *       ~20%: one pod with gpu-fraction 0.5  (frac_milli 500, 1 device),
+ *       ~0.7%: an 8-pod gang of 8 GPUs per pod (one podset, min_member 8),
+ *     jobs spread over the leaves at random. The mix asks for about 1.07
+ *     GPUs per pod, so 50000 pods ask for ~1.33x the GPUs of 5000 nodes: the
+ *     cluster fills up and the tail of the backlog fails, as in production
+ *     (about 36000 pods fit entirely, if the failure path is not wanted).
+ * Everything comes from a fixed-seed xorshift64 generator: the same flags
+ * give the same cluster and, the core being deterministic, the same plan.
+ *
+ * Usage:
+ *   build/bench/bench_allocate                 500 x 5000 first, then 5000 x 50000
+ *   build/bench/bench_allocate --nodes 1000 --pods 10000 --queues 50 --repeat 3
+ *   flags: --nodes N --pods P --queues Q --repeat R --seed S
+ *   (any of --nodes/--pods/--queues runs only that one size)
+ *
+ * Output, one line per size (the best of R runs):
+ *   allocate nodes=5000 gpus=40000 pods=50000 queues=50: placed=NNN cycle=X.XXX s placements/s=NNN
+ * plus '#' lines with the setup (jobs, demanded GPUs) and the plan (binding,
+ * pipelined, GPUs placed, jobs left with a "why not" message).
+ *
+ * Wall-clock time depends on the machine. For a machine-independent figure
+ * count instructions with callgrind (perf's hardware counters are often not
+ * available in containers; `perf stat -e instructions true` tells):
+ *
+ *   make build/bench/bench_allocate
+ *   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
+ *       build/bench/bench_allocate --nodes 500 --pods 5000 --queues 50
+ *   callgrind_annotate /tmp/cg.out | head -40            # self cost per function
+ *   callgrind_annotate --inclusive=yes /tmp/cg.out | head -40
+ *   callgrind_annotate --tree=caller /tmp/cg.out | less   # who calls the hot spots
+ *
+ * Callgrind runs ~50x slower than native: keep the size small (500 x 5000).
+ * The count includes building the cluster; to count only the cycle add
+ * --toggle-collect=gt_cycle_run to the valgrind command line.
+ * The bench frees everything: `valgrind --leak-check=full` should be clean.
+ *
+ * The bench is outside the pure core, so it may read the clock.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/actions.h"
+#include "core/cluster.h"
+#include "core/session.h"
+#include "util/mem.h"
+#include "util/strtab.h"
+
+#define GPUS_PER_NODE 8
+#define GANG_SIZE 8
+#define GANG_GPUS 8
+#define BASE_TIME INT64_C(1700000000)	/* 2023-11-14, any fixed epoch will do */
+
+struct params {
+	uint32_t nodes, pods, queues, repeat;
+	uint64_t seed;
+	bool exhaustive;	/* --exhaustive: score every node */
+};
+
+struct setup {
+	uint32_t jobs, gangs, singles, halves, quarters;
+	int64_t demand_gpu_milli;
+};
+
+/* ---------------------------------------------------------------- PRNG */
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+	/* xorshift64 (Marsaglia): tiny, deterministic, good enough for a mix */
+	uint64_t x = rng_state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return rng_state = x;
+}
+
+static uint32_t rng_below(uint32_t n)
+{
+	return n ? (uint32_t)(rng_next() % n) : 0;
+}
+
+/* ---------------------------------------------------------------- building */
+
+static uint32_t intern_fmt(struct gt_strtab *names, const char *fmt, uint32_t i)
+{
+	char buf[64];
+	snprintf(buf, sizeof(buf), fmt, i);
+	return gt_strtab_intern(names, buf);
+}
+
+static void add_nodes(struct gt_cluster *c, uint32_t n)
+{
+	c->nodes = gt_xcalloc(n ? n : 1, sizeof(*c->nodes));
+	c->cap_nodes = n ? n : 1;
+	for (uint32_t i = 0; i < n; i++) {
+		struct gt_node *nd = &c->nodes[c->n_nodes++];
+		nd->name = intern_fmt(c->names, "node-%05u", i);
+		nd->ready = true;
+		nd->cpu_milli = 128000;
+		nd->mem_bytes = INT64_C(1) << 40;	/* 1 TiB */
+		nd->pods = 110;
+		nd->gpus = GPUS_PER_NODE;
+		nd->gpu_mem_mib = 81500;
+		nd->gpu_mem_synced = true;
+	}
+}
+
+static void queue_defaults(struct gt_queue *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->parent = GT_NONE;
+	q->priority = 100;
+	q->preempt_min_runtime_s = q->reclaim_min_runtime_s = -1;
+	for (int r = 0; r < GT_NQRES; r++) {
+		q->deserved[r] = -1;
+		q->limit[r] = -1;
+		q->weight[r] = 1.0;
+	}
+}
+
+/* Queue 0 is the parent; 1..nq are the leaves. */
+static void add_queues(struct gt_cluster *c, uint32_t nq, int64_t total_gpus)
+{
+	c->queues = gt_xcalloc(nq + 1, sizeof(*c->queues));
+	c->cap_queues = nq + 1;
+	struct gt_queue *root = &c->queues[c->n_queues++];
+	queue_defaults(root);
+	root->name = gt_strtab_intern(c->names, "bench-root");
+	root->created = BASE_TIME - 100000;
+	root->deserved[GT_QGPU] = total_gpus * 1000;
+
+	uint32_t *w = gt_xcalloc(nq + 1, sizeof(*w));
+	uint64_t sum_w = 0;
+	for (uint32_t i = 0; i < nq; i++)
+		sum_w += w[i] = 1 + rng_below(4);
+	int64_t given = 0;
+	for (uint32_t i = 0; i < nq; i++) {
+		struct gt_queue *q = &c->queues[c->n_queues++];
+		queue_defaults(q);
+		q->name = intern_fmt(c->names, "queue-%03u", i);
+		q->parent = 0;
+		q->created = BASE_TIME - 50000 + i;
+		int64_t gpus = (int64_t)((uint64_t)total_gpus * w[i] / sum_w);
+		if (i == nq - 1)
+			gpus = total_gpus - given;	/* the rounding remainder: sum is exact */
+		given += gpus;
+		q->deserved[GT_QGPU] = gpus * 1000;
+	}
+	free(w);
+}
+
+static struct gt_job *new_job(struct gt_cluster *c, uint32_t ns, uint32_t default_ps,
+			      int32_t queue, int64_t created, int32_t min_member)
+{
+	struct gt_job *j = &c->jobs[c->n_jobs];
+	memset(j, 0, sizeof(*j));
+	j->ns = ns;
+	j->name = intern_fmt(c->names, "job-%06u", c->n_jobs);
+	j->queue = queue;
+	j->queue_name = c->queues[queue].name;
+	j->priority = 50;	/* train: preemptible, as KAI's podgrouper defaults */
+	j->preemptible = true;
+	j->topo = (struct gt_topology_constraint){ GT_NONE, GT_NONE, GT_NONE };
+	j->created = created;
+	j->podsets = gt_xcalloc(1, sizeof(*j->podsets));
+	j->podsets[0] = (struct gt_podset){
+		.name = default_ps,
+		.min_member = min_member,
+		.topo = { GT_NONE, GT_NONE, GT_NONE },
+	};
+	j->n_podsets = 1;
+	c->n_jobs++;
+	return j;
+}
+
+static void add_pod(struct gt_cluster *c, uint32_t ns, int32_t job, int32_t gpus,
+		    int32_t frac_milli, int64_t cpu_milli, int64_t mem_bytes)
+{
+	uint32_t i = c->n_pods++;
+	struct gt_pod *p = &c->pods[i];
+	memset(p, 0, sizeof(*p));
+	p->ns = ns;
+	p->name = intern_fmt(c->names, "pod-%06u", i);
+	p->job = job;
+	p->podset = 0;
+	p->ours = true;
+	p->status = GT_PENDING;
+	p->node = GT_NONE;
+	p->cpu_milli = cpu_milli;
+	p->mem_bytes = mem_bytes;
+	p->gpus = gpus;
+	p->frac_milli = frac_milli;
+	p->num_devices = 1;
+	p->created = BASE_TIME + i;	/* distinct, in pod order */
+	p->nominated_node = -1;
+}
+
+static void build_cluster(struct gt_cluster *c, const struct params *pr, struct setup *su)
+{
+	const int64_t gib = INT64_C(1) << 30;
+	memset(su, 0, sizeof(*su));
+	rng_state = pr->seed ? pr->seed : 1;
+	add_nodes(c, pr->nodes);
+	add_queues(c, pr->queues, (int64_t)pr->nodes * GPUS_PER_NODE);
+
+	uint32_t ns = gt_strtab_intern(c->names, "bench");
+	uint32_t default_ps = gt_strtab_intern(c->names, "default");
+	/* at most one job per pod */
+	c->pods = gt_xcalloc(pr->pods ? pr->pods : 1, sizeof(*c->pods));
+	c->cap_pods = pr->pods ? pr->pods : 1;
+	c->jobs = gt_xcalloc(pr->pods ? pr->pods : 1, sizeof(*c->jobs));
+	c->cap_jobs = pr->pods ? pr->pods : 1;
+
+	while (c->n_pods < pr->pods) {
+		uint32_t left = pr->pods - c->n_pods;
+		int32_t queue = 1 + (int32_t)rng_below(pr->queues);
+		uint32_t r = rng_below(1000);
+		int64_t created = BASE_TIME + c->n_pods;
+		int32_t job = (int32_t)c->n_jobs;
+		if (r < 7 && left >= GANG_SIZE) {
+			new_job(c, ns, default_ps, queue, created, GANG_SIZE);
+			for (int k = 0; k < GANG_SIZE; k++)
+				add_pod(c, ns, job, GANG_GPUS, 0, 16000, 128 * gib);
+			su->gangs++;
+			su->demand_gpu_milli += GANG_SIZE * GANG_GPUS * 1000;
+		} else if (r < 207) {
+			new_job(c, ns, default_ps, queue, created, 1);
+			add_pod(c, ns, job, 0, 500, 1000, 8 * gib);
+			su->halves++;
+			su->demand_gpu_milli += 500;
+		} else if (r < 457) {
+			new_job(c, ns, default_ps, queue, created, 1);
+			add_pod(c, ns, job, 0, 250, 500, 4 * gib);
+			su->quarters++;
+			su->demand_gpu_milli += 250;
+		} else {
+			new_job(c, ns, default_ps, queue, created, 1);
+			add_pod(c, ns, job, 1, 0, 2000, 16 * gib);
+			su->singles++;
+			su->demand_gpu_milli += 1000;
+		}
+	}
+	su->jobs = c->n_jobs;
+	gt_cluster_link(c);
+}
+
+/* ---------------------------------------------------------------- running */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+struct outcome {
+	uint32_t binding, pipelined, jobs_waiting;
+	int64_t gpu_milli;
+	uint64_t digest;	/* FNV-1a of every pod's status, node and GPU groups */
+};
+
+static uint64_t fnv(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		h = (h ^ ((v >> (8 * i)) & 0xff)) * 1099511628211ULL;
+	return h;
+}
+
+static void count_outcome(const struct gt_session *s, const struct gt_cluster *c,
+			  struct outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->digest = 1469598103934665603ULL;
+	for (uint32_t i = 0; i < c->n_pods; i++) {
+		enum gt_status st = s->pods[i].status;
+		o->digest = fnv(o->digest, ((uint64_t)st << 32) | (uint32_t)s->pods[i].node);
+		for (uint8_t g = 0; g < s->pods[i].n_groups; g++)
+			o->digest = fnv(o->digest, s->pods[i].groups[g]);
+		if (st != GT_BINDING && st != GT_PIPELINED)
+			continue;
+		if (st == GT_BINDING)
+			o->binding++;
+		else
+			o->pipelined++;
+		o->gpu_milli += gt_pod_accepted_gpu_milli(c, (int32_t)i, s->pods[i].node);
+	}
+	for (uint32_t j = 0; j < c->n_jobs; j++)
+		if (s->jobs[j].message)
+			o->jobs_waiting++;
+}
+
+static void run_size(const struct params *pr)
+{
+	struct gt_strtab names;
+	struct gt_cluster c;
+	struct setup su;
+	gt_strtab_init(&names);
+	gt_cluster_init(&c, &names);
+	double t0 = now_s();
+	build_cluster(&c, pr, &su);
+	c.config.exhaustive_placement = pr->exhaustive;
+	double t_build = now_s() - t0;
+	int64_t gpus = (int64_t)pr->nodes * GPUS_PER_NODE;
+	printf("# setup nodes=%u pods=%u queues=%u jobs=%u (single=%u half=%u quarter=%u gangs=%u of %dx%d GPUs) "
+	       "demand=%.1f GPUs (%.2fx capacity) build=%.3f s\n",
+	       pr->nodes, pr->pods, pr->queues, su.jobs, su.singles, su.halves, su.quarters,
+	       su.gangs, GANG_SIZE, GANG_GPUS, (double)su.demand_gpu_milli / 1000.0,
+	       gpus ? (double)su.demand_gpu_milli / 1000.0 / (double)gpus : 0.0, t_build);
+	fflush(stdout);
+
+	int64_t now = BASE_TIME + pr->pods + 1000;
+	double best = 0;
+	struct outcome out = { 0 };
+	for (uint32_t rep = 0; rep < pr->repeat; rep++) {
+		struct gt_session s;
+		double t = now_s();
+		gt_cycle_run(&s, &c, now, 1u << GT_ACT_ALLOCATE);
+		double dt = now_s() - t;
+		count_outcome(&s, &c, &out);
+		gt_session_release(&s);
+		if (rep == 0 || dt < best)
+			best = dt;
+		if (pr->repeat > 1) {
+			printf("#   run %u: cycle=%.3f s\n", rep + 1, dt);
+			fflush(stdout);
+		}
+	}
+	uint32_t placed = out.binding + out.pipelined;
+	printf("allocate nodes=%u gpus=%" PRId64 " pods=%u queues=%u: placed=%u cycle=%.3f s placements/s=%.0f\n",
+	       pr->nodes, gpus, pr->pods, pr->queues, placed, best,
+	       best > 0 ? (double)placed / best : 0.0);
+	printf("#   binding=%u pipelined=%u gpus_placed=%.2f (%.1f%% of capacity) jobs_waiting=%u plan=%016" PRIx64 "%s%s\n",
+	       out.binding, out.pipelined, (double)out.gpu_milli / 1000.0,
+	       gpus ? 100.0 * (double)out.gpu_milli / 1000.0 / (double)gpus : 0.0,
+	       out.jobs_waiting, out.digest, pr->exhaustive ? " (every node scored)" : "",
+	       pr->repeat > 1 ? " (cycle: best of the runs)" : "");
+	fflush(stdout);
+
+	gt_cluster_release(&c);
+	gt_strtab_release(&names);
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = s ? strtoull(s, &end, 10) : 0;
+	if (!s || !*s || *end || errno || *s == '-' || v < min || v > max) {
+		fprintf(stderr, "bench_allocate: %s needs an integer in [%" PRIu64 ", %" PRIu64 "], not '%s'\n",
+			flag, min, max, s ? s : "");
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bench_allocate [--nodes N] [--pods P] [--queues Q] [--repeat R] [--seed S] [--exhaustive]\n"
+		   "  no size flag: 500 nodes x 5000 pods, then 5000 nodes x 50000 pods (50 queues)\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct params pr = { .nodes = 5000, .pods = 50000, .queues = 50, .repeat = 1,
+			     .seed = UINT64_C(0x9E3779B97F4A7C15) };
+	bool sized = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t x;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--nodes")) {
+			if (parse_u64(a, v, 1, 1000000, &x))
+				return 2;
+			pr.nodes = (uint32_t)x;
+			sized = true;
+		} else if (!strcmp(a, "--pods")) {
+			if (parse_u64(a, v, 1, 10000000, &x))
+				return 2;
+			pr.pods = (uint32_t)x;
+			sized = true;
+		} else if (!strcmp(a, "--queues")) {
+			if (parse_u64(a, v, 1, 100000, &x))
+				return 2;
+			pr.queues = (uint32_t)x;
+			sized = true;
+		} else if (!strcmp(a, "--repeat")) {
+			if (parse_u64(a, v, 1, 1000, &x))
+				return 2;
+			pr.repeat = (uint32_t)x;
+		} else if (!strcmp(a, "--exhaustive")) {
+			pr.exhaustive = true;	/* score every node: the index must not change the plan */
+			continue;
+		} else if (!strcmp(a, "--seed")) {
+			if (parse_u64(a, v, 1, UINT64_MAX, &x))
+				return 2;
+			pr.seed = x;
+		} else {
+			fprintf(stderr, "bench_allocate: unknown argument '%s'\n", a);
+			usage(stderr);
+			return 2;
+		}
+		i++;
+	}
+	if (!sized) {
+		struct params small = pr;
+		small.nodes = 500;
+		small.pods = 5000;
+		run_size(&small);
+	}
+	run_size(&pr);
+	return 0;
+}
