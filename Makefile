@@ -5,7 +5,7 @@ BUILD   ?= build
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Wimplicit-fallthrough
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Isrc
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Isrc -Ibench
 LDLIBS  := -lyaml -ljansson -lcurl -lmicrohttpd -lpthread -lm
 SAN     ?=
 ifneq ($(SAN),)

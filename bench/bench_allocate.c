@@ -67,10 +67,11 @@
 #include "util/mem.h"
 #include "util/strtab.h"
 
+#include "benchlib.h"
+
 #define GPUS_PER_NODE 8
 #define GANG_SIZE 8
 #define GANG_GPUS 8
-#define BASE_TIME INT64_C(1700000000)	/* 2023-11-14, any fixed epoch will do */
 
 struct params {
 	uint32_t nodes, pods, queues, repeat;
@@ -104,65 +105,20 @@ static uint32_t rng_below(uint32_t n)
 
 /* ---------------------------------------------------------------- building */
 
-static uint32_t intern_fmt(struct gt_strtab *names, const char *fmt, uint32_t i)
-{
-	char buf[64];
-	snprintf(buf, sizeof(buf), fmt, i);
-	return gt_strtab_intern(names, buf);
-}
-
-static void add_nodes(struct gt_cluster *c, uint32_t n)
-{
-	c->nodes = gt_xcalloc(n ? n : 1, sizeof(*c->nodes));
-	c->cap_nodes = n ? n : 1;
-	for (uint32_t i = 0; i < n; i++) {
-		struct gt_node *nd = &c->nodes[c->n_nodes++];
-		nd->name = intern_fmt(c->names, "node-%05u", i);
-		nd->ready = true;
-		nd->cpu_milli = 128000;
-		nd->mem_bytes = INT64_C(1) << 40;	/* 1 TiB */
-		nd->pods = 110;
-		nd->gpus = GPUS_PER_NODE;
-		nd->gpu_mem_mib = 81500;
-		nd->gpu_mem_synced = true;
-	}
-}
-
-static void queue_defaults(struct gt_queue *q)
-{
-	memset(q, 0, sizeof(*q));
-	q->parent = GT_NONE;
-	q->priority = 100;
-	q->preempt_min_runtime_s = q->reclaim_min_runtime_s = -1;
-	for (int r = 0; r < GT_NQRES; r++) {
-		q->deserved[r] = -1;
-		q->limit[r] = -1;
-		q->weight[r] = 1.0;
-	}
-}
-
 /* Queue 0 is the parent; 1..nq are the leaves. */
 static void add_queues(struct gt_cluster *c, uint32_t nq, int64_t total_gpus)
 {
-	c->queues = gt_xcalloc(nq + 1, sizeof(*c->queues));
-	c->cap_queues = nq + 1;
-	struct gt_queue *root = &c->queues[c->n_queues++];
-	queue_defaults(root);
-	root->name = gt_strtab_intern(c->names, "bench-root");
-	root->created = BASE_TIME - 100000;
+	struct gt_queue *root = bench_add_queue(c, "bench-root", GT_NONE, BENCH_BASE_TIME - 100000);
 	root->deserved[GT_QGPU] = total_gpus * 1000;
-
 	uint32_t *w = gt_xcalloc(nq + 1, sizeof(*w));
 	uint64_t sum_w = 0;
 	for (uint32_t i = 0; i < nq; i++)
 		sum_w += w[i] = 1 + rng_below(4);
 	int64_t given = 0;
 	for (uint32_t i = 0; i < nq; i++) {
-		struct gt_queue *q = &c->queues[c->n_queues++];
-		queue_defaults(q);
-		q->name = intern_fmt(c->names, "queue-%03u", i);
-		q->parent = 0;
-		q->created = BASE_TIME - 50000 + i;
+		char name[32];
+		snprintf(name, sizeof(name), "queue-%03u", i);
+		struct gt_queue *q = bench_add_queue(c, name, 0, BENCH_BASE_TIME - 50000 + i);
 		int64_t gpus = (int64_t)((uint64_t)total_gpus * w[i] / sum_w);
 		if (i == nq - 1)
 			gpus = total_gpus - given;	/* the rounding remainder: sum is exact */
@@ -172,62 +128,15 @@ static void add_queues(struct gt_cluster *c, uint32_t nq, int64_t total_gpus)
 	free(w);
 }
 
-static struct gt_job *new_job(struct gt_cluster *c, uint32_t ns, uint32_t default_ps,
-			      int32_t queue, int64_t created, int32_t min_member)
-{
-	struct gt_job *j = &c->jobs[c->n_jobs];
-	memset(j, 0, sizeof(*j));
-	j->ns = ns;
-	j->name = intern_fmt(c->names, "job-%06u", c->n_jobs);
-	j->queue = queue;
-	j->queue_name = c->queues[queue].name;
-	j->priority = 50;	/* train: preemptible, as KAI's podgrouper defaults */
-	j->preemptible = true;
-	j->topo = (struct gt_topology_constraint){ GT_NONE, GT_NONE, GT_NONE };
-	j->created = created;
-	j->podsets = gt_xcalloc(1, sizeof(*j->podsets));
-	j->podsets[0] = (struct gt_podset){
-		.name = default_ps,
-		.min_member = min_member,
-		.topo = { GT_NONE, GT_NONE, GT_NONE },
-	};
-	j->n_podsets = 1;
-	c->n_jobs++;
-	return j;
-}
-
-static void add_pod(struct gt_cluster *c, uint32_t ns, int32_t job, int32_t gpus,
-		    int32_t frac_milli, int64_t cpu_milli, int64_t mem_bytes)
-{
-	uint32_t i = c->n_pods++;
-	struct gt_pod *p = &c->pods[i];
-	memset(p, 0, sizeof(*p));
-	p->ns = ns;
-	p->name = intern_fmt(c->names, "pod-%06u", i);
-	p->job = job;
-	p->podset = 0;
-	p->ours = true;
-	p->status = GT_PENDING;
-	p->node = GT_NONE;
-	p->cpu_milli = cpu_milli;
-	p->mem_bytes = mem_bytes;
-	p->gpus = gpus;
-	p->frac_milli = frac_milli;
-	p->num_devices = 1;
-	p->created = BASE_TIME + i;	/* distinct, in pod order */
-	p->nominated_node = -1;
-}
-
 static void build_cluster(struct gt_cluster *c, const struct params *pr, struct setup *su)
 {
 	const int64_t gib = INT64_C(1) << 30;
 	memset(su, 0, sizeof(*su));
 	rng_state = pr->seed ? pr->seed : 1;
-	add_nodes(c, pr->nodes);
+	bench_add_nodes(c, pr->nodes, GPUS_PER_NODE);
 	add_queues(c, pr->queues, (int64_t)pr->nodes * GPUS_PER_NODE);
 
 	uint32_t ns = gt_strtab_intern(c->names, "bench");
-	uint32_t default_ps = gt_strtab_intern(c->names, "default");
 	/* at most one job per pod */
 	c->pods = gt_xcalloc(pr->pods ? pr->pods : 1, sizeof(*c->pods));
 	c->cap_pods = pr->pods ? pr->pods : 1;
@@ -238,27 +147,27 @@ static void build_cluster(struct gt_cluster *c, const struct params *pr, struct 
 		uint32_t left = pr->pods - c->n_pods;
 		int32_t queue = 1 + (int32_t)rng_below(pr->queues);
 		uint32_t r = rng_below(1000);
-		int64_t created = BASE_TIME + c->n_pods;
+		int64_t created = BENCH_BASE_TIME + c->n_pods;
 		int32_t job = (int32_t)c->n_jobs;
 		if (r < 7 && left >= GANG_SIZE) {
-			new_job(c, ns, default_ps, queue, created, GANG_SIZE);
+			bench_add_job(c, ns, queue, created, GANG_SIZE);
 			for (int k = 0; k < GANG_SIZE; k++)
-				add_pod(c, ns, job, GANG_GPUS, 0, 16000, 128 * gib);
+				bench_add_pod(c, ns, job, GANG_GPUS, 0, 16000, 128 * gib);
 			su->gangs++;
 			su->demand_gpu_milli += GANG_SIZE * GANG_GPUS * 1000;
 		} else if (r < 207) {
-			new_job(c, ns, default_ps, queue, created, 1);
-			add_pod(c, ns, job, 0, 500, 1000, 8 * gib);
+			bench_add_job(c, ns, queue, created, 1);
+			bench_add_pod(c, ns, job, 0, 500, 1000, 8 * gib);
 			su->halves++;
 			su->demand_gpu_milli += 500;
 		} else if (r < 457) {
-			new_job(c, ns, default_ps, queue, created, 1);
-			add_pod(c, ns, job, 0, 250, 500, 4 * gib);
+			bench_add_job(c, ns, queue, created, 1);
+			bench_add_pod(c, ns, job, 0, 250, 500, 4 * gib);
 			su->quarters++;
 			su->demand_gpu_milli += 250;
 		} else {
-			new_job(c, ns, default_ps, queue, created, 1);
-			add_pod(c, ns, job, 1, 0, 2000, 16 * gib);
+			bench_add_job(c, ns, queue, created, 1);
+			bench_add_pod(c, ns, job, 1, 0, 2000, 16 * gib);
 			su->singles++;
 			su->demand_gpu_milli += 1000;
 		}
@@ -269,36 +178,19 @@ static void build_cluster(struct gt_cluster *c, const struct params *pr, struct 
 
 /* ---------------------------------------------------------------- running */
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 struct outcome {
 	uint32_t binding, pipelined, jobs_waiting;
 	int64_t gpu_milli;
-	uint64_t digest;	/* FNV-1a of every pod's status, node and GPU groups */
+	uint64_t digest;	/* every pod's status, node and GPU groups */
 };
-
-static uint64_t fnv(uint64_t h, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		h = (h ^ ((v >> (8 * i)) & 0xff)) * 1099511628211ULL;
-	return h;
-}
 
 static void count_outcome(const struct gt_session *s, const struct gt_cluster *c,
 			  struct outcome *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->digest = 1469598103934665603ULL;
+	o->digest = bench_plan_digest(s);
 	for (uint32_t i = 0; i < c->n_pods; i++) {
 		enum gt_status st = s->pods[i].status;
-		o->digest = fnv(o->digest, ((uint64_t)st << 32) | (uint32_t)s->pods[i].node);
-		for (uint8_t g = 0; g < s->pods[i].n_groups; g++)
-			o->digest = fnv(o->digest, s->pods[i].groups[g]);
 		if (st != GT_BINDING && st != GT_PIPELINED)
 			continue;
 		if (st == GT_BINDING)
@@ -319,10 +211,10 @@ static void run_size(const struct params *pr)
 	struct setup su;
 	gt_strtab_init(&names);
 	gt_cluster_init(&c, &names);
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	build_cluster(&c, pr, &su);
 	c.config.exhaustive_placement = pr->exhaustive;
-	double t_build = now_s() - t0;
+	double t_build = bench_now_s() - t0;
 	int64_t gpus = (int64_t)pr->nodes * GPUS_PER_NODE;
 	printf("# setup nodes=%u pods=%u queues=%u jobs=%u (single=%u half=%u quarter=%u gangs=%u of %dx%d GPUs) "
 	       "demand=%.1f GPUs (%.2fx capacity) build=%.3f s\n",
@@ -331,14 +223,14 @@ static void run_size(const struct params *pr)
 	       gpus ? (double)su.demand_gpu_milli / 1000.0 / (double)gpus : 0.0, t_build);
 	fflush(stdout);
 
-	int64_t now = BASE_TIME + pr->pods + 1000;
+	int64_t now = BENCH_BASE_TIME + pr->pods + 1000;
 	double best = 0;
 	struct outcome out = { 0 };
 	for (uint32_t rep = 0; rep < pr->repeat; rep++) {
 		struct gt_session s;
-		double t = now_s();
+		double t = bench_now_s();
 		gt_cycle_run(&s, &c, now, 1u << GT_ACT_ALLOCATE);
-		double dt = now_s() - t;
+		double dt = bench_now_s() - t;
 		count_outcome(&s, &c, &out);
 		gt_session_release(&s);
 		if (rep == 0 || dt < best)

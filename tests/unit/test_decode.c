@@ -1,0 +1,504 @@
+/*
+ * test_decode.c - Kubernetes objects into the cluster snapshot: strict
+ * validation with messages that name the object and field, and objects that
+ * refer to something missing loading fine and being reported on the job
+ */
+#include "testlib.h"
+
+const char *gt_suite = "decode";
+
+/*
+ * Build a world of one node, one queue and whatever @extra adds; expect the
+ * build to fail with GT_EINVAL and a message containing every string of
+ * @want (NULL-terminated). Returns false (after printing) if it did not.
+ */
+static bool fails_with(const char *extra, const char *const *want)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_yaml(&w, "---\n%s\n", extra);
+	int rc = tl_build(&w);
+	bool ok = rc == GT_EINVAL;
+	for (const char *const *s = want; ok && *s; s++)
+		ok = strstr(w.err.msg, *s) != NULL;
+	/* a failed build leaves the cluster empty */
+	ok = ok && w.c.n_nodes == 0 && w.c.n_pods == 0 && w.c.n_queues == 0;
+	if (!ok) {
+		fprintf(stderr, "rc %d, message \"%s\"; expected:", rc, w.err.msg);
+		for (const char *const *s = want; *s; s++)
+			fprintf(stderr, " \"%s\"", *s);
+		fprintf(stderr, "\n");
+	}
+	tl_free(&w);
+	return ok;
+}
+
+#define POD_WITH(ann, req)                                                               \
+	"{apiVersion: v1, kind: Pod, metadata: {name: bad-pod, namespace: team-a, "      \
+	"annotations: {" ann "}}, spec: {schedulerName: kai-scheduler, containers: "    \
+	"[{name: c, resources: {requests: {" req "}}}]}}"
+
+TEST(gpu_fraction_above_one)
+{
+	static const char *const want[] = { "Pod", "team-a/bad-pod",
+					    "metadata.annotations.gpu-fraction", "'1.5'", NULL };
+	ASSERT_TRUE(fails_with(POD_WITH("gpu-fraction: '1.5'", "cpu: '1'"), want));
+}
+
+TEST(gpu_fraction_not_a_number)
+{
+	static const char *const want[] = { "team-a/bad-pod", "metadata.annotations.gpu-fraction",
+					    "'abc'", NULL };
+	ASSERT_TRUE(fails_with(POD_WITH("gpu-fraction: abc", "cpu: '1'"), want));
+}
+
+TEST(gpu_fraction_zero)
+{
+	static const char *const want[] = { "team-a/bad-pod", "metadata.annotations.gpu-fraction",
+					    NULL };
+	ASSERT_TRUE(fails_with(POD_WITH("gpu-fraction: '0'", "cpu: '1'"), want));
+}
+
+TEST(fraction_and_memory_together)
+{
+	static const char *const want[] = { "team-a/bad-pod", "metadata.annotations",
+					    "GPU fraction and GPU memory", NULL };
+	ASSERT_TRUE(fails_with(POD_WITH("gpu-fraction: '0.5', gpu-memory: '4000'", "cpu: '1'"),
+			       want));
+}
+
+TEST(fraction_and_whole_gpu_together)
+{
+	static const char *const want[] = { "team-a/bad-pod", "gpu-fraction", NULL };
+	ASSERT_TRUE(fails_with(POD_WITH("gpu-fraction: '0.5'", "nvidia.com/gpu: '1'"), want));
+}
+
+TEST(gpu_memory_negative)
+{
+	static const char *const want[] = { "team-a/bad-pod", "metadata.annotations.gpu-memory",
+					    "'-5'", NULL };
+	ASSERT_TRUE(fails_with(POD_WITH("gpu-memory: '-5'", "cpu: '1'"), want));
+}
+
+TEST(bad_cpu_quantity)
+{
+	static const char *const want[] = { "team-a/bad-pod",
+					    "spec.containers[].resources.requests.cpu", "'12Kb'",
+					    NULL };
+	ASSERT_TRUE(fails_with(POD_WITH("a: b", "cpu: 12Kb"), want));
+}
+
+TEST(bad_memory_quantity)
+{
+	static const char *const want[] = { "team-a/bad-pod",
+					    "spec.containers[].resources.requests.memory", "'1 Gi'",
+					    NULL };
+	ASSERT_TRUE(fails_with(POD_WITH("a: b", "memory: '1 Gi'"), want));
+}
+
+TEST(half_a_whole_gpu)
+{
+	static const char *const want[] = { "team-a/bad-pod",
+					    "spec.containers[].resources.requests.nvidia.com/gpu",
+					    "'0.5'", NULL };
+	ASSERT_TRUE(fails_with(POD_WITH("a: b", "nvidia.com/gpu: '0.5'"), want));
+}
+
+TEST(podgroup_bad_preemptibility)
+{
+	static const char *const want[] = { "PodGroup", "team-a/pg", "spec.preemptibility",
+					    "'sometimes'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, "
+			       "metadata: {name: pg, namespace: team-a}, "
+			       "spec: {queue: q, minMember: 1, preemptibility: sometimes}}",
+			       want));
+}
+
+TEST(queue_bad_quota)
+{
+	static const char *const want[] = { "Queue", "bad-q", "spec.resources.gpu.quota", "'x'",
+					    NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: scheduling.run.ai/v2, kind: Queue, "
+			       "metadata: {name: bad-q}, "
+			       "spec: {resources: {gpu: {quota: x, limit: -1, overQuotaWeight: 1}}}}",
+			       want));
+}
+
+TEST(node_bad_allocatable)
+{
+	static const char *const want[] = { "Node", "n2", "status.allocatable.nvidia.com/gpu",
+					    "'two'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: v1, kind: Node, metadata: {name: n2}, "
+			       "status: {allocatable: {cpu: '4', nvidia.com/gpu: two}}}",
+			       want));
+}
+
+TEST(error_names_the_line)
+{
+	/* the object's line in the stream, so a user finds it in a long file */
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n"
+		    "apiVersion: v1\n"
+		    "kind: Pod\n"
+		    "metadata: {name: p, annotations: {gpu-fraction: '2'}}\n"
+		    "spec: {schedulerName: kai-scheduler}\n");
+	ASSERT_EQ(GT_EINVAL, tl_build(&w));
+	ASSERT_CONTAINS(w.err.msg, "line 5");
+	tl_free(&w);
+}
+
+TEST(missing_queue_is_reported_on_the_job)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pg(&w, &(struct tl_pg){ .name = "lost", .queue = "x" });
+	tl_pod(&w, &(struct tl_pod){ .name = "lost-0", .pg = "lost", .gpus = "1" });
+	tl_pg(&w, &(struct tl_pg){ .name = "fine", .queue = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "fine-0", .pg = "fine", .gpus = "1" });
+	TL_BUILD(&w);
+	ASSERT_EQ(2, w.c.n_jobs);
+	ASSERT_EQ(GT_NONE, w.c.jobs[tl_job_idx(&w, "lost")].queue);
+	tl_cycle(&w);
+	ASSERT_STR("Queue 'x' does not exist", tl_msg(&w, "lost"));
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "lost-0"));
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "fine-0"));
+	ASSERT_STR("", tl_msg(&w, "fine"));
+	tl_free(&w);
+}
+
+TEST(missing_queue_of_a_bare_pod)
+{
+	/* a pod without a PodGroup takes its queue from the label */
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "bare", .queue = "nope", .gpus = "1" });
+	tl_pod(&w, &(struct tl_pod){ .name = "ok", .queue = "q", .gpus = "1" });
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_STR("Queue 'nope' does not exist", tl_msg(&w, "bare"));
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "bare"));
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "ok"));
+	tl_free(&w);
+}
+
+TEST(queue_with_missing_parent)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_queue(&w, &(struct tl_queue){ .name = "orphan", .parent = "gone", .quota = "2" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pg(&w, &(struct tl_pg){ .name = "o", .queue = "orphan" });
+	tl_pod(&w, &(struct tl_pod){ .name = "o-0", .pg = "o", .gpus = "1" });
+	tl_pg(&w, &(struct tl_pg){ .name = "fine", .queue = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "fine-0", .pg = "fine", .gpus = "1" });
+	TL_BUILD(&w);
+	bool warned = false;
+	for (size_t i = 0; i < w.dec.n_warnings; i++)
+		warned |= strstr(w.dec.warnings[i], "orphan") && strstr(w.dec.warnings[i], "gone");
+	ASSERT_TRUE(warned);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "o-0"));
+	ASSERT_CONTAINS(tl_msg(&w, "o"), "orphan");
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "fine-0"));
+	tl_free(&w);
+}
+
+TEST(unknown_kinds_are_ignored_with_a_warning)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 1 });
+	tl_yaml(&w, "---\n{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}}\n"
+		    "---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: cfg}, data: {a: b}}\n");
+	TL_BUILD(&w);
+	ASSERT_EQ(1, w.c.n_nodes);
+	ASSERT_EQ(2, w.dec.n_warnings);
+	ASSERT_CONTAINS(w.dec.warnings[0], "Deployment");
+	ASSERT_CONTAINS(w.dec.warnings[0], "web");
+	ASSERT_CONTAINS(w.dec.warnings[1], "ConfigMap");
+	tl_free(&w);
+}
+
+TEST(node_gpu_memory_label)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "h100", .gpus = 8,
+				       .labels = "nvidia.com/gpu.memory: '81559'" });
+	/* at or above 1 TiB counted in MiB the value is bytes: 80 GiB */
+	tl_node(&w, &(struct tl_node){ .name = "bytes", .gpus = 8,
+				       .labels = "nvidia.com/gpu.memory: '85899345920'" });
+	tl_node(&w, &(struct tl_node){ .name = "plain", .gpus = 8 });
+	TL_BUILD(&w);
+	const struct gt_node *n = &w.c.nodes[tl_node_idx(&w, "h100")];
+	ASSERT_EQ(81500, n->gpu_mem_mib);
+	ASSERT_TRUE(n->gpu_mem_synced);
+	n = &w.c.nodes[tl_node_idx(&w, "bytes")];
+	ASSERT_EQ(81900, n->gpu_mem_mib);
+	ASSERT_TRUE(n->gpu_mem_synced);
+	n = &w.c.nodes[tl_node_idx(&w, "plain")];
+	ASSERT_TRUE(!n->gpu_mem_synced);
+	tl_free(&w);
+}
+
+TEST(pod_requests)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "whole", .queue = "q", .gpus = "2", .cpu = "1500m",
+				     .memory = "2Gi" });
+	tl_pod(&w, &(struct tl_pod){ .name = "frac", .queue = "q",
+				     .annotations = "gpu-fraction: '0.25', gpu-fraction-num-devices: '2'" });
+	tl_pod(&w, &(struct tl_pod){ .name = "one", .queue = "q",
+				     .annotations = "gpu-fraction: '1'" });
+	tl_pod(&w, &(struct tl_pod){ .name = "mem", .queue = "q",
+				     .annotations = "gpu-memory: '4000'" });
+	TL_BUILD(&w);
+	const struct gt_pod *p = &w.c.pods[tl_pod_idx(&w, "whole")];
+	ASSERT_EQ(2, p->gpus);
+	ASSERT_EQ(1500, p->cpu_milli);
+	ASSERT_EQ(2LL << 30, p->mem_bytes);
+	ASSERT_TRUE(!gt_pod_is_shared(p));
+	p = &w.c.pods[tl_pod_idx(&w, "frac")];
+	ASSERT_EQ(250, p->frac_milli);
+	ASSERT_EQ(2, p->num_devices);
+	ASSERT_EQ(0, p->gpus);
+	ASSERT_EQ(500, gt_pod_requested_gpu_milli(&w.c, tl_pod_idx(&w, "frac")));
+	/* a fraction of 1 is a whole GPU */
+	p = &w.c.pods[tl_pod_idx(&w, "one")];
+	ASSERT_EQ(1, p->gpus);
+	ASSERT_EQ(0, p->frac_milli);
+	p = &w.c.pods[tl_pod_idx(&w, "mem")];
+	ASSERT_EQ(4000, p->gpu_mem_mib);
+	ASSERT_TRUE(gt_pod_is_shared(p));
+	tl_free(&w);
+}
+
+TEST(priority_and_preemptibility)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_yaml(&w, "---\n{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, "
+		    "metadata: {name: urgent}, value: 1000}\n");
+	tl_pg(&w, &(struct tl_pg){ .name = "train", .queue = "q", .prio = "train" });
+	tl_pg(&w, &(struct tl_pg){ .name = "serve", .queue = "q", .prio = "inference" });
+	tl_pg(&w, &(struct tl_pg){ .name = "build", .queue = "q", .prio = "build" });
+	tl_pg(&w, &(struct tl_pg){ .name = "urgent", .queue = "q", .prio = "urgent" });
+	tl_pg(&w, &(struct tl_pg){ .name = "forced", .queue = "q", .prio = "inference",
+				   .preemptibility = "preemptible" });
+	tl_pg(&w, &(struct tl_pg){ .name = "kept", .queue = "q", .prio = "train",
+				   .preemptibility = "non-preemptible" });
+	tl_pg(&w, &(struct tl_pg){ .name = "plain", .queue = "q" });
+	TL_BUILD(&w);
+	static const struct {
+		const char *job;
+		int prio;
+		bool preemptible;
+	} want[] = {
+		{ "train", 50, true },	   { "serve", 125, false }, { "build", 100, false },
+		{ "urgent", 1000, false }, { "forced", 125, true }, { "kept", 50, false },
+		{ "plain", 50, true },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct gt_job *j = &w.c.jobs[tl_job_idx(&w, want[i].job)];
+		if (j->priority != want[i].prio || j->preemptible != want[i].preemptible) {
+			fprintf(stderr, "%s: priority %d preemptible %d\n", want[i].job, j->priority,
+				j->preemptible);
+			ASSERT_TRUE(false);
+		}
+	}
+	tl_free(&w);
+}
+
+TEST(pod_states_from_the_manifest)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "pending", .queue = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "running", .queue = "q", .node = "n1" });
+	tl_pod(&w, &(struct tl_pod){ .name = "bound", .queue = "q", .node = "n1", .phase = "Pending" });
+	tl_pod(&w, &(struct tl_pod){ .name = "leaving", .queue = "q", .node = "n1", .deleting = true });
+	tl_pod(&w, &(struct tl_pod){ .name = "done", .queue = "q", .node = "n1", .phase = "Succeeded",
+				     .gpus = "2" });
+	tl_pod(&w, &(struct tl_pod){ .name = "gated", .queue = "q",
+				     .spec = "schedulingGates: [{name: wait}]" });
+	TL_BUILD(&w);
+	static const struct {
+		const char *pod;
+		enum gt_status st;
+		bool on_node;
+	} want[] = {
+		{ "pending", GT_PENDING, false }, { "running", GT_RUNNING, true },
+		{ "bound", GT_BOUND, true },	  { "leaving", GT_RELEASING, true },
+		{ "done", GT_SUCCEEDED, true },	  { "gated", GT_GATED, false },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct gt_pod *p = &w.c.pods[tl_pod_idx(&w, want[i].pod)];
+		if (p->status != want[i].st || (p->node != GT_NONE) != want[i].on_node) {
+			fprintf(stderr, "%s: %s on node %d\n", want[i].pod, gt_status_name(p->status),
+				p->node);
+			ASSERT_TRUE(false);
+		}
+	}
+	/* a finished pod keeps its node for the record but holds nothing there */
+	tl_open(&w);
+	ASSERT_EQ(4, tl_idle_gpus(&w, "n1"));
+	tl_free(&w);
+}
+
+TEST(init_containers_and_limits)
+{
+	/*
+	 * Requests default to limits; init containers run one at a time, so
+	 * the pod needs the larger of their maximum and the containers' sum.
+	 */
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {schedulerName: kai-scheduler, "
+		    "initContainers: [{name: i, resources: {requests: {cpu: '4', memory: 1Gi}}}], "
+		    "containers: [{name: a, resources: {requests: {cpu: '1', memory: 2Gi}, "
+		    "limits: {nvidia.com/gpu: '2'}}}, "
+		    "{name: b, resources: {limits: {cpu: '2', nvidia.com/gpu: '1'}}}]}}\n");
+	TL_BUILD(&w);
+	const struct gt_pod *p = &w.c.pods[0];
+	ASSERT_EQ(4000, p->cpu_milli);
+	ASSERT_EQ(2LL << 30, p->mem_bytes);
+	ASSERT_EQ(3, p->gpus);
+	tl_free(&w);
+}
+
+TEST(times_and_durations)
+{
+	int64_t v = 0;
+	ASSERT_EQ(0, gt_parse_time("2026-01-01T00:00:00Z", &v));
+	ASSERT_EQ(TL_EPOCH, v);
+	ASSERT_EQ(0, gt_parse_time("2026-01-01T01:00:00+01:00", &v));
+	ASSERT_EQ(TL_EPOCH, v);
+	ASSERT_EQ(0, gt_parse_time("2025-12-31T19:00:00.250-05:00", &v));
+	ASSERT_EQ(TL_EPOCH, v);
+	ASSERT_EQ(0, gt_parse_time("2024-02-29T00:00:00Z", &v));
+	ASSERT_EQ(1709164800, v);
+	ASSERT_TRUE(gt_parse_time("2026-01-01", &v) != 0);
+	ASSERT_TRUE(gt_parse_time("2026-13-01T00:00:00Z", &v) != 0);
+	ASSERT_TRUE(gt_parse_time("2026-01-01T00:00:00", &v) != 0);
+	ASSERT_TRUE(gt_parse_time("2026-01-01T00:00:00Zjunk", &v) != 0);
+	static const struct {
+		const char *in;
+		int64_t s;
+	} durs[] = { { "60s", 60 }, { "1m30s", 90 }, { "1h", 3600 }, { "1.5h", 5400 },
+		     { "-1s", -1 }, { "0", 0 }, { "1500ms", 1 }, { "2h45m", 9900 } };
+	for (size_t i = 0; i < sizeof(durs) / sizeof(durs[0]); i++) {
+		ASSERT_EQ(0, gt_parse_duration(durs[i].in, &v));
+		ASSERT_EQ(durs[i].s, v);
+	}
+	static const char *const bad[] = { "", "5", "s", "1x", "1s ", "1d" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ASSERT_TRUE(gt_parse_duration(bad[i], &v) != 0);
+}
+
+TEST(scheduling_shard)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default}, "
+		    "spec: {placementStrategy: {gpu: spread, cpu: binpack}, "
+		    "args: {default-staleness-grace-period: 2m, max-consolidation-preemptees: '4'}}}\n");
+	TL_BUILD(&w);
+	ASSERT_TRUE(w.c.config.gpu_spread);
+	ASSERT_TRUE(!w.c.config.cpu_spread);
+	ASSERT_EQ(120, w.c.config.staleness_grace_s);
+	ASSERT_EQ(4, w.c.config.max_consolidation_preemptees);
+	tl_free(&w);
+}
+
+TEST(scheduling_shard_bad_strategy)
+{
+	static const char *const want[] = { "SchedulingShard", "spec.placementStrategy.gpu", "'pack'",
+					    NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: s}, "
+			       "spec: {placementStrategy: {gpu: pack}}}",
+			       want));
+}
+
+TEST(scheduling_shard_bad_duration)
+{
+	static const char *const want[] = { "SchedulingShard", "default-staleness-grace-period",
+					    "'soon'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: s}, "
+			       "spec: {args: {default-staleness-grace-period: soon}}}",
+			       want));
+}
+
+TEST(duplicate_names)
+{
+	static const char *const node[] = { "Node", "n1", "duplicate", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: v1, kind: Node, metadata: {name: n1}}", node));
+	static const char *const queue[] = { "Queue", "duplicate", "'q'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: q}}", queue));
+}
+
+TEST(podgroup_needs_a_queue)
+{
+	static const char *const want[] = { "PodGroup", "pg", "spec.queue", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, "
+			       "metadata: {name: pg}, spec: {minMember: 1}}",
+			       want));
+}
+
+TEST(subgroup_label_must_name_a_subgroup)
+{
+	static const char *const want[] = { "Pod", "kai.scheduler/subgroup-name", "'nope'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, "
+			       "metadata: {name: pg}, spec: {queue: q, "
+			       "subGroups: [{name: a, minMember: 1}]}}\n"
+			       "---\n"
+			       "{apiVersion: v1, kind: Pod, metadata: {name: p, "
+			       "labels: {kai.scheduler/subgroup-name: nope}, "
+			       "annotations: {pod-group-name: pg}}, spec: {schedulerName: kai-scheduler}}",
+			       want));
+}
+
+const struct gt_test gt_tests[] = {
+	T(gpu_fraction_above_one),
+	T(gpu_fraction_not_a_number),
+	T(gpu_fraction_zero),
+	T(fraction_and_memory_together),
+	T(fraction_and_whole_gpu_together),
+	T(gpu_memory_negative),
+	T(bad_cpu_quantity),
+	T(bad_memory_quantity),
+	T(half_a_whole_gpu),
+	T(podgroup_bad_preemptibility),
+	T(queue_bad_quota),
+	T(node_bad_allocatable),
+	T(error_names_the_line),
+	T(missing_queue_is_reported_on_the_job),
+	T(missing_queue_of_a_bare_pod),
+	T(queue_with_missing_parent),
+	T(unknown_kinds_are_ignored_with_a_warning),
+	T(node_gpu_memory_label),
+	T(pod_requests),
+	T(priority_and_preemptibility),
+	T(pod_states_from_the_manifest),
+	T(subgroup_label_must_name_a_subgroup),
+	T(init_containers_and_limits),
+	T(times_and_durations),
+	T(scheduling_shard),
+	T(scheduling_shard_bad_strategy),
+	T(scheduling_shard_bad_duration),
+	T(duplicate_names),
+	T(podgroup_needs_a_queue),
+	{ 0 }
+};
