@@ -15,7 +15,7 @@ endif
 
 # every module directory under src/ goes into the library; src/main.c is the program
 CORE_SRC := $(wildcard src/core/*.c)
-LIB_SRC  := $(wildcard src/*/*.c)
+LIB_SRC  := $(filter-out $(EXCLUDE),$(wildcard src/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)

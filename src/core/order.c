@@ -62,18 +62,25 @@ static int elastic_state(const struct gt_session *s, int32_t job)
 	return state;
 }
 
-int gt_job_cmp(const struct gt_session *s, int32_t a, int32_t b)
+static int job_cmp_keyed(const struct gt_session *s, int32_t a, int ea, int32_t b, int eb)
 {
 	const struct gt_job *ja = &s->c->jobs[a], *jb = &s->c->jobs[b];
 	if (ja->priority != jb->priority)
 		return ja->priority > jb->priority ? -1 : 1;
-	int ea = elastic_state(s, a), eb = elastic_state(s, b);
 	if (ea != eb)
 		return ea < eb ? -1 : 1;
 	if (ja->created != jb->created)
 		return ja->created < jb->created ? -1 : 1;
 	int c = name_cmp(s, ja->name, jb->name);
 	return c ? c : (a < b ? -1 : a > b);
+}
+
+int gt_job_cmp(const struct gt_session *s, int32_t a, int32_t b)
+{
+	const struct gt_job *ja = &s->c->jobs[a], *jb = &s->c->jobs[b];
+	if (ja->priority != jb->priority)
+		return ja->priority > jb->priority ? -1 : 1;
+	return job_cmp_keyed(s, a, elastic_state(s, a), b, elastic_state(s, b));
 }
 
 int gt_task_cmp(const struct gt_session *s, int32_t a, int32_t b)
@@ -333,8 +340,7 @@ int gt_queue_cmp_victims(const struct gt_session *s, int32_t lq, int32_t rq,
 
 static int heap_cmp(const struct gt_jobq *jq, int32_t a, int32_t b)
 {
-	int c = gt_job_cmp(jq->s, a, b);
-	return jq->reverse ? -c : c;
+	return job_cmp_keyed(jq->s, a, jq->elastic[a], b, jq->elastic[b]);
 }
 
 void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s)
@@ -345,6 +351,7 @@ void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s)
 	jq->heaps = gt_xcalloc(n, sizeof(*jq->heaps));
 	jq->n_heap = gt_xcalloc(n, sizeof(*jq->n_heap));
 	jq->cap_heap = gt_xcalloc(n, sizeof(*jq->cap_heap));
+	jq->elastic = gt_xcalloc(s->c->n_jobs + 1, sizeof(*jq->elastic));
 }
 
 void gt_jobq_release(struct gt_jobq *jq)
@@ -354,12 +361,14 @@ void gt_jobq_release(struct gt_jobq *jq)
 	free(jq->heaps);
 	free(jq->n_heap);
 	free(jq->cap_heap);
+	free(jq->elastic);
 	memset(jq, 0, sizeof(*jq));
 }
 
 void gt_jobq_push(struct gt_jobq *jq, int32_t job)
 {
 	int32_t q = jq->s->c->jobs[job].queue;
+	jq->elastic[job] = (int8_t)elastic_state(jq->s, job);
 	GT_PUSH(jq->heaps[q], jq->n_heap[q], jq->cap_heap[q], job);
 	int32_t *h = jq->heaps[q];
 	for (uint32_t i = jq->n_heap[q] - 1; i > 0;) {
@@ -415,7 +424,7 @@ static int32_t best_leaf(const struct gt_jobq *jq, int32_t q)
 		}
 		int c = gt_queue_cmp(jq->s, child, best_child, jq->heaps[leaf][0],
 				     jq->heaps[best][0]);
-		if (jq->reverse ? c > 0 : c < 0) {
+		if (c < 0) {
 			best = leaf;
 			best_child = child;
 		}
@@ -436,7 +445,7 @@ int32_t gt_jobq_pop(struct gt_jobq *jq)
 		if (best != GT_NONE) {
 			int cmp = gt_queue_cmp(jq->s, (int32_t)q, best_root, jq->heaps[leaf][0],
 					       jq->heaps[best][0]);
-			if (jq->reverse ? cmp <= 0 : cmp >= 0)
+			if (cmp >= 0)
 				continue;
 		}
 		best = leaf;

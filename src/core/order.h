@@ -69,7 +69,11 @@ struct gt_jobq {
 	const struct gt_session *s;
 	int32_t **heaps;	/* per queue: a binary heap of jobs */
 	uint32_t *n_heap, *cap_heap;
-	bool reverse;		/* victim order: everything reversed */
+	/*
+	 * Per job, its elastic state when pushed: a job waiting in the queue
+	 * does not change, so the heap compares this instead of recounting.
+	 */
+	int8_t *elastic;
 };
 
 void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s);

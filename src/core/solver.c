@@ -27,13 +27,25 @@ struct victim_entry {
 	int32_t job;
 	int32_t *pods;		/* candidate pods still with this job */
 	uint32_t n;
+	/* order key, fixed when the entry is pushed (KAI orders a clone by its own pods) */
+	int32_t priority;
+	int elastic;
+	int64_t created;
+	int64_t allocated[GT_NQRES];
+	bool owned;		/* pods is this entry's own (else the template's) */
+};
+
+/* Per leaf queue, a heap of entries: the first to give up on top. */
+struct victim_heap {
+	struct victim_entry *e;
+	uint32_t n, cap;
 };
 
 struct victim_queue {
 	struct gt_solver *sv;
-	struct victim_entry *e;
-	uint32_t n, cap;
+	struct victim_heap *leaf;	/* per queue */
 	int64_t (*popped)[GT_NQRES];	/* per queue: allocation of victims taken */
+	uint32_t n_entries;
 	int32_t n_jobs_admitted;
 };
 
@@ -55,6 +67,7 @@ struct partial {
 	bool *feasible;		/* per node */
 	int32_t *nodes;		/* scratch: the feasible node list */
 	int32_t *victims;	/* scratch: the victims of one try */
+	int64_t *scratch_free;	/* scratch: free milli-GPUs per node */
 	uint32_t n_victims, cap_victims;
 };
 
@@ -73,59 +86,6 @@ static void entry_allocated(const struct gt_session *s, const struct victim_entr
 		for (int r = 0; r < GT_NQRES; r++)
 			out[r] += res[r];
 	}
-}
-
-static void vq_push(struct victim_queue *vq, int32_t job, const int32_t *pods, uint32_t n)
-{
-	struct victim_entry e = { .job = job, .n = n };
-	e.pods = gt_xmalloc((n + 1) * sizeof(*e.pods));
-	memcpy(e.pods, pods, n * sizeof(*pods));
-	GT_PUSH(vq->e, vq->n, vq->cap, e);
-}
-
-static bool job_has_active(const struct gt_session *s, int32_t job)
-{
-	const struct gt_job *j = &s->c->jobs[job];
-	for (uint32_t i = 0; i < j->n_pods; i++)
-		if (gt_status_active_allocated(s->pods[j->pods[i]].status))
-			return true;
-	return false;
-}
-
-static void vq_init(struct victim_queue *vq, struct gt_solver *sv)
-{
-	struct gt_session *s = sv->s;
-	const struct gt_cluster *c = s->c;
-	memset(vq, 0, sizeof(*vq));
-	vq->sv = sv;
-	vq->popped = gt_xcalloc(c->n_queues + 1, sizeof(*vq->popped));
-	int32_t *buf = NULL;
-	uint32_t cap = 0;
-	for (uint32_t j = 0; j < c->n_jobs; j++) {
-		const struct gt_job *job = &c->jobs[j];
-		if ((int32_t)j == sv->job || job->queue == GT_NONE || !job->preemptible ||
-		    !job_has_active(s, (int32_t)j) || !sv->is_victim(sv, (int32_t)j))
-			continue;
-		if (sv->max_victim_jobs >= 0 && vq->n_jobs_admitted > sv->max_victim_jobs)
-			continue;
-		vq->n_jobs_admitted++;
-		GT_GROW(buf, job->n_pods + 1, cap);
-		uint32_t n = 0;
-		for (uint32_t i = 0; i < job->n_pods; i++)
-			if (gt_status_active_allocated(s->pods[job->pods[i]].status))
-				buf[n++] = job->pods[i];
-		vq_push(vq, (int32_t)j, buf, n);
-	}
-	free(buf);
-}
-
-static void vq_release(struct victim_queue *vq)
-{
-	for (uint32_t i = 0; i < vq->n; i++)
-		free(vq->e[i].pods);
-	free(vq->e);
-	free(vq->popped);
-	memset(vq, 0, sizeof(*vq));
 }
 
 /* KAI's elastic order over what an entry still holds: 0 below min, 1 at, 2 above. */
@@ -147,49 +107,158 @@ static int entry_elastic_state(const struct gt_session *s, const struct victim_e
 }
 
 /*
- * Job order over victim entries (the queue pops the *last* first): an
- * entry is the job as far as it is still a candidate, so an elastic job
- * that gave up its extra pods sorts like a job at its minimum.
+ * Job order over entries: priority, elastic state, age, then the job
+ * index. The victim queue pops the *last* in this order first.
  */
-static int entry_cmp(const struct gt_session *s, const struct victim_entry *a,
-		     const struct victim_entry *b)
+static int entry_cmp(const struct victim_entry *a, const struct victim_entry *b)
 {
-	const struct gt_job *ja = &s->c->jobs[a->job], *jb = &s->c->jobs[b->job];
-	if (ja->priority != jb->priority)
-		return ja->priority > jb->priority ? -1 : 1;
-	int ea = entry_elastic_state(s, a), eb = entry_elastic_state(s, b);
-	if (ea != eb)
-		return ea < eb ? -1 : 1;
-	if (ja->created != jb->created)
-		return ja->created < jb->created ? -1 : 1;
+	if (a->priority != b->priority)
+		return a->priority > b->priority ? -1 : 1;
+	if (a->elastic != b->elastic)
+		return a->elastic < b->elastic ? -1 : 1;
+	if (a->created != b->created)
+		return a->created < b->created ? -1 : 1;
 	return a->job < b->job ? -1 : a->job > b->job;
 }
 
-/* The entry of leaf queue @q that gives up first (reverse job order), or -1. */
-static int64_t leaf_head(const struct victim_queue *vq, int32_t q)
+/* Heap order: the entry that gives up first (largest in entry_cmp) on top. */
+static bool heap_above(const struct victim_entry *a, const struct victim_entry *b)
 {
-	const struct gt_session *s = vq->sv->s;
-	int64_t best = -1;
-	for (uint32_t i = 0; i < vq->n; i++) {
-		if (s->c->jobs[vq->e[i].job].queue != q)
-			continue;
-		if (best < 0 || entry_cmp(s, &vq->e[i], &vq->e[best]) > 0)
-			best = i;
-	}
-	return best;
+	return entry_cmp(a, b) > 0;
 }
 
+static void heap_push(struct victim_heap *h, struct victim_entry e)
+{
+	GT_PUSH(h->e, h->n, h->cap, e);
+	for (uint32_t i = h->n - 1; i > 0;) {
+		uint32_t parent = (i - 1) / 2;
+		if (!heap_above(&h->e[i], &h->e[parent]))
+			break;
+		struct victim_entry t = h->e[i];
+		h->e[i] = h->e[parent];
+		h->e[parent] = t;
+		i = parent;
+	}
+}
+
+static struct victim_entry heap_pop(struct victim_heap *h)
+{
+	struct victim_entry top = h->e[0];
+	h->e[0] = h->e[--h->n];
+	for (uint32_t i = 0;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < h->n && heap_above(&h->e[l], &h->e[m]))
+			m = l;
+		if (r < h->n && heap_above(&h->e[r], &h->e[m]))
+			m = r;
+		if (m == i)
+			break;
+		struct victim_entry t = h->e[i];
+		h->e[i] = h->e[m];
+		h->e[m] = t;
+		i = m;
+	}
+	return top;
+}
+
+static void vq_push(struct victim_queue *vq, int32_t job, const int32_t *pods, uint32_t n)
+{
+	const struct gt_session *s = vq->sv->s;
+	const struct gt_job *j = &s->c->jobs[job];
+	struct victim_entry e = { .job = job, .n = n, .priority = j->priority, .created = j->created,
+				  .owned = true };
+	e.pods = gt_xmalloc((n + 1) * sizeof(*e.pods));
+	memcpy(e.pods, pods, n * sizeof(*pods));
+	e.elastic = entry_elastic_state(s, &e);
+	entry_allocated(s, &e, e.allocated);
+	heap_push(&vq->leaf[j->queue], e);
+	vq->n_entries++;
+}
+
+static bool job_has_active(const struct gt_session *s, int32_t job)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	for (uint32_t i = 0; i < j->n_pods; i++)
+		if (gt_status_active_allocated(s->pods[j->pods[i]].status))
+			return true;
+	return false;
+}
+
+static void vq_init(struct victim_queue *vq, struct gt_solver *sv)
+{
+	struct gt_session *s = sv->s;
+	const struct gt_cluster *c = s->c;
+	memset(vq, 0, sizeof(*vq));
+	vq->sv = sv;
+	vq->popped = gt_xcalloc(c->n_queues + 1, sizeof(*vq->popped));
+	vq->leaf = gt_xcalloc(c->n_queues + 1, sizeof(*vq->leaf));
+	int32_t *buf = NULL;
+	uint32_t cap = 0;
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		const struct gt_job *job = &c->jobs[j];
+		if ((int32_t)j == sv->job || job->queue == GT_NONE || !job->preemptible ||
+		    !job_has_active(s, (int32_t)j) || !sv->is_victim(sv, (int32_t)j))
+			continue;
+		if (sv->max_victim_jobs >= 0 && vq->n_jobs_admitted > sv->max_victim_jobs)
+			continue;
+		vq->n_jobs_admitted++;
+		GT_GROW(buf, job->n_pods + 1, cap);
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < job->n_pods; i++)
+			if (gt_status_active_allocated(s->pods[job->pods[i]].status))
+				buf[n++] = job->pods[i];
+		vq_push(vq, (int32_t)j, buf, n);
+	}
+	free(buf);
+}
+
+/*
+ * A fresh victim queue equal to @tmpl (KAI builds one per partial job; the
+ * candidates are the same each time, so they are found once per solve and
+ * copied). The copy shares the template's pod lists.
+ */
+static void vq_copy(struct victim_queue *vq, const struct victim_queue *tmpl)
+{
+	uint32_t nq = tmpl->sv->s->c->n_queues;
+	*vq = *tmpl;
+	vq->popped = gt_xcalloc(nq + 1, sizeof(*vq->popped));
+	vq->leaf = gt_xcalloc(nq + 1, sizeof(*vq->leaf));
+	for (uint32_t q = 0; q < nq; q++) {
+		const struct victim_heap *h = &tmpl->leaf[q];
+		if (!h->n)
+			continue;
+		vq->leaf[q].e = gt_xmalloc(h->n * sizeof(*h->e));
+		memcpy(vq->leaf[q].e, h->e, h->n * sizeof(*h->e));
+		for (uint32_t i = 0; i < h->n; i++)
+			vq->leaf[q].e[i].owned = false;
+		vq->leaf[q].n = vq->leaf[q].cap = h->n;
+	}
+}
+
+static void vq_release(struct victim_queue *vq)
+{
+	for (uint32_t q = 0; q < vq->sv->s->c->n_queues; q++) {
+		for (uint32_t i = 0; i < vq->leaf[q].n; i++)
+			if (vq->leaf[q].e[i].owned)
+				free(vq->leaf[q].e[i].pods);
+		free(vq->leaf[q].e);
+	}
+	free(vq->leaf);
+	free(vq->popped);
+	memset(vq, 0, sizeof(*vq));
+}
+
+/* The leaf a descent chose; GT_NONE when the subtree holds no entry. */
 struct pick {
 	int32_t leaf;
-	int64_t entry;
 };
 
 /* What the victims of @pk's leaf (taken so far and its next one) remove. */
 static void pick_sub(const struct victim_queue *vq, struct pick pk, int64_t out[GT_NQRES])
 {
-	entry_allocated(vq->sv->s, &vq->e[pk.entry], out);
+	const struct victim_entry *head = &vq->leaf[pk.leaf].e[0];
 	for (int r = 0; r < GT_NQRES; r++)
-		out[r] += vq->popped[pk.leaf][r];
+		out[r] = head->allocated[r] + vq->popped[pk.leaf][r];
 }
 
 static struct pick best_under(const struct victim_queue *vq, int32_t q)
@@ -197,14 +266,14 @@ static struct pick best_under(const struct victim_queue *vq, int32_t q)
 	const struct gt_session *s = vq->sv->s;
 	const struct gt_queue *cq = &s->c->queues[q];
 	if (!cq->n_children)
-		return (struct pick){ q, leaf_head(vq, q) };
-	struct pick best = { GT_NONE, -1 };
+		return (struct pick){ vq->leaf[q].n ? q : GT_NONE };
+	struct pick best = { GT_NONE };
 	int32_t best_child = GT_NONE;
 	for (uint32_t i = 0; i < cq->n_children; i++) {
 		struct pick p = best_under(vq, cq->children[i]);
-		if (p.entry < 0)
+		if (p.leaf == GT_NONE)
 			continue;
-		if (best.entry >= 0) {
+		if (best.leaf != GT_NONE) {
 			int64_t lsub[GT_NQRES], rsub[GT_NQRES];
 			pick_sub(vq, p, lsub);
 			pick_sub(vq, best, rsub);
@@ -221,15 +290,17 @@ static struct pick best_under(const struct victim_queue *vq, int32_t q)
 static bool vq_pop(struct victim_queue *vq, struct victim_entry *out)
 {
 	const struct gt_session *s = vq->sv->s;
-	struct pick best = { GT_NONE, -1 };
+	struct pick best = { GT_NONE };
 	int32_t best_root = GT_NONE;
+	if (!vq->n_entries)
+		return false;
 	for (uint32_t q = 0; q < s->c->n_queues; q++) {
 		if (s->c->queues[q].parent != GT_NONE)
 			continue;
 		struct pick p = best_under(vq, (int32_t)q);
-		if (p.entry < 0)
+		if (p.leaf == GT_NONE)
 			continue;
-		if (best.entry >= 0) {
+		if (best.leaf != GT_NONE) {
 			int64_t lsub[GT_NQRES], rsub[GT_NQRES];
 			pick_sub(vq, p, lsub);
 			pick_sub(vq, best, rsub);
@@ -239,16 +310,12 @@ static bool vq_pop(struct victim_queue *vq, struct victim_entry *out)
 		best = p;
 		best_root = (int32_t)q;
 	}
-	if (best.entry < 0)
+	if (best.leaf == GT_NONE)
 		return false;
-	*out = vq->e[best.entry];
-	int64_t alloc[GT_NQRES];
-	entry_allocated(s, out, alloc);
+	*out = heap_pop(&vq->leaf[best.leaf]);
+	vq->n_entries--;
 	for (int r = 0; r < GT_NQRES; r++)
-		vq->popped[best.leaf][r] += alloc[r];
-	memmove(&vq->e[best.entry], &vq->e[best.entry + 1],
-		(vq->n - (uint32_t)best.entry - 1) * sizeof(*vq->e));
-	vq->n--;
+		vq->popped[best.leaf][r] += out->allocated[r];
 	return true;
 }
 
@@ -507,11 +574,73 @@ static bool next_group(struct partial *pt, struct victim_queue *vq, bool *added)
 		GT_PUSH(pt->groups, pt->n_groups, pt->cap_groups, g);
 		*added = true;
 	}
-	free(e.pods);
+	if (e.owned)
+		free(e.pods);
 	return true;
 }
 
-static bool solve_partial(struct partial *pt, const bool *base_feasible)
+/*
+ * KAI's accumulated idle-GPU filter: could the nodes, with what is free or
+ * freeing plus everything the scenario's victims hold, take the partial
+ * job's whole-GPU tasks at all (first fit, largest task first)? A scenario
+ * that fails this needs no simulation.
+ */
+static bool idle_gpus_suffice(struct partial *pt)
+{
+	struct gt_session *s = pt->sv->s;
+	const struct gt_cluster *c = s->c;
+	int64_t want[64];
+	uint32_t n_want = 0;
+	for (uint32_t i = 0; i < pt->k; i++) {
+		const struct gt_pod *p = &c->pods[pt->tasks[i]];
+		if (gt_pod_is_shared(p) || n_want == 64)
+			return true;	/* fractions: leave it to the simulation */
+		if (p->gpus > 0)
+			want[n_want++] = p->gpus * 1000LL;
+	}
+	if (!n_want)
+		return true;
+	/* milli-GPUs; a victim's fraction counts in full: an upper bound is safe */
+	int64_t *free_gpus = pt->scratch_free;
+	for (uint32_t n = 0; n < c->n_nodes; n++) {
+		free_gpus[n] = 1000LL * (gt_node_idle_gpus(s, (int32_t)n) +
+					 gt_node_releasing_gpus(s, (int32_t)n));
+		for (uint32_t g = 0; g < s->nodes[n].n_groups; g++)	/* unused parts of shared GPUs */
+			free_gpus[n] += 1000 - s->nodes[n].groups[g].used_milli +
+					s->nodes[n].groups[g].releasing_milli;
+	}
+	for (uint32_t i = 0; i < pt->n_recorded; i++) {
+		int32_t pod = pt->recorded[i];
+		const struct gt_pod_state *st = &s->pods[pod];
+		if (st->node >= 0 && st->status != GT_RELEASING)
+			free_gpus[st->node] += gt_pod_accepted_gpu_milli(c, pod, st->node);
+	}
+	for (uint32_t g = 0; g < pt->n_groups; g++)
+		for (uint32_t i = 0; i < pt->groups[g].n; i++) {
+			int32_t pod = pt->groups[g].pods[i];
+			int32_t node = s->pods[pod].node;
+			if (node >= 0)
+				free_gpus[node] += gt_pod_accepted_gpu_milli(c, pod, node);
+		}
+	for (uint32_t i = 1; i < n_want; i++)	/* largest first */
+		for (uint32_t k = i; k > 0 && want[k - 1] < want[k]; k--) {
+			int64_t t = want[k];
+			want[k] = want[k - 1];
+			want[k - 1] = t;
+		}
+	for (uint32_t i = 0; i < n_want; i++) {
+		uint32_t n = 0;
+		while (n < c->n_nodes && free_gpus[n] < want[i])
+			n++;
+		if (n == c->n_nodes)
+			return false;
+		free_gpus[n] -= want[i];
+	}
+	return true;
+}
+
+static bool solve_partial(struct partial *pt, const bool *base_feasible,
+			  const struct victim_queue *tmpl)
 {
 	struct gt_session *s = pt->sv->s;
 	memcpy(pt->feasible, base_feasible, s->c->n_nodes);
@@ -523,10 +652,10 @@ static bool solve_partial(struct partial *pt, const bool *base_feasible)
 	if (try_scenario(pt, NULL))
 		return true;
 	struct victim_queue vq;
-	vq_init(&vq, pt->sv);
+	vq_copy(&vq, tmpl);
 	bool ok = false, added;
 	while (!ok && next_group(pt, &vq, &added))
-		if (added)
+		if (added && idle_gpus_suffice(pt))
 			ok = try_scenario(pt, &pt->groups[pt->n_groups - 1]);
 	vq_release(&vq);
 	release_groups(pt);
@@ -580,11 +709,14 @@ bool gt_solve(struct gt_solver *sv)
 	struct partial pt = { .sv = sv, .tasks = tasks };
 	pt.feasible = gt_xmalloc(n_nodes + 1);
 	pt.nodes = gt_xmalloc((n_nodes + 1) * sizeof(*pt.nodes));
+	pt.scratch_free = gt_xmalloc((n_nodes + 1) * sizeof(*pt.scratch_free));
 	bool solved = n > 0;
+	struct victim_queue tmpl;
+	vq_init(&tmpl, sv);
 	for (uint32_t k = 1; k <= n && solved; k++) {
 		size_t cpk = gt_stmt_checkpoint(s);
 		pt.k = k;
-		solved = solve_partial(&pt, base);
+		solved = solve_partial(&pt, base, &tmpl);
 		if (!solved)
 			break;
 		/* the victims of this solution: evicted ones and moved ones */
@@ -599,6 +731,7 @@ bool gt_solve(struct gt_solver *sv)
 		if (k < n)
 			gt_stmt_rollback(s, cpk);
 	}
+	vq_release(&tmpl);
 	uint32_t active_after;
 	if (solved && !(gang_satisfied(s, sv->job, &active_after) && active_after > active_before))
 		solved = false;
@@ -608,6 +741,7 @@ bool gt_solve(struct gt_solver *sv)
 	free(pt.victims);
 	free(pt.feasible);
 	free(pt.nodes);
+	free(pt.scratch_free);
 	free(base);
 	free(tasks);
 	return solved;
