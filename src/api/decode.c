@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,28 +73,56 @@ void gt_decoder_add(struct gt_decoder *d, struct gt_doc *doc)
 
 /* ---------------------------------------------------------------- scalars */
 
+/* @n decimal digits at @p, no sign, no spaces. */
+static bool fixed_digits(const char *p, int n, int *out)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		v = v * 10 + (p[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+static int days_in_month(int y, int m)
+{
+	static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	return m == 2 && leap ? 29 : days[m - 1];
+}
+
 int gt_parse_time(const char *s, int64_t *out)
 {
-	int y, mo, da, h, mi, se, n = 0;
-	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &da, &h, &mi, &se, &n) != 6)
+	int y, mo, da, h, mi, se;
+	if (!s || strlen(s) < 20 || !fixed_digits(s, 4, &y) || s[4] != '-' ||
+	    !fixed_digits(s + 5, 2, &mo) || s[7] != '-' || !fixed_digits(s + 8, 2, &da) ||
+	    (s[10] != 'T' && s[10] != 't') || !fixed_digits(s + 11, 2, &h) || s[13] != ':' ||
+	    !fixed_digits(s + 14, 2, &mi) || s[16] != ':' || !fixed_digits(s + 17, 2, &se))
 		return GT_EINVAL;
-	const char *p = s + n;
-	if (*p == '.')
-		for (p++; isdigit((unsigned char)*p); p++)
+	const char *p = s + 19;
+	if (*p == '.') {
+		if (p[1] < '0' || p[1] > '9')
+			return GT_EINVAL;
+		for (p++; *p >= '0' && *p <= '9'; p++)
 			;
+	}
 	int64_t off = 0;
 	if (*p == 'Z' || *p == 'z') {
 		p++;
 	} else if (*p == '+' || *p == '-') {
 		int oh, om;
-		if (sscanf(p + 1, "%2d:%2d", &oh, &om) != 2)
+		if (!fixed_digits(p + 1, 2, &oh) || p[3] != ':' || !fixed_digits(p + 4, 2, &om) ||
+		    oh > 23 || om > 59)
 			return GT_EINVAL;
 		off = (*p == '-' ? -1 : 1) * (oh * 3600 + om * 60);
 		p += 6;
 	} else {
 		return GT_EINVAL;
 	}
-	if (*p || mo < 1 || mo > 12 || da < 1 || da > 31 || h > 23 || mi > 59 || se > 60)
+	if (*p || mo < 1 || mo > 12 || da < 1 || da > days_in_month(y, mo) || h > 23 || mi > 59 ||
+	    se > 59)
 		return GT_EINVAL;
 	/* days from civil (Howard Hinnant's algorithm) */
 	int64_t yy = y - (mo <= 2);
@@ -106,8 +135,19 @@ int gt_parse_time(const char *s, int64_t *out)
 	return 0;
 }
 
+/*
+ * Go's time.ParseDuration: an optional sign, then one or more decimal
+ * numbers (with an optional fraction) each followed by a unit (ns, us, ms,
+ * s, m, h); "0" alone is zero. Whole seconds, rounded down; at most 100
+ * years, which no scheduler setting needs to exceed.
+ */
 int gt_parse_duration(const char *s, int64_t *out)
 {
+	static const struct {
+		const char *unit;
+		double seconds;
+	} units[] = { { "ns", 1e-9 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 }, { "ms", 1e-3 },
+		      { "s", 1 }, { "m", 60 }, { "h", 3600 } };
 	if (!s || !*s)
 		return GT_EINVAL;
 	const char *p = s;
@@ -119,32 +159,31 @@ int gt_parse_duration(const char *s, int64_t *out)
 		return 0;
 	}
 	double total = 0;
-	bool any = false;
-	while (*p) {
-		char *end;
-		errno = 0;
-		double v = strtod(p, &end);
-		if (end == p || errno)
-			return GT_EINVAL;
-		p = end;
-		double mul;
-		if (!strncmp(p, "ms", 2)) {
-			mul = 0.001;
-			p += 2;
-		} else if (!strncmp(p, "us", 2) || !strncmp(p, "ns", 2)) {
-			mul = p[0] == 'u' ? 1e-6 : 1e-9;
-			p += 2;
-		} else if (*p == 'h' || *p == 'm' || *p == 's') {
-			mul = *p == 'h' ? 3600 : *p == 'm' ? 60 : 1;
-			p++;
-		} else {
-			return GT_EINVAL;
-		}
-		total += v * mul;
-		any = true;
-	}
-	if (!any)
+	if (!*p)
 		return GT_EINVAL;
+	while (*p) {
+		double whole = 0, frac = 0, scale = 1;
+		bool digits = false;
+		for (; *p >= '0' && *p <= '9'; p++, digits = true)
+			whole = whole * 10 + (*p - '0');
+		if (*p == '.')
+			for (p++; *p >= '0' && *p <= '9'; p++, digits = true)
+				frac += (*p - '0') * (scale /= 10);
+		if (!digits)
+			return GT_EINVAL;
+		size_t k = 0, n_units = sizeof(units) / sizeof(units[0]);
+		size_t best = n_units;
+		for (k = 0; k < n_units; k++)	/* the longest unit that matches */
+			if (!strncmp(p, units[k].unit, strlen(units[k].unit)) &&
+			    (best == n_units || strlen(units[k].unit) > strlen(units[best].unit)))
+				best = k;
+		if (best == n_units)
+			return GT_EINVAL;
+		p += strlen(units[best].unit);
+		total += (whole + frac) * units[best].seconds;
+		if (total > 100.0 * 365 * 86400)
+			return GT_EINVAL;
+	}
 	*out = sign * (int64_t)total;
 	return 0;
 }
@@ -162,14 +201,18 @@ static int parse_int(const char *s, int64_t *out)
 	return 0;
 }
 
+/* A finite decimal number (no inf, nan or hex): what a float64 field holds. */
 static int parse_number(const char *s, double *out)
 {
 	if (!s || !*s)
 		return GT_EINVAL;
+	for (const char *p = s; *p; p++)
+		if (!strchr("0123456789+-.eE", *p))
+			return GT_EINVAL;
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (*end || errno)
+	if (*end || errno || !isfinite(v) || fabs(v) > 1e15)
 		return GT_EINVAL;
 	*out = v;
 	return 0;
@@ -1213,9 +1256,10 @@ static int decode_pod(struct ctx *x, const struct gt_doc *o)
 		p->nominated_node = lookup(x, x->node_by_name, nominated);
 	const char *tp = label_of(o, "kai.scheduler/task-priority");
 	int64_t v;
-	if (tp && !parse_int(tp, &v)) {
+	if (tp) {
+		/* KAI orders labelled pods first; a value that is no integer comes last of them */
 		p->has_task_prio = true;
-		p->task_prio = (int32_t)v;
+		p->task_prio = parse_int(tp, &v) || v < INT32_MIN || v > INT32_MAX ? INT32_MIN : (int32_t)v;
 	}
 	const char *role = label_of(o, "training.kubeflow.org/job-role");
 	const char *ray = label_of(o, "ray.io/node-type");

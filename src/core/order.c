@@ -306,11 +306,13 @@ static int queue_cmp_core(const struct gt_session *s, int32_t lq, int32_t rq,
 		return ld < rd ? -1 : 1;
 	bool le = true, lt = false, re = true, rt = false;
 	for (int k = 0; k < GT_NQRES; k++) {
+		/* -1 is unlimited: larger than any share */
 		int64_t a = gt_queue_allocatable_share(s, lq, k), b = gt_queue_allocatable_share(s, rq, k);
-		le &= a <= b;
-		lt |= a < b;
-		re &= b <= a;
-		rt |= b < a;
+		uint64_t ua = a < 0 ? UINT64_MAX : (uint64_t)a, ub = b < 0 ? UINT64_MAX : (uint64_t)b;
+		le &= ua <= ub;
+		lt |= ua < ub;
+		re &= ub <= ua;
+		rt |= ub < ua;
 	}
 	if (le && lt)
 		return -1;

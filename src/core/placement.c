@@ -109,6 +109,14 @@ static bool fit_shared(struct gt_session *s, int32_t pod, int32_t node, bool min
 	return ok;
 }
 
+static void short_of(struct gt_fit *out, enum gt_reject r)
+{
+	if (!out->short_mask)
+		out->reject = r;
+	out->short_mask |= 1u << r;
+}
+
+/* Every resource the node lacks is a reason, as in KAI's fit errors. */
 static void fit_node(struct gt_session *s, int32_t pod, int32_t node, bool mint,
 		     struct gt_fit *out)
 {
@@ -117,33 +125,45 @@ static void fit_node(struct gt_session *s, int32_t pod, int32_t node, bool mint,
 	const struct gt_node_state *ns = &s->nodes[node];
 	memset(out, 0, sizeof(*out));
 	bool rel = false;
-	if (!fit_scalar(p->cpu_milli, n->cpu_milli - ns->used_cpu_milli, ns->rel_cpu_milli, &rel)) {
-		out->reject = GT_REJECT_CPU;
-		return;
-	}
-	if (!fit_scalar(p->mem_bytes, n->mem_bytes - ns->used_mem_bytes, ns->rel_mem_bytes, &rel)) {
-		out->reject = GT_REJECT_MEMORY;
-		return;
-	}
+	if (!fit_scalar(p->cpu_milli, n->cpu_milli - ns->used_cpu_milli, ns->rel_cpu_milli, &rel))
+		short_of(out, GT_REJECT_CPU);
+	if (!fit_scalar(p->mem_bytes, n->mem_bytes - ns->used_mem_bytes, ns->rel_mem_bytes, &rel))
+		short_of(out, GT_REJECT_MEMORY);
 	for (uint32_t e = 0; e < s->c->n_ext; e++)
 		if (!fit_scalar(p->ext[e], n->ext[e] - ns->used_ext[e], ns->rel_ext[e], &rel)) {
-			out->reject = GT_REJECT_EXT;
-			return;
+			short_of(out, GT_REJECT_EXT);
+			break;
 		}
+	/* a pod slot is a resource too; a releasing pod's slot frees with it */
+	if (s->c->config.predicates &&
+	    !fit_scalar(1, n->pods - ns->used_pods, ns->rel_pods, &rel))
+		short_of(out, GT_REJECT_PODS);
+	if (p->gpus > 0 && !gt_pod_is_shared(p) &&
+	    !fit_scalar(p->gpus, gt_node_idle_gpus(s, node), gt_node_releasing_gpus(s, node), &rel))
+		short_of(out, GT_REJECT_GPU);
+	if (out->short_mask)
+		return;
 	out->needs_releasing = rel;
-	if (gt_pod_is_shared(p)) {
-		if (!fit_shared(s, pod, node, mint, out))
-			return;
-	} else if (p->gpus > 0) {
-		bool grel = false;
-		if (!fit_scalar(p->gpus, gt_node_idle_gpus(s, node), gt_node_releasing_gpus(s, node),
-				&grel)) {
-			out->reject = GT_REJECT_GPU;
-			return;
-		}
-		out->needs_releasing |= grel;
+	if (gt_pod_is_shared(p) && !fit_shared(s, pod, node, mint, out)) {
+		out->short_mask |= 1u << out->reject;
+		return;
 	}
 	out->ok = true;
+}
+
+/* Count every reason a node was turned down for. */
+static void count_rejects(uint32_t rejects[GT_N_REJECT], enum gt_reject predicate,
+			  const struct gt_fit *fit)
+{
+	if (!rejects)
+		return;
+	if (predicate != GT_REJECT_NONE) {
+		rejects[predicate]++;
+		return;
+	}
+	for (int r = 1; r < GT_N_REJECT; r++)
+		if (fit->short_mask & (1u << r))
+			rejects[r]++;
 }
 
 void gt_fit_resources(struct gt_session *s, int32_t pod, int32_t node, struct gt_fit *out)
@@ -242,9 +262,6 @@ enum gt_reject gt_check_predicates(const struct gt_session *s, int32_t pod, int3
 	for (uint32_t i = 0; i < n->n_taints; i++)
 		if (n->taints[i].effect != GT_TAINT_PREFER_NO_SCHEDULE && !tolerates(p, &n->taints[i]))
 			return GT_REJECT_TAINT;
-	if (s->nodes[node].used_pods - s->nodes[node].rel_pods + 1 > n->pods &&
-	    s->nodes[node].used_pods + 1 > n->pods)
-		return GT_REJECT_PODS;
 	if ((p->gpus > 0 || gt_pod_is_shared(p)) && n->mig_enabled && n->gpus == 0)
 		return GT_REJECT_GPU_TYPE;
 	if (p->gpu_mem_mib && !n->gpu_mem_synced)
@@ -339,8 +356,8 @@ static int64_t score_node(const struct gt_session *s, int32_t pod, const struct 
  * most a node's device count), the first name. The index lists nodes by
  * free GPUs in name order, so the first node of the lowest bucket that fits
  * now is the best; nodes with shared GPUs that have room are looked at
- * separately. Equal to the full scan's choice; only the rejection counts of
- * the message are coarser (unvisited nodes count as short of GPUs).
+ * separately. Equal to the full scan's choice. When nothing fits, the full
+ * scan runs to give every reason (and remembers them: see no_fit).
  */
 struct fast_key {
 	int32_t node;
@@ -375,16 +392,13 @@ static bool fast_path_applies(const struct gt_session *s, const struct gt_pod *p
 static bool fast_eval(struct gt_session *s, int32_t pod, int32_t node, uint32_t rejects[GT_N_REJECT],
 		      uint32_t *visited, struct fast_key *key)
 {
-	struct gt_fit fit;
+	struct gt_fit fit = { 0 };
 	(*visited)++;
 	enum gt_reject r = gt_check_predicates(s, pod, node);
-	if (r == GT_REJECT_NONE) {
+	if (r == GT_REJECT_NONE)
 		fit_node(s, pod, node, false, &fit);
-		r = fit.ok ? GT_REJECT_NONE : fit.reject;
-	}
-	if (r != GT_REJECT_NONE) {
-		if (rejects)
-			rejects[r]++;
+	if (r != GT_REJECT_NONE || !fit.ok) {
+		count_rejects(rejects, r, &fit);
 		return false;
 	}
 	const struct gt_pod *p = &s->c->pods[pod];
@@ -436,21 +450,70 @@ static int32_t fast_best_node(struct gt_session *s, int32_t pod, uint32_t reject
 	}
 	if (pipeline.node != GT_NONE && key_better(&pipeline, &best))
 		best = pipeline;
-	if (best.node == GT_NONE && rejects)
-		rejects[gt_pod_is_shared(p) && p->gpu_mem_mib ? GT_REJECT_GPU_MEMORY : GT_REJECT_GPU] +=
-			s->c->n_nodes > visited ? s->c->n_nodes - visited : 0;
 	return best.node;
+}
+
+_Static_assert(GT_N_REJECT <= 16, "no_fit.rejects holds every reason");
+
+static bool unconstrained(const struct gt_pod *p)
+{
+	return !p->node_selector.n && !p->n_affinity_terms && !p->n_tolerations &&
+	       !p->n_pod_affinity && p->nominated_node < 0;
+}
+
+static bool same_request(const struct gt_no_fit *nf, const struct gt_pod *p)
+{
+	return nf->gpus == p->gpus && nf->frac_milli == p->frac_milli &&
+	       nf->num_devices == p->num_devices && nf->gpu_mem_mib == p->gpu_mem_mib &&
+	       nf->cpu_milli == p->cpu_milli && nf->mem_bytes == p->mem_bytes &&
+	       !memcmp(nf->ext, p->ext, sizeof(p->ext));
+}
+
+static bool known_no_fit(const struct gt_session *s, const struct gt_pod *p,
+			 uint32_t rejects[GT_N_REJECT])
+{
+	if (!unconstrained(p) || s->bonus_active)
+		return false;
+	for (int i = 0; i < GT_NO_FIT_SLOTS; i++) {
+		const struct gt_no_fit *nf = &s->no_fit[i];
+		if (!nf->valid || nf->epoch != s->epoch || !same_request(nf, p))
+			continue;
+		if (rejects)
+			for (int r = 0; r < GT_N_REJECT; r++)
+				rejects[r] += nf->rejects[r];
+		return true;
+	}
+	return false;
+}
+
+static void remember_no_fit(struct gt_session *s, const struct gt_pod *p,
+			    const uint32_t rejects[GT_N_REJECT])
+{
+	if (!unconstrained(p) || s->bonus_active || !rejects)
+		return;
+	struct gt_no_fit *nf = &s->no_fit[s->no_fit_next++ % GT_NO_FIT_SLOTS];
+	*nf = (struct gt_no_fit){
+		.valid = true, .epoch = s->epoch, .gpus = p->gpus, .frac_milli = p->frac_milli,
+		.num_devices = p->num_devices, .gpu_mem_mib = p->gpu_mem_mib,
+		.cpu_milli = p->cpu_milli, .mem_bytes = p->mem_bytes,
+	};
+	memcpy(nf->ext, p->ext, sizeof(p->ext));
+	memcpy(nf->rejects, rejects, GT_N_REJECT * sizeof(*rejects));
 }
 
 int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, uint32_t n_nodes,
 		     struct gt_fit *fit_out, uint32_t rejects[GT_N_REJECT])
 {
 	const struct gt_cluster *c = s->c;
+	if (!nodes && known_no_fit(s, &c->pods[pod], rejects))
+		return GT_NONE;
 	if (!nodes && fast_path_applies(s, &c->pods[pod])) {
-		int32_t best = fast_best_node(s, pod, rejects);
-		if (best != GT_NONE)
+		/* the fast path finds the node; only a failure needs every reason */
+		int32_t best = fast_best_node(s, pod, NULL);
+		if (best != GT_NONE) {
 			fit_node(s, pod, best, true, fit_out);
-		return best;
+			return best;
+		}
 	}
 	if (!nodes)
 		n_nodes = c->n_nodes;
@@ -462,14 +525,12 @@ int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, ui
 	for (uint32_t i = 0; i < n_nodes; i++) {
 		int32_t node = nodes ? nodes[i] : (int32_t)i;
 		struct scored *sc = &fits[n_fit];
+		memset(&sc->fit, 0, sizeof(sc->fit));
 		enum gt_reject r = gt_check_predicates(s, pod, node);
-		if (r == GT_REJECT_NONE) {
+		if (r == GT_REJECT_NONE)
 			fit_node(s, pod, node, false, &sc->fit);
-			r = sc->fit.ok ? GT_REJECT_NONE : sc->fit.reject;
-		}
-		if (r != GT_REJECT_NONE) {
-			if (rejects)
-				rejects[r]++;
+		if (r != GT_REJECT_NONE || !sc->fit.ok) {
+			count_rejects(rejects, r, &sc->fit);
 			continue;
 		}
 		sc->node = node;
@@ -494,20 +555,33 @@ int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, ui
 	}
 	if (best != GT_NONE)
 		fit_node(s, pod, best, true, fit_out);
+	else if (!nodes)
+		remember_no_fit(s, &c->pods[pod], rejects);
 	return best;
 }
 
+/*
+ * KAI's fit-error text: "<base>: <count> <reason>. \n<count> <reason>." with
+ * the "<count> <reason>" strings sorted, so that users see the same words
+ * either scheduler writes.
+ */
 void gt_format_fit_error(const uint32_t rejects[GT_N_REJECT], char *buf, size_t len)
 {
+	char items[GT_N_REJECT][160];
+	int n = 0;
+	for (int r = 1; r < GT_N_REJECT; r++)
+		if (rejects[r])
+			snprintf(items[n++], sizeof(items[0]), "%u %s", rejects[r], reject_texts[r]);
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && strcmp(items[k - 1], items[k]) > 0; k--) {
+			char t[160];
+			memcpy(t, items[k], sizeof(t));
+			memcpy(items[k], items[k - 1], sizeof(t));
+			memcpy(items[k - 1], t, sizeof(t));
+		}
 	size_t off = (size_t)snprintf(buf, len, "no nodes with enough resources were found");
-	bool first = true;
-	for (int r = 1; r < GT_N_REJECT && off < len; r++) {
-		if (!rejects[r])
-			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s %u %s.", first ? ":" : "",
-					rejects[r], reject_texts[r]);
-		first = false;
-	}
-	if (first && off < len)
-		snprintf(buf + off, len - off, ": the cluster has no nodes.");
+	for (int i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ". \n" : ": ", items[i]);
+	if (n && off < len)
+		snprintf(buf + off, len - off, ".");
 }

@@ -54,7 +54,8 @@ struct gt_fit {
 	bool needs_releasing;	/* fits only once releasing pods are gone */
 	uint32_t groups[GT_MAX_DEVICES];	/* chosen shared GPUs (new ones minted) */
 	uint8_t n_groups;
-	enum gt_reject reject;
+	enum gt_reject reject;	/* the first reason */
+	unsigned short_mask;	/* every reason (1 << enum gt_reject): KAI lists them all */
 };
 
 /* Resource fit of @pod on @node, choosing GPU groups for shared requests. */

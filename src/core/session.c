@@ -239,6 +239,7 @@ static void account_queue(struct gt_session *s, int32_t pod, const struct gt_pod
 
 static void set_pod_state(struct gt_session *s, int32_t pod, const struct gt_pod_state *st)
 {
+	s->epoch = ++s->epoch_seq;
 	int32_t job = s->c->pods[pod].job;
 	if (job != GT_NONE && s->job_req_valid)
 		s->job_req_valid[job] = false;
@@ -263,7 +264,8 @@ static void count_op(struct gt_session *s, enum gt_op_kind kind, int delta)
 
 static void push_op(struct gt_session *s, enum gt_op_kind kind, int32_t pod)
 {
-	struct gt_op op = { .kind = kind, .pod = pod, .before = s->pods[pod] };
+	struct gt_op op = { .kind = kind, .pod = pod, .before = s->pods[pod],
+			    .epoch_before = s->epoch };
 	GT_PUSH(s->ops, s->n_ops, s->cap_ops, op);
 	count_op(s, kind, 1);
 }
@@ -274,6 +276,7 @@ void gt_stmt_rollback(struct gt_session *s, size_t checkpoint)
 		struct gt_op *op = &s->ops[--s->n_ops];
 		set_pod_state(s, op->pod, &op->before);
 		count_op(s, op->kind, -1);
+		s->epoch = op->epoch_before;
 	}
 }
 

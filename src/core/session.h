@@ -104,7 +104,10 @@ struct gt_op {
 	enum gt_op_kind kind;
 	int32_t pod;
 	struct gt_pod_state before;
+	uint64_t epoch_before;	/* the state's id before this op: rollback restores it */
 };
+
+#define GT_NO_FIT_SLOTS 8
 
 struct gt_session {
 	const struct gt_cluster *c;
@@ -136,6 +139,27 @@ struct gt_session {
 	bool *job_req_valid;
 	/* scratch for node ordering, sized for every node */
 	void *scratch;
+	/*
+	 * An id of the session's state: a new one after every change of a
+	 * pod's state (from epoch_seq, never reused), the old one back after a
+	 * rollback, since the state is then exactly what it was.
+	 */
+	uint64_t epoch, epoch_seq;
+	/*
+	 * Recent placements that found no node for a pod without constraints:
+	 * the same request fails the same way, with the same reasons, while
+	 * the state is the same (a full cluster turns away a backlog of pods
+	 * without scoring every node for each).
+	 */
+	struct gt_no_fit {
+		bool valid;
+		uint64_t epoch;
+		int32_t gpus, frac_milli, num_devices;
+		int64_t gpu_mem_mib, cpu_milli, mem_bytes;
+		int64_t ext[GT_MAX_EXT];
+		uint32_t rejects[16];
+	} no_fit[GT_NO_FIT_SLOTS];
+	uint32_t no_fit_next;
 };
 
 void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now);

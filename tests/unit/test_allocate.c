@@ -926,7 +926,60 @@ TEST(job_in_parent_queue_is_not_scheduled)
 	tl_free(&w);
 }
 
+TEST(fit_error_reasons_sorted_and_newline_joined)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4, .labels = "zone: a" });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .gpus = 0, .labels = "zone: b" });
+	tl_node(&w, &(struct tl_node){ .name = "n3", .gpus = 0, .labels = "zone: b" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "p", .queue = "q", .gpus = "1", .spec = "nodeSelector: {zone: b}" });
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	/* KAI TasksFitErrors.Error(): "<count> <reason>" strings sorted, joined by ". \n" */
+	ASSERT_STR("Resources were not found for pod default/p due to: no nodes with enough resources "
+		   "were found: 1 node(s) didn't match Pod's node affinity/selector. \n"
+		   "2 node(s) didn't have enough resources: GPUs.", tl_msg(&w, "p"));
+	tl_free(&w);
+}
+
+TEST(fit_error_lists_every_short_resource_of_a_node)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4, .cpu = "4", .memory = "8Gi" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "p", .queue = "q", .cpu = "5", .memory = "9Gi", .gpus = "5" });
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	/* KAI NewFitErrorInsufficientResource appends GPUs, CPU cores and memory */
+	ASSERT_CONTAINS(tl_msg(&w, "p"), "no nodes with enough resources were found: "
+					 "1 node(s) didn't have enough resources: CPU cores. \n"
+					 "1 node(s) didn't have enough resources: GPUs. \n"
+					 "1 node(s) didn't have enough resources: memory.");
+	tl_free(&w);
+}
+
+TEST(releasing_pod_slot_means_pipeline)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: "
+		    "{cpu: '8', memory: 8Gi, pods: '1'}}}\n");
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "old", .queue = "q", .node = "n1", .deleting = true });
+	tl_pod(&w, &(struct tl_pod){ .name = "new", .queue = "q" });
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_PIPELINED, tl_status(&w, "new"));
+	tl_free(&w);
+}
+
 const struct gt_test gt_tests[] = {
+	T(releasing_pod_slot_means_pipeline),
+	T(fit_error_lists_every_short_resource_of_a_node),
+	T(fit_error_reasons_sorted_and_newline_joined),
 	T(gang_is_all_or_nothing),
 	T(failed_gang_leaves_room_for_others),
 	T(gang_needing_releasing_resources_is_pipelined_whole),

@@ -470,7 +470,57 @@ TEST(subgroup_label_must_name_a_subgroup)
 			       want));
 }
 
+TEST(queue_quota_inf_nan_rejected)
+{
+	static const char *const bad[] = { "inf", "nan", "infinity", "-inf" };
+	for (size_t i = 0; i < 4; i++) {
+		struct tl_world w;
+		tl_init(&w);
+		tl_queue(&w, &(struct tl_queue){ .name = "q", .quota = bad[i] });
+		int rc = tl_build(&w);
+		bool ok = rc == GT_EINVAL && strstr(w.err.msg, "spec.resources.gpu.quota");
+		tl_free(&w);
+		if (!ok) {
+			fprintf(stderr, "quota '%s' accepted\n", bad[i]);
+			ASSERT_TRUE(false);
+		}
+	}
+	struct tl_world w;
+	tl_init(&w);
+	tl_queue(&w, &(struct tl_queue){ .name = "q", .weight = "nan" });
+	int rc = tl_build(&w);
+	tl_free(&w);
+	ASSERT_EQ(GT_EINVAL, rc);
+}
+
+TEST(durations_are_go_durations)
+{
+	static const char *const bad[] = { "infs", "nanh", "9e18h", "1e3s", "0x10s", " 1s", "--1s", "+-1s" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int64_t v;
+		if (gt_parse_duration(bad[i], &v) == 0) {
+			fprintf(stderr, "accepted '%s' as %lld\n", bad[i], (long long)v);
+			ASSERT_TRUE(false);
+		}
+	}
+}
+
+TEST(rfc3339_strict)
+{
+	static const char *const bad[] = { "2026-02-30T00:00:00Z", "2026-1-1T0:0:0Z", " 2026-01-01T00:00:00Z" };
+	for (size_t i = 0; i < 3; i++) {
+		int64_t v;
+		if (gt_parse_time(bad[i], &v) == 0) {
+			fprintf(stderr, "accepted '%s'\n", bad[i]);
+			ASSERT_TRUE(false);
+		}
+	}
+}
+
 const struct gt_test gt_tests[] = {
+	T(rfc3339_strict),
+	T(durations_are_go_durations),
+	T(queue_quota_inf_nan_rejected),
 	T(gpu_fraction_above_one),
 	T(gpu_fraction_not_a_number),
 	T(gpu_fraction_zero),

@@ -381,7 +381,49 @@ TEST(queue_order_lower_dominant_share_first)
 	tl_free(&w);
 }
 
+TEST(queue_order_unlimited_allocatable_share_is_largest)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 2 });
+	tl_yaml(&w, "---\n{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: qa, "
+		    "creationTimestamp: '2025-01-01T00:00:00Z'}, spec: {resources: {"
+		    "gpu: {quota: 0, limit: -1, overQuotaWeight: 1}, cpu: {quota: -1, limit: -1, overQuotaWeight: 1}, "
+		    "memory: {quota: -1, limit: -1, overQuotaWeight: 1}}}}\n"
+		    "---\n{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: qb, "
+		    "creationTimestamp: '2025-06-01T00:00:00Z'}, spec: {resources: {"
+		    "gpu: {quota: 0, limit: -1, overQuotaWeight: 1}, cpu: {quota: 4000, limit: -1, overQuotaWeight: 1}, "
+		    "memory: {quota: -1, limit: -1, overQuotaWeight: 1}}}}\n");
+	tl_pod(&w, &(struct tl_pod){ .name = "ja", .queue = "qa", .gpus = "1" });
+	tl_pod(&w, &(struct tl_pod){ .name = "jb", .queue = "qb", .gpus = "1" });
+	TL_BUILD(&w);
+	tl_open(&w);
+	int32_t qa = tl_queue_idx(&w, "qa"), qb = tl_queue_idx(&w, "qb");
+	ASSERT_EQ(-1, gt_queue_allocatable_share(&w.s, qa, GT_QCPU));
+	ASSERT_EQ(4000, gt_queue_allocatable_share(&w.s, qb, GT_QCPU));
+	/* rule 7 with -1 as +inf: qb's share is smaller, so qb goes first */
+	ASSERT_TRUE(gt_queue_cmp(&w.s, qa, qb, tl_job_idx(&w, "ja"), tl_job_idx(&w, "jb")) > 0);
+	ASSERT_TRUE(gt_queue_cmp(&w.s, qb, qa, tl_job_idx(&w, "jb"), tl_job_idx(&w, "ja")) < 0);
+	tl_free(&w);
+}
+
+TEST(task_priority_label_presence_orders)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pg(&w, &(struct tl_pg){ .name = "job", .queue = "q", .min = 2 });
+	tl_pod(&w, &(struct tl_pod){ .name = "a-old", .pg = "job", .created = "2025-01-01T00:00:00Z" });
+	tl_pod(&w, &(struct tl_pod){ .name = "b-odd", .pg = "job", .labels = "kai.scheduler/task-priority: high" });
+	TL_BUILD(&w);
+	tl_open(&w);
+	ASSERT_TRUE(gt_task_cmp(&w.s, tl_pod_idx(&w, "b-odd"), tl_pod_idx(&w, "a-old")) < 0);
+	tl_free(&w);
+}
+
 const struct gt_test gt_tests[] = {
+	T(task_priority_label_presence_orders),
+	T(queue_order_unlimited_allocatable_share_is_largest),
 	T(job_order_priority_then_age),
 	T(job_order_same_priority_older_wins_the_gpu),
 	T(job_order_elastic_below_min_first),
