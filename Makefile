@@ -25,7 +25,7 @@ SCENARIOS ?= ../shared/scenarios/kai
 # the scenario runner needs PyYAML: prefer a python3 that has it
 PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import yaml' 2>/dev/null && echo $$p && break; done)
 
-.PHONY: all test unit scenarios demo bench clean check-purity
+.PHONY: all test unit scenarios demo bench clean check-purity check-deploy cli
 all: $(BUILD)/gantry
 
 $(BUILD)/%.o: %.c
@@ -64,10 +64,18 @@ unit: $(UNIT_BIN)
 scenarios: $(BUILD)/gantry
 	$(PYTHON) tools/scenario-gate $(SCENARIOS) $(BUILD)/gantry
 
-test: all check-purity scenarios unit
+# Static checks of deploy/: CRD schemas against KAI's, least-privilege RBAC, the Helm chart.
+check-deploy:
+	$(PYTHON) tools/check-deploy
+
+# What a user of the command line sees: exit codes, messages, the demo's story.
+cli: $(BUILD)/gantry
+	tests/cli/run.sh $(BUILD)/gantry
+
+test: all check-purity check-deploy cli scenarios unit
 
 demo: $(BUILD)/gantry
-	$(BUILD)/gantry simulate -f examples/demo-cluster.yaml --cycles 2
+	$(BUILD)/gantry simulate -f examples/demo-cluster.yaml --cycles 3 --now 2026-01-01T09:00:00Z --show-cycles
 
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b; done

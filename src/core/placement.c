@@ -58,11 +58,16 @@ static bool fit_shared(struct gt_session *s, int32_t pod, int32_t node, bool min
 	int64_t portion = pod_portion(s, pod, node);
 	bool spread = s->c->config.gpu_spread;
 	bool order = !(s->c->config.plugins_off & (1u << GT_PLUGIN_GPUPACK));
-	int32_t idle = gt_node_idle_gpus(s, node), rel = gt_node_releasing_gpus(s, node);
-	if (idle < 0)
-		idle = 0;
-	if (rel < 0)
-		rel = 0;
+	/*
+	 * Pipelined pods claim releasing devices first and idle ones after, so
+	 * releasing can go negative: what is free in all is idle + releasing,
+	 * and of that only min(idle, total) can be used right now.
+	 */
+	int32_t total = gt_node_idle_gpus(s, node) + gt_node_releasing_gpus(s, node);
+	total = total > 0 ? total : 0;
+	int32_t idle = gt_node_idle_gpus(s, node) < total ? gt_node_idle_gpus(s, node) : total;
+	idle = idle > 0 ? idle : 0;
+	int32_t rel = total - idle;
 	uint32_t max_c = ns->n_groups + (uint32_t)idle + (uint32_t)rel;
 	struct gpu_candidate local[64];
 	struct gpu_candidate *cand = max_c < 64 ? local : gt_xmalloc((max_c + 1) * sizeof(*cand));
@@ -70,7 +75,7 @@ static bool fit_shared(struct gt_session *s, int32_t pod, int32_t node, bool min
 	for (uint32_t i = 0; i < ns->n_groups; i++) {
 		const struct gt_gpu_group *g = &ns->groups[i];
 		int64_t held = g->used_milli - g->pipelined_milli;
-		if (held > 0 && g->releasing_milli == held)
+		if (held > 0 && g->releasing_milli == held && !g->pipelined_milli)
 			continue;	/* the whole device is on its way out */
 		if (GROUP_FULL - g->used_milli + g->releasing_milli < portion)
 			continue;

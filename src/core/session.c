@@ -180,10 +180,11 @@ static void refresh_node(struct gt_session *s, int32_t node)
 		int64_t held = g->used_milli - g->pipelined_milli;
 		if (held > 0)
 			occupied++;
-		if (held > 0 && g->releasing_milli == held)
+		if (held > 0 && g->releasing_milli == held && !g->pipelined_milli)
 			rel++;		/* every holder is leaving: the device frees */
 		else if (held == 0)
 			rel--;		/* a pipelined group waits for a freed device */
+		/* holders leaving but pipelined pods waiting here: the device stays taken */
 		int64_t r = 1000 - g->used_milli + g->releasing_milli;
 		room = r > room ? r : room;
 	}
@@ -207,11 +208,13 @@ static void refresh_node(struct gt_session *s, int32_t node)
 static void account_node(struct gt_session *s, int32_t pod, const struct gt_pod_state *st,
 			 int sign)
 {
-	if (st->status == GT_PIPELINED && st->rel_node >= 0) {
+	if ((st->status == GT_PIPELINED || st->ghost) && st->rel_node >= 0) {
 		account_place(s, pod, st->rel_node, GT_RELEASING, st->rel_groups, st->n_rel_groups,
 			      sign);
 		refresh_node(s, st->rel_node);
 	}
+	if (st->ghost)
+		return;	/* a cancelled pipelined placement holds nothing there */
 	account_place(s, pod, st->node, st->status, st->groups, st->n_groups, sign);
 	if (st->node >= 0 && gt_status_active_used(st->status))
 		refresh_node(s, st->node);
@@ -282,7 +285,14 @@ void gt_stmt_rollback(struct gt_session *s, size_t checkpoint)
 
 void gt_stmt_commit(struct gt_session *s, size_t checkpoint)
 {
-	/* the ops stay counted; only their undo records are dropped */
+	/*
+	 * The ops stay counted; their undo records are dropped, and committed
+	 * evictions are real from now on: no later simulation may take one
+	 * back or re-place the pod, as others may already count on its room.
+	 */
+	for (size_t i = checkpoint; i < s->n_ops; i++)
+		if (s->ops[i].kind == GT_OP_EVICT)
+			s->pods[s->ops[i].pod].virtual_evict = false;
 	if (s->n_ops > checkpoint)
 		s->n_ops = checkpoint;
 }
@@ -291,13 +301,14 @@ static void place(struct gt_session *s, int32_t pod, int32_t node, const uint32_
 		  uint8_t n_groups, enum gt_status status)
 {
 	struct gt_pod_state st = s->pods[pod];
-	if (st.status == GT_RELEASING && st.virtual_evict && st.rel_node < 0) {
+	if (st.status == GT_RELEASING && st.virtual_evict && st.rel_node < 0 && !st.ghost) {
 		/* a victim placed elsewhere: its old place is still being freed */
 		st.rel_node = st.node;
 		st.n_rel_groups = st.n_groups;
 		memcpy(st.rel_groups, st.groups, sizeof(st.rel_groups));
 	}
 	st.status = status;
+	st.ghost = false;
 	st.node = node;
 	st.n_groups = n_groups;
 	if (n_groups)
@@ -334,6 +345,7 @@ void gt_stmt_pipeline(struct gt_session *s, int32_t pod, int32_t node,
 		struct gt_pod_state st = *cur;
 		st.status = st.before_evict;
 		st.virtual_evict = false;
+		st.ghost = false;
 		st.evicted_by = 0;
 		st.evictor_job = GT_NONE;
 		set_pod_state(s, pod, &st);
@@ -349,6 +361,7 @@ void gt_stmt_evict(struct gt_session *s, int32_t pod, int32_t evictor_job)
 	struct gt_pod_state st = s->pods[pod];
 	st.before_evict = st.status;
 	st.virtual_evict = true;
+	st.ghost = st.status == GT_PIPELINED;
 	st.status = GT_RELEASING;
 	st.evicted_by = (uint8_t)s->action;
 	st.evictor_job = evictor_job;
@@ -500,6 +513,7 @@ void gt_session_release(struct gt_session *s)
 	free(s->jobs);
 	free(s->ops);
 	free(s->node_bonus);
+	free(s->group_names);
 	free(s->job_req);
 	free(s->job_req_valid);
 	free(s->scratch);

@@ -27,6 +27,7 @@ struct gt_pod_state {
 	uint8_t n_groups;
 	uint8_t evicted_by;	/* enum gt_action of the eviction, 0 if none */
 	bool virtual_evict;	/* evicted in this session: simulations may re-place it */
+	bool ghost;		/* evicted while only pipelined: it holds nothing at node */
 	enum gt_status before_evict;	/* status to restore when un-evicted */
 	int32_t evictor_job;	/* job that took the resources, or GT_NONE */
 	/*
@@ -119,6 +120,9 @@ struct gt_session {
 	int64_t total[GT_NQRES];	/* cluster capacity the queues divide */
 	uint32_t next_group;	/* ids >= n_names are groups this session made */
 	uint32_t n_base_names;
+	/* names a front end gave the groups this session made (id - n_base_names -> name + 1) */
+	uint32_t *group_names;
+	size_t n_group_names;
 	/* the statement: an undo log */
 	struct gt_op *ops;
 	size_t n_ops, cap_ops;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/messages.h"
 #include "core/order.h"
 #include "sim/simulate.h"
 #include "util/mem.h"
@@ -63,6 +64,11 @@ static json_t *pod_json(struct gt_cluster *c, const struct gt_session *s, uint32
 			    json_real(placed ? gpus(gt_pod_accepted_gpu_milli(c, (int32_t)i, st->node)) : 0));
 	json_object_set_new(o, "cpuMillis", json_integer(p->cpu_milli));
 	json_object_set_new(o, "memoryBytes", json_integer(p->mem_bytes));
+	if (st->evicted_by) {
+		char msg[1024];
+		gt_eviction_message(s, (int32_t)i, msg, sizeof(msg));
+		json_object_set_new(o, "message", json_string(msg));
+	}
 	return o;
 }
 
@@ -207,4 +213,26 @@ void gt_output_table(FILE *out, struct gt_cluster *c, const struct gt_session *s
 	table_nodes(out, c, s);
 	table_queues(out, c, s);
 	table_waiting(out, c, s);
+}
+
+void gt_output_cycle_log(FILE *out, struct gt_cluster *c, const struct gt_session *s, int cycle)
+{
+	fprintf(out, "--- cycle %d: %u bound, %u pipelined, %u evicted\n", cycle, s->n_binds,
+		s->n_pipelines, s->n_evictions);
+	for (uint32_t i = 0; i < c->n_pods; i++) {
+		const struct gt_pod *p = &c->pods[i];
+		const struct gt_pod_state *st = &s->pods[i];
+		const char *node = st->node >= 0 ? str(c, c->nodes[st->node].name) : "-";
+		if (st->status == GT_BINDING)
+			fprintf(out, "  bind      %s/%s -> %s\n", str(c, p->ns), str(c, p->name), node);
+		else if (st->status == GT_PIPELINED)
+			fprintf(out, "  pipeline  %s/%s -> %s (starts when the evicted pods are gone)\n",
+				str(c, p->ns), str(c, p->name), node);
+		else if (st->status == GT_RELEASING && st->evicted_by) {
+			char msg[1024];
+			gt_eviction_message(s, (int32_t)i, msg, sizeof(msg));
+			fprintf(out, "  evict     %s/%s on %s: %s\n", str(c, p->ns), str(c, p->name), node,
+				msg);
+		}
+	}
 }

@@ -11,5 +11,7 @@
 /* The state the last cycle left, as SIMULATE.md specifies. */
 void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s, int cycles);
 void gt_output_table(FILE *out, struct gt_cluster *c, const struct gt_session *s, int cycles);
+/* What cycle @cycle did: each bind, pipeline and eviction (with why), for people. */
+void gt_output_cycle_log(FILE *out, struct gt_cluster *c, const struct gt_session *s, int cycle);
 
 #endif /* GT_OUTPUT_H */

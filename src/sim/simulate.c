@@ -18,6 +18,7 @@ struct sim_opts {
 	unsigned actions;
 	int64_t now;
 	bool json;
+	bool show_cycles;	/* log every cycle's binds, pipelines and evictions to stderr */
 };
 
 static void usage(FILE *f)
@@ -29,7 +30,8 @@ static void usage(FILE *f)
 	      "  --actions L  comma-separated subset of allocate,consolidation,reclaim,preempt,\n"
 	      "               stalegangeviction (default: all five)\n"
 	      "  --now T      the virtual clock's start (default: the current time)\n"
-	      "  -o FORMAT    json or table (default table)\n", f);
+	      "  -o FORMAT    json or table (default table)\n"
+	      "  --show-cycles  log each cycle's binds, pipelines and evictions, with why\n", f);
 }
 
 static int parse_actions(const char *list, unsigned *mask)
@@ -64,6 +66,10 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return -1;
+		}
+		if (!strcmp(a, "--show-cycles")) {
+			o->show_cycles = true;
+			continue;
 		}
 		if (!v) {
 			fprintf(stderr, "gantry simulate: %s needs a value\n", a);
@@ -133,35 +139,26 @@ static int load_files(const struct sim_opts *o, struct gt_doc_list *docs)
 /* ---------------------------------------------------------------- group names */
 
 /*
- * Groups a session opened have ids past the string table as it was when
- * the session opened; name them "<node>-gpu<k>" and intern the name so the
- * next cycle sees an ordinary group label.
+ * Groups a session opened have ids past the string table as it was when the
+ * session opened; name them "<node>-gpu<k>" (the first k not taken) and
+ * intern the name, so the next cycle sees an ordinary group label. The
+ * names live in the session, so output and the next cycle agree.
  */
-struct group_names {
-	uint32_t base;
-	uint32_t *named;	/* minted id - base -> interned name + 1 */
-	size_t n;
-};
-
-static struct group_names minted;
-
 const char *gt_sim_group_name(struct gt_cluster *c, const struct gt_session *s, uint32_t id,
 			      int32_t node)
 {
 	if (id < s->n_base_names)
 		return gt_strtab_str(c->names, id);
-	if (minted.base != s->n_base_names) {
-		free(minted.named);
-		minted = (struct group_names){ .base = s->n_base_names };
-	}
+	struct gt_session *ms = (struct gt_session *)s;	/* the name map is memo, not state */
 	size_t k = id - s->n_base_names;
-	if (k >= minted.n) {
+	if (k >= ms->n_group_names) {
 		size_t n = k + 16;
-		minted.named = gt_xrealloc(minted.named, n * sizeof(*minted.named));
-		memset(minted.named + minted.n, 0, (n - minted.n) * sizeof(*minted.named));
-		minted.n = n;
+		ms->group_names = gt_xrealloc(ms->group_names, n * sizeof(*ms->group_names));
+		memset(ms->group_names + ms->n_group_names, 0,
+		       (n - ms->n_group_names) * sizeof(*ms->group_names));
+		ms->n_group_names = n;
 	}
-	if (!minted.named[k]) {
+	if (!ms->group_names[k]) {
 		char buf[300];
 		const char *nn = node >= 0 ? gt_strtab_str(c->names, c->nodes[node].name) : "gpu";
 		for (unsigned i = 0;; i++) {
@@ -169,9 +166,9 @@ const char *gt_sim_group_name(struct gt_cluster *c, const struct gt_session *s, 
 			if (gt_strtab_find(c->names, buf) < 0)
 				break;
 		}
-		minted.named[k] = gt_strtab_intern(c->names, buf) + 1;
+		ms->group_names[k] = gt_strtab_intern(c->names, buf) + 1;
 	}
-	return gt_strtab_str(c->names, minted.named[k] - 1);
+	return gt_strtab_str(c->names, ms->group_names[k] - 1);
 }
 
 static uint32_t group_id_for_cluster(struct gt_cluster *c, const struct gt_session *s,
@@ -261,20 +258,23 @@ int gt_simulate_main(int argc, char **argv)
 		struct gt_session s;
 		for (int cycle = 1; cycle <= o.cycles; cycle++) {
 			gt_cycle_run(&s, &c, o.now, o.actions);
+			if (o.show_cycles)	/* with JSON on stdout, the log goes to stderr */
+				gt_output_cycle_log(o.json ? stderr : stdout, &c, &s, cycle);
 			if (cycle == o.cycles)
 				break;
 			gt_sim_advance(&c, &s);
 			gt_session_release(&s);
 			o.now += 1;	/* KAI's cycle period: one second */
 		}
-		if (o.json)
+		if (o.json) {
 			gt_output_json(stdout, &c, &s, o.cycles);
-		else
+		} else {
+			if (o.show_cycles)
+				fputc('\n', stdout);
 			gt_output_table(stdout, &c, &s, o.cycles);
+		}
 		gt_session_release(&s);
 	}
-	free(minted.named);
-	minted = (struct group_names){ 0 };
 	gt_decoder_release(&dec);
 	gt_doc_list_release(&docs);
 	gt_cluster_release(&c);
