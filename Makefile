@@ -25,6 +25,9 @@ SCENARIOS ?= ../shared/scenarios/kai
 # the scenario runner needs PyYAML: prefer a python3 that has it
 PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import yaml' 2>/dev/null && echo $$p && break; done)
 
+# keep object files make would see as intermediate (and delete after the last line of output)
+.SECONDARY:
+
 .PHONY: all test unit scenarios demo bench clean check-purity check-deploy cli
 all: $(BUILD)/gantry
 
