@@ -148,13 +148,16 @@ static bool place_flat(struct gt_session *s, int32_t job, const int32_t *tasks, 
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t rejects[GT_N_REJECT] = { 0 };
 		struct gt_fit fit;
-		int32_t node = gt_best_node(s, tasks[i], nodes, n_nodes, &fit, rejects);
+		/* a simulation wants no reasons: it records no message */
+		int32_t node = gt_best_node(s, tasks[i], nodes, n_nodes, &fit,
+					    pipeline_only ? NULL : rejects);
 		if (node == GT_NONE) {
-			char err[512];
-			gt_format_fit_error(rejects, err, sizeof(err));
 			gt_stmt_rollback(s, cp);
-			if (!pipeline_only)
+			if (!pipeline_only) {
+				char err[512];
+				gt_format_fit_error(rejects, err, sizeof(err));
 				gang_message(s, job, tasks[i], i, err);
+			}
 			return false;
 		}
 		if (pipeline_only || fit.needs_releasing)
@@ -280,10 +283,13 @@ bool gt_place_tasks(struct gt_session *s, int32_t job, const int32_t *tasks, uin
 	int32_t *all = NULL;
 	if (!nodes) {
 		all = gt_xmalloc((s->c->n_nodes + 1) * sizeof(*all));
-		for (uint32_t i = 0; i < s->c->n_nodes; i++)
-			all[i] = (int32_t)i;
+		n_nodes = 0;
+		for (uint32_t i = 0; i < s->c->n_nodes; i++) {
+			uint32_t rank = s->c->nodes[i].name_rank;
+			if (!s->node_mask || (s->node_mask[rank / 64] & (1ULL << (rank % 64))))
+				all[n_nodes++] = (int32_t)i;
+		}
 		nodes = all;
-		n_nodes = s->c->n_nodes;
 	}
 	uint32_t depth_max = j->n_groups + 3;
 	struct placing pl = { .s = s, .job = job, .tasks = tasks, .n = n,

@@ -418,43 +418,66 @@ static bool fast_eval(struct gt_session *s, int32_t pod, int32_t node, uint32_t 
 	return true;
 }
 
+static uint64_t mask_word(const struct gt_session *s, uint32_t w)
+{
+	return s->node_mask ? s->node_mask[w] : ~0ULL;
+}
+
+/*
+ * Pass 1 looks only at nodes with enough idle GPUs (those can fit now), in
+ * buckets of free GPUs from the fewest up: the first that fits now is the
+ * binpack choice. Pass 2, when none fits now, takes the first node in the
+ * same order that fits once releasing pods leave. Shared pods first look at
+ * every node with a shared GPU that has room.
+ */
 static int32_t fast_best_node(struct gt_session *s, int32_t pod, uint32_t rejects[GT_N_REJECT])
 {
 	const struct gt_node_index *ix = &s->index;
 	const struct gt_pod *p = &s->c->pods[pod];
-	struct fast_key best = { .node = GT_NONE }, k;
+	struct fast_key shared = { .node = GT_NONE }, best = { .node = GT_NONE }, k;
 	uint32_t visited = 0;
 	if (gt_pod_is_shared(p)) {
 		for (uint32_t w = 0; w < ix->n_words; w++)
-			for (uint64_t bits = ix->roomy[w]; bits; bits &= bits - 1) {
+			for (uint64_t bits = ix->roomy[w] & mask_word(s, w); bits; bits &= bits - 1) {
 				uint32_t rank = w * 64 + (uint32_t)__builtin_ctzll(bits);
 				if (fast_eval(s, pod, ix->node_at_rank[rank], rejects, &visited, &k) &&
-				    key_better(&k, &best))
-					best = k;
+				    key_better(&k, &shared))
+					shared = k;
 			}
+		if (shared.group_fit)
+			return shared.node;	/* a shared GPU with room beats every other node */
 	}
-	struct fast_key pipeline = { .node = GT_NONE };
 	int32_t want = gt_pod_is_shared(p) ? 1 : p->gpus;
-	for (int32_t b = want; b <= ix->max_free; b++) {
-		bool found_idle = false;
-		for (uint32_t w = 0; w < ix->n_words && !found_idle; w++)
-			for (uint64_t bits = ix->by_free[b][w]; bits && !found_idle; bits &= bits - 1) {
-				uint32_t rank = w * 64 + (uint32_t)__builtin_ctzll(bits);
-				if (!fast_eval(s, pod, ix->node_at_rank[rank], rejects, &visited, &k))
-					continue;
-				if (k.idle_fit || k.group_fit) {
-					found_idle = true;
-					if (key_better(&k, &best))
+	uint64_t *idle_mask = s->fast_scratch;
+	for (uint32_t w = 0; w < ix->n_words; w++) {
+		uint64_t m = 0;
+		for (int32_t b = want; b <= ix->max_free; b++)
+			m |= ix->by_idle[b][w];
+		idle_mask[w] = m & mask_word(s, w);
+	}
+	for (int pass = 0; pass < 2 && best.node == GT_NONE; pass++) {
+		struct fast_key pipeline = { .node = GT_NONE };
+		for (int32_t b = want; b <= ix->max_free && best.node == GT_NONE; b++) {
+			for (uint32_t w = 0; w < ix->n_words && best.node == GT_NONE; w++) {
+				uint64_t bits = ix->by_free[b][w] & (pass ? mask_word(s, w) : idle_mask[w]);
+				for (; bits && best.node == GT_NONE; bits &= bits - 1) {
+					uint32_t rank = w * 64 + (uint32_t)__builtin_ctzll(bits);
+					if (!fast_eval(s, pod, ix->node_at_rank[rank], rejects, &visited, &k))
+						continue;
+					if (k.idle_fit || k.group_fit)
 						best = k;
-				} else if (key_better(&k, &pipeline)) {
-					pipeline = k;
+					else if (pass && key_better(&k, &pipeline))
+						pipeline = k;
 				}
 			}
-		if (found_idle)
-			break;	/* higher buckets have more free GPUs: worse for binpack */
+			if (pass && pipeline.node != GT_NONE)
+				break;	/* the lowest bucket's first node that fits after releases */
+		}
+		if (pass && best.node == GT_NONE)
+			best = pipeline;
 	}
-	if (pipeline.node != GT_NONE && key_better(&pipeline, &best))
-		best = pipeline;
+	if (shared.node != GT_NONE && key_better(&shared, &best))
+		best = shared;
 	return best.node;
 }
 
@@ -477,7 +500,7 @@ static bool same_request(const struct gt_no_fit *nf, const struct gt_pod *p)
 static bool known_no_fit(const struct gt_session *s, const struct gt_pod *p,
 			 uint32_t rejects[GT_N_REJECT])
 {
-	if (!unconstrained(p) || s->bonus_active)
+	if (!unconstrained(p) || s->bonus_active || s->node_mask)
 		return false;
 	for (int i = 0; i < GT_NO_FIT_SLOTS; i++) {
 		const struct gt_no_fit *nf = &s->no_fit[i];
@@ -494,7 +517,7 @@ static bool known_no_fit(const struct gt_session *s, const struct gt_pod *p,
 static void remember_no_fit(struct gt_session *s, const struct gt_pod *p,
 			    const uint32_t rejects[GT_N_REJECT])
 {
-	if (!unconstrained(p) || s->bonus_active || !rejects)
+	if (!unconstrained(p) || s->bonus_active || s->node_mask || !rejects)
 		return;
 	struct gt_no_fit *nf = &s->no_fit[s->no_fit_next++ % GT_NO_FIT_SLOTS];
 	*nf = (struct gt_no_fit){
@@ -515,10 +538,10 @@ int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, ui
 	if (!nodes && fast_path_applies(s, &c->pods[pod])) {
 		/* the fast path finds the node; only a failure needs every reason */
 		int32_t best = fast_best_node(s, pod, NULL);
-		if (best != GT_NONE) {
+		if (best != GT_NONE)
 			fit_node(s, pod, best, true, fit_out);
+		if (best != GT_NONE || !rejects)
 			return best;
-		}
 	}
 	if (!nodes)
 		n_nodes = c->n_nodes;
@@ -529,6 +552,9 @@ int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, ui
 	int64_t min_free = INT64_MAX, max_free = 0;
 	for (uint32_t i = 0; i < n_nodes; i++) {
 		int32_t node = nodes ? nodes[i] : (int32_t)i;
+		uint32_t rank = c->nodes[node].name_rank;
+		if (!nodes && !(mask_word(s, rank / 64) & (1ULL << (rank % 64))))
+			continue;
 		struct scored *sc = &fits[n_fit];
 		memset(&sc->fit, 0, sizeof(sc->fit));
 		enum gt_reject r = gt_check_predicates(s, pod, node);

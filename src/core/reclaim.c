@@ -112,66 +112,86 @@ static unsigned involved_bits(const int64_t v[GT_NQRES])
 	return bits;
 }
 
-/* Step 1 of the validator: every chunk fits a reclaim strategy. */
+/* Victim pods in job order (stable): each job's pods one after the other. */
+static int32_t *victims_by_job(const struct gt_cluster *c, const int32_t *victims, uint32_t n)
+{
+	int32_t *out = gt_xmalloc((n + 1) * sizeof(*out));
+	memcpy(out, victims, n * sizeof(*victims));
+	for (uint32_t i = 1; i < n; i++) {	/* insertion sort: mostly sorted already */
+		int32_t x = out[i];
+		uint32_t k = i;
+		while (k > 0 && c->pods[out[k - 1]].job > c->pods[x].job) {
+			out[k] = out[k - 1];
+			k--;
+		}
+		out[k] = x;
+	}
+	return out;
+}
+
+/* One chunk taken from victim queue @vq: check a strategy, then subtract it. */
+static bool take_chunk(const struct gt_session *s, const struct gt_queue_state *qs, int32_t q,
+		       int32_t vq, const int64_t req[GT_NQRES], const int64_t chunk[GT_NQRES],
+		       struct reclaim_state *rs)
+{
+	const struct gt_cluster *c = s->c;
+	int32_t lq, lv;
+	leveled(c, q, vq, &lq, &lv);
+	touch(rs, qs, lv);
+	int64_t share[GT_NQRES], with[GT_NQRES];
+	allocatable_share(s, qs, lv, share);
+	bool maintain = !le_all(rs->remaining[lv], share);
+	for (int r = 0; r < GT_NQRES; r++)
+		with[r] = qs[lq].allocated[r] + req[r];
+	bool guarantee = le_all(with, c->queues[lq].deserved) &&
+			 !le_all(rs->remaining[lv], c->queues[lv].deserved);
+	if (!maintain && !guarantee)
+		return false;
+	unsigned bits = involved_bits(chunk);
+	for (int32_t a = vq; a != GT_NONE; a = c->queues[a].parent) {
+		touch(rs, qs, a);
+		for (int r = 0; r < GT_NQRES; r++)
+			rs->remaining[a][r] -= chunk[r];
+		rs->involved[a] |= bits;
+	}
+	return true;
+}
+
+/*
+ * Step 1 of the validator: every chunk fits a reclaim strategy. A victim
+ * job's chunks are its elastic pods one by one (beyond its minimum), then
+ * its core (the first minimum pods) together.
+ */
 static bool chunks_reclaimable(const struct gt_session *s, const struct gt_queue_state *qs,
 			       int32_t job, const int64_t req[GT_NQRES], const int32_t *victims,
 			       uint32_t n, struct reclaim_state *rs)
 {
 	const struct gt_cluster *c = s->c;
 	int32_t q = c->jobs[job].queue;
-	/* chunks: per victim job, elastic pods one by one, then the core together */
-	for (uint32_t i = 0; i < n; i++) {
-		int32_t vjob = c->pods[victims[i]].job;
-		bool first = true;
-		for (uint32_t k = 0; k < i; k++)
-			first &= c->pods[victims[k]].job != vjob;
-		if (!first)
-			continue;
+	int32_t *v = victims_by_job(c, victims, n);
+	bool ok = true;
+	for (uint32_t i = 0; i < n && ok;) {
+		int32_t vjob = c->pods[v[i]].job;
 		int32_t min = 0;
 		for (uint32_t p = 0; p < c->jobs[vjob].n_podsets; p++)
 			min += c->jobs[vjob].podsets[p].min_member;
-		int64_t chunks[64][GT_NQRES];
-		uint32_t n_chunks = 0, seen = 0;
 		int64_t core[GT_NQRES] = { 0 };
-		for (uint32_t k = i; k < n; k++) {
-			if (c->pods[victims[k]].job != vjob)
-				continue;
+		uint32_t seen = 0;
+		for (; i < n && c->pods[v[i]].job == vjob && ok; i++, seen++) {
 			int64_t res[GT_NQRES];
-			gt_pod_queue_res(s, victims[k], s->pods[victims[k]].node, res);
-			if ((int32_t)seen++ < min || n_chunks >= 63) {
+			gt_pod_queue_res(s, v[i], s->pods[v[i]].node, res);
+			if ((int32_t)seen < min) {
 				for (int r = 0; r < GT_NQRES; r++)
 					core[r] += res[r];
 			} else {
-				memcpy(chunks[n_chunks++], res, sizeof(res));
+				ok = take_chunk(s, qs, q, c->jobs[vjob].queue, req, res, rs);
 			}
 		}
-		memcpy(chunks[n_chunks++], core, sizeof(core));
-		int32_t lq, lv;
-		int32_t vq = c->jobs[vjob].queue;
-		leveled(c, q, vq, &lq, &lv);
-		touch(rs, qs, lv);
-		for (uint32_t ch = 0; ch < n_chunks; ch++) {
-			if (!involved_bits(chunks[ch]) && ch + 1 == n_chunks && n_chunks > 1)
-				continue;	/* an empty core chunk: nothing taken */
-			int64_t share[GT_NQRES], with[GT_NQRES];
-			allocatable_share(s, qs, lv, share);
-			bool maintain = !le_all(rs->remaining[lv], share);
-			for (int r = 0; r < GT_NQRES; r++)
-				with[r] = qs[lq].allocated[r] + req[r];
-			bool guarantee = le_all(with, c->queues[lq].deserved) &&
-					 !le_all(rs->remaining[lv], c->queues[lv].deserved);
-			if (!maintain && !guarantee)
-				return false;
-			unsigned bits = involved_bits(chunks[ch]);
-			for (int32_t a = vq; a != GT_NONE; a = c->queues[a].parent) {
-				touch(rs, qs, a);
-				for (int r = 0; r < GT_NQRES; r++)
-					rs->remaining[a][r] -= chunks[ch][r];
-				rs->involved[a] |= bits;
-			}
-		}
+		if (ok && involved_bits(core))
+			ok = take_chunk(s, qs, q, c->jobs[vjob].queue, req, core, rs);
 	}
-	return true;
+	free(v);
+	return ok;
 }
 
 static double saturation(int64_t alloc, int64_t fair)

@@ -198,6 +198,14 @@ static void refresh_node(struct gt_session *s, int32_t node)
 	int32_t free_gpus = ns->idle_gpus + ns->rel_gpus;
 	free_gpus = free_gpus < 0 ? 0 : free_gpus > ix->max_free ? ix->max_free : free_gpus;
 	index_move(ix, node, rank, free_gpus);
+	int32_t idle = ns->idle_gpus < 0 ? 0 : ns->idle_gpus > ix->max_free ? ix->max_free : ns->idle_gpus;
+	if (ix->idle_bucket[node] != idle) {
+		uint64_t b = 1ULL << (rank % 64);
+		if (ix->idle_bucket[node] >= 0)
+			ix->by_idle[ix->idle_bucket[node]][rank / 64] &= ~b;
+		ix->by_idle[idle][rank / 64] |= b;
+		ix->idle_bucket[node] = idle;
+	}
 	uint64_t bit = 1ULL << (rank % 64);
 	if (room > 0)
 		ix->roomy[rank / 64] |= bit;
@@ -445,23 +453,33 @@ static void index_init(struct gt_session *s)
 	for (uint32_t n = 0; n < c->n_nodes; n++)
 		ix->max_free = c->nodes[n].gpus > ix->max_free ? c->nodes[n].gpus : ix->max_free;
 	ix->by_free = gt_xcalloc((size_t)ix->max_free + 1, sizeof(*ix->by_free));
-	for (int32_t b = 0; b <= ix->max_free; b++)
+	ix->by_idle = gt_xcalloc((size_t)ix->max_free + 1, sizeof(*ix->by_idle));
+	for (int32_t b = 0; b <= ix->max_free; b++) {
 		ix->by_free[b] = gt_xcalloc(ix->n_words, sizeof(uint64_t));
+		ix->by_idle[b] = gt_xcalloc(ix->n_words, sizeof(uint64_t));
+	}
+	ix->idle_bucket = gt_xcalloc(c->n_nodes + 1, sizeof(*ix->idle_bucket));
 	ix->roomy = gt_xcalloc(ix->n_words, sizeof(uint64_t));
+	s->fast_scratch = gt_xcalloc(ix->n_words, sizeof(uint64_t));
 	ix->node_at_rank = gt_xcalloc(c->n_nodes + 1, sizeof(*ix->node_at_rank));
 	ix->bucket = gt_xcalloc(c->n_nodes + 1, sizeof(*ix->bucket));
 	for (uint32_t n = 0; n < c->n_nodes; n++) {
 		ix->node_at_rank[c->nodes[n].name_rank] = (int32_t)n;
 		ix->bucket[n] = -1;
+		ix->idle_bucket[n] = -1;
 		refresh_node(s, (int32_t)n);
 	}
 }
 
 static void index_release(struct gt_node_index *ix)
 {
-	for (int32_t b = 0; ix->by_free && b <= ix->max_free; b++)
+	for (int32_t b = 0; ix->by_free && b <= ix->max_free; b++) {
 		free(ix->by_free[b]);
+		free(ix->by_idle[b]);
+	}
 	free(ix->by_free);
+	free(ix->by_idle);
+	free(ix->idle_bucket);
 	free(ix->roomy);
 	free(ix->node_at_rank);
 	free(ix->bucket);
@@ -517,6 +535,7 @@ void gt_session_release(struct gt_session *s)
 	free(s->job_req);
 	free(s->job_req_valid);
 	free(s->scratch);
+	free(s->fast_scratch);
 	index_release(&s->index);
 	memset(s, 0, sizeof(*s));
 }

@@ -76,6 +76,8 @@ struct gt_node_index {
 	uint32_t n_words;	/* 64-bit words per bitmap */
 	int32_t max_free;	/* largest GPU count of a node */
 	uint64_t **by_free;	/* [0..max_free]: nodes with that many free GPUs */
+	uint64_t **by_idle;	/* [0..max_free]: nodes with that many idle GPUs */
+	int32_t *idle_bucket;	/* node -> its by_idle bucket */
 	uint64_t *roomy;	/* nodes with a shared GPU that has room */
 	int32_t *node_at_rank;	/* name rank -> node */
 	int32_t *bucket;	/* node -> its by_free bucket */
@@ -137,12 +139,18 @@ struct gt_session {
 	bool simulating;
 	int64_t *node_bonus;	/* per node: topology preference added to node order */
 	bool bonus_active;	/* some node_bonus is non-zero */
+	/*
+	 * When set, placement considers only these nodes (a bitmap by name
+	 * rank): the solver's simulations run on the feasible nodes.
+	 */
+	const uint64_t *node_mask;
 	struct gt_node_index index;
 	/* tasks-to-allocate resources per job, valid until one of its pods changes */
 	int64_t (*job_req)[GT_NQRES];
 	bool *job_req_valid;
 	/* scratch for node ordering, sized for every node */
 	void *scratch;
+	uint64_t *fast_scratch;	/* one bitmap of nodes, for the fast path */
 	/*
 	 * An id of the session's state: a new one after every change of a
 	 * pod's state (from epoch_seq, never reused), the old one back after a

@@ -65,9 +65,12 @@ struct partial {
 	struct group *groups;	/* potential victims, in the order they came */
 	uint32_t n_groups, cap_groups;
 	bool *feasible;		/* per node */
-	int32_t *nodes;		/* scratch: the feasible node list */
 	int32_t *victims;	/* scratch: the victims of one try */
 	int64_t *scratch_free;	/* scratch: free milli-GPUs per node */
+	uint64_t *mask_bits;	/* scratch: the feasible nodes by name rank */
+	bool *is_recorded;	/* per pod: in recorded */
+	uint32_t *job_stamp;	/* per job: last simulation that queued it */
+	uint32_t stamp;
 	uint32_t n_victims, cap_victims;
 };
 
@@ -375,15 +378,6 @@ static bool in_list(const int32_t *v, uint32_t n, int32_t x)
 	return false;
 }
 
-static uint32_t feasible_list(struct partial *pt)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < pt->sv->s->c->n_nodes; i++)
-		if (pt->feasible[i])
-			pt->nodes[n++] = (int32_t)i;
-	return n;
-}
-
 /*
  * Place victims and preemptor again in queue order, pipeline only. A victim
  * that cannot be placed stays evicted; the preemptor must be placed.
@@ -392,29 +386,34 @@ static bool simulate(struct partial *pt)
 {
 	struct gt_solver *sv = pt->sv;
 	struct gt_session *s = sv->s;
-	uint32_t n_nodes = feasible_list(pt);
+	/* the feasible nodes as a bitmap by name rank: placement's fast path takes it */
+	memset(pt->mask_bits, 0, s->index.n_words * sizeof(*pt->mask_bits));
+	for (uint32_t n = 0; n < s->c->n_nodes; n++)
+		if (pt->feasible[n]) {
+			uint32_t rank = s->c->nodes[n].name_rank;
+			pt->mask_bits[rank / 64] |= 1ULL << (rank % 64);
+		}
 	struct gt_jobq jq;
 	gt_jobq_init(&jq, s);
 	gt_jobq_push(&jq, sv->job);
-	int32_t *seen = gt_xmalloc((pt->n_victims + 1) * sizeof(*seen));
-	uint32_t n_seen = 0;
+	pt->stamp++;	/* marks the jobs pushed in this simulation */
 	for (uint32_t i = 0; i < pt->n_victims; i++) {
 		int32_t job = s->c->pods[pt->victims[i]].job;
-		if (!in_list(seen, n_seen, job)) {
-			seen[n_seen++] = job;
+		if (pt->job_stamp[job] != pt->stamp) {
+			pt->job_stamp[job] = pt->stamp;
 			gt_jobq_push(&jq, job);
 		}
 	}
-	free(seen);
 	bool placed = false, failed = false;
 	s->simulating = true;
+	s->node_mask = pt->mask_bits;
 	gt_session_invalidate_requests(s);	/* victims count as tasks now */
 	for (int32_t job; !failed && (job = gt_jobq_pop(&jq)) != GT_NONE;) {
 		int64_t req[GT_NQRES];
 		if (job == sv->job) {
 			gt_tasks_queue_res(s, pt->tasks, pt->k, req);
 			failed = !gt_queue_guards_pass(s, job, req, false) ||
-				 !gt_place_tasks(s, job, pt->tasks, pt->k, true, pt->nodes, n_nodes);
+				 !gt_place_tasks(s, job, pt->tasks, pt->k, true, NULL, 0);
 			placed = !failed;
 			continue;
 		}
@@ -422,10 +421,11 @@ static bool simulate(struct partial *pt)
 		uint32_t n = gt_tasks_to_allocate(s, job, tasks);
 		gt_tasks_queue_res(s, tasks, n, req);
 		if (n && gt_queue_guards_pass(s, job, req, false))
-			gt_place_tasks(s, job, tasks, n, true, pt->nodes, n_nodes);
+			gt_place_tasks(s, job, tasks, n, true, NULL, 0);
 		free(tasks);
 	}
 	s->simulating = false;
+	s->node_mask = NULL;
 	gt_session_invalidate_requests(s);
 	gt_jobq_release(&jq);
 	return placed;
@@ -448,10 +448,10 @@ static bool run_scenario(struct partial *pt)
 	return ok;
 }
 
+/* Each pod is evicted once per try (evict() skips releasing pods): no duplicates. */
 static void add_victim(struct partial *pt, int32_t pod)
 {
-	if (!in_list(pt->victims, pt->n_victims, pod))
-		GT_PUSH(pt->victims, pt->n_victims, pt->cap_victims, pod);
+	GT_PUSH(pt->victims, pt->n_victims, pt->cap_victims, pod);
 }
 
 static void evict(struct partial *pt, int32_t pod)
@@ -555,12 +555,12 @@ static bool next_group(struct partial *pt, struct victim_queue *vq, bool *added)
 	uint32_t n = tasks_to_evict(s, &e, take, &more);
 	bool recorded = false;
 	for (uint32_t i = 0; i < n; i++)
-		recorded |= in_list(pt->recorded, pt->n_recorded, take[i]);
+		recorded |= pt->is_recorded[take[i]];
 	int32_t *rest = gt_xmalloc((e.n + 1) * sizeof(*rest));
 	uint32_t nr = 0;
 	for (uint32_t i = 0; i < e.n; i++) {
 		int32_t p = e.pods[i];
-		bool gone = recorded ? in_list(pt->recorded, pt->n_recorded, p) : in_list(take, n, p);
+		bool gone = recorded ? pt->is_recorded[p] : in_list(take, n, p);
 		if (!gone)
 			rest[nr++] = p;
 	}
@@ -708,8 +708,10 @@ bool gt_solve(struct gt_solver *sv)
 	base_feasible_nodes(s, tasks, n, base);
 	struct partial pt = { .sv = sv, .tasks = tasks };
 	pt.feasible = gt_xmalloc(n_nodes + 1);
-	pt.nodes = gt_xmalloc((n_nodes + 1) * sizeof(*pt.nodes));
 	pt.scratch_free = gt_xmalloc((n_nodes + 1) * sizeof(*pt.scratch_free));
+	pt.mask_bits = gt_xcalloc(s->index.n_words, sizeof(*pt.mask_bits));
+	pt.is_recorded = gt_xcalloc(s->c->n_pods + 1, sizeof(*pt.is_recorded));
+	pt.job_stamp = gt_xcalloc(s->c->n_jobs + 1, sizeof(*pt.job_stamp));
 	bool solved = n > 0;
 	struct victim_queue tmpl;
 	vq_init(&tmpl, sv);
@@ -720,13 +722,17 @@ bool gt_solve(struct gt_solver *sv)
 		if (!solved)
 			break;
 		/* the victims of this solution: evicted ones and moved ones */
+		for (uint32_t i = 0; i < pt.n_recorded; i++)
+			pt.is_recorded[pt.recorded[i]] = false;
 		free(pt.recorded);
 		pt.recorded = gt_xmalloc((pt.n_victims + 1) * sizeof(*pt.recorded));
 		pt.n_recorded = 0;
 		for (uint32_t i = 0; i < pt.n_victims; i++) {
 			enum gt_status st = s->pods[pt.victims[i]].status;
-			if (st == GT_RELEASING || st == GT_PIPELINED)
+			if (st == GT_RELEASING || st == GT_PIPELINED) {
 				pt.recorded[pt.n_recorded++] = pt.victims[i];
+				pt.is_recorded[pt.victims[i]] = true;
+			}
 		}
 		if (k < n)
 			gt_stmt_rollback(s, cpk);
@@ -740,8 +746,10 @@ bool gt_solve(struct gt_solver *sv)
 	free(pt.recorded);
 	free(pt.victims);
 	free(pt.feasible);
-	free(pt.nodes);
 	free(pt.scratch_free);
+	free(pt.mask_bits);
+	free(pt.is_recorded);
+	free(pt.job_stamp);
 	free(base);
 	free(tasks);
 	return solved;
