@@ -121,6 +121,10 @@ void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s,
 		} else {
 			json_object_set_new(o, "lastStartTimestamp", json_null());
 		}
+		if (s->jobs[j].stale_since) {	/* kai.scheduler/stale-podgroup-timestamp */
+			format_time(s->jobs[j].stale_since, ts, sizeof(ts));
+			json_object_set_new(o, "staleTimestamp", json_string(ts));
+		}
 		const char *msg = s->jobs[j].message;
 		json_object_set_new(o, "message", json_string(msg && !job_scheduled(s, (int32_t)j) ? msg : ""));
 		json_array_append_new(groups, o);
