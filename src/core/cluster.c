@@ -186,6 +186,17 @@ static void rank_nodes(struct gt_cluster *c)
 	free(idx);
 }
 
+uint32_t gt_queue_path(const struct gt_cluster *c, int32_t q, int32_t out[64])
+{
+	int32_t rev[64];
+	uint32_t n = 0;
+	for (; q != GT_NONE && n < 64; q = c->queues[q].parent)
+		rev[n++] = q;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = rev[n - 1 - i];
+	return n;
+}
+
 void gt_cluster_link(struct gt_cluster *c)
 {
 	rank_nodes(c);

@@ -291,6 +291,8 @@ void gt_labels_sort(struct gt_labels *l);
 /* Does @l satisfy every requirement of @s? Values compared as ids, GT/LT via @names. */
 bool gt_selector_matches(const struct gt_selector *s, const struct gt_labels *l,
 			 const struct gt_strtab *names);
+/* The queues from the top-level one down to @q; returns how many (at most 64). */
+uint32_t gt_queue_path(const struct gt_cluster *c, int32_t q, int32_t out[64]);
 /* Link pods to jobs and queues to parents after all objects were added. */
 void gt_cluster_link(struct gt_cluster *c);
 

@@ -33,8 +33,9 @@ static bool everyone_moved(struct gt_solver *sv, const int32_t *victims, uint32_
 	return n == 0;	/* no victim may be left evicted without a new place */
 }
 
-static bool enough_gpus(const struct gt_session *s, int32_t job)
+static bool enough_gpus(const struct gt_session *s, int32_t job, const int64_t req[GT_NQRES])
 {
+	(void)req;
 	int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
 	uint32_t n = gt_tasks_to_allocate(s, job, tasks);
 	int64_t want = 0;
@@ -54,25 +55,17 @@ static bool enough_gpus(const struct gt_session *s, int32_t job)
 	return free_milli >= want;
 }
 
+static bool preemptible_job(const struct gt_session *s, int32_t job)
+{
+	return s->c->jobs[job].preemptible;
+}
+
 void gt_action_consolidation(struct gt_session *s)
 {
 	const struct gt_config *cfg = &s->c->config;
 	if (cfg->max_consolidation_preemptees == 0 || cfg->gpu_spread || cfg->cpu_spread)
 		return;
-	struct gt_jobq jq;
-	gt_jobq_init(&jq, s);
-	for (uint32_t j = 0; j < s->c->n_jobs; j++)
-		if (s->c->jobs[j].preemptible && gt_job_pending_ready(s, (int32_t)j))
-			gt_jobq_push(&jq, (int32_t)j);
-	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
-		if (!enough_gpus(s, job))
-			continue;
-		struct gt_solver sv = { .s = s, .job = job, .is_victim = consolidation_victim,
-					.validate = everyone_moved,
-					.max_victim_jobs = cfg->max_consolidation_preemptees };
-		size_t cp = gt_stmt_checkpoint(s);
-		if (gt_solve(&sv))
-			gt_stmt_commit(s, cp);
-	}
-	gt_jobq_release(&jq);
+	struct gt_solver tmpl = { .is_victim = consolidation_victim, .validate = everyone_moved,
+				  .max_victim_jobs = cfg->max_consolidation_preemptees };
+	gt_solve_each(s, &tmpl, preemptible_job, enough_gpus);
 }

@@ -11,24 +11,13 @@ int64_t gt_preempt_min_runtime(const struct gt_session *s, int32_t victim_job)
 	return c->config.preempt_min_runtime_s;
 }
 
-static uint32_t queue_path(const struct gt_cluster *c, int32_t q, int32_t *out)
-{
-	int32_t rev[64];
-	uint32_t n = 0;
-	for (; q != GT_NONE && n < 64; q = c->queues[q].parent)
-		rev[n++] = q;
-	for (uint32_t i = 0; i < n; i++)
-		out[i] = rev[n - 1 - i];
-	return n;
-}
-
 int64_t gt_reclaim_min_runtime(const struct gt_session *s, int32_t reclaimer_job,
 			       int32_t victim_job)
 {
 	const struct gt_cluster *c = s->c;
 	int32_t a[64], b[64];
-	uint32_t na = queue_path(c, c->jobs[reclaimer_job].queue, a);
-	uint32_t nb = queue_path(c, c->jobs[victim_job].queue, b);
+	uint32_t na = gt_queue_path(c, c->jobs[reclaimer_job].queue, a);
+	uint32_t nb = gt_queue_path(c, c->jobs[victim_job].queue, b);
 	uint32_t i = 0;
 	while (i < na && i < nb && a[i] == b[i])
 		i++;

@@ -47,23 +47,7 @@ static bool within_quota(const struct gt_session *s, int32_t job, const int64_t 
 
 void gt_action_preempt(struct gt_session *s)
 {
-	struct gt_jobq jq;
-	gt_jobq_init(&jq, s);
-	for (uint32_t j = 0; j < s->c->n_jobs; j++)
-		if (gt_job_pending_ready(s, (int32_t)j))
-			gt_jobq_push(&jq, (int32_t)j);
-	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
-		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
-		int64_t req[GT_NQRES];
-		gt_tasks_queue_res(s, tasks, gt_tasks_to_allocate(s, job, tasks), req);
-		free(tasks);
-		if (!within_quota(s, job, req))
-			continue;
-		struct gt_solver sv = { .s = s, .job = job, .is_victim = preempt_victim,
-					.validate = preempt_valid, .max_victim_jobs = -1 };
-		size_t cp = gt_stmt_checkpoint(s);
-		if (gt_solve(&sv))
-			gt_stmt_commit(s, cp);
-	}
-	gt_jobq_release(&jq);
+	struct gt_solver tmpl = { .is_victim = preempt_victim, .validate = preempt_valid,
+				  .max_victim_jobs = -1 };
+	gt_solve_each(s, &tmpl, NULL, within_quota);
 }

@@ -62,22 +62,11 @@ static bool can_reclaim(const struct gt_session *s, int32_t job, const int64_t r
 	return j->preemptible || le_all(np, s->c->queues[j->queue].deserved);
 }
 
-static uint32_t path_from_root(const struct gt_cluster *c, int32_t q, int32_t *out)
-{
-	int32_t rev[64];
-	uint32_t n = 0;
-	for (; q != GT_NONE && n < 64; q = c->queues[q].parent)
-		rev[n++] = q;
-	for (uint32_t i = 0; i < n; i++)
-		out[i] = rev[n - 1 - i];
-	return n;
-}
-
 /* The two siblings under the lowest common ancestor of queues @a and @b. */
 static void leveled(const struct gt_cluster *c, int32_t a, int32_t b, int32_t *la, int32_t *lb)
 {
 	int32_t pa[64], pb[64];
-	uint32_t na = path_from_root(c, a, pa), nb = path_from_root(c, b, pb);
+	uint32_t na = gt_queue_path(c, a, pa), nb = gt_queue_path(c, b, pb);
 	uint32_t n = na < nb ? na : nb;
 	*la = pa[0];
 	*lb = pb[0];
@@ -271,27 +260,9 @@ static bool reclaim_victim(struct gt_solver *sv, int32_t job)
 
 void gt_action_reclaim(struct gt_session *s)
 {
-	struct gt_jobq jq;
-	gt_jobq_init(&jq, s);
-	for (uint32_t j = 0; j < s->c->n_jobs; j++)
-		if (gt_job_pending_ready(s, (int32_t)j))
-			gt_jobq_push(&jq, (int32_t)j);
 	struct gt_queue_state *snapshot = gt_xmalloc((s->c->n_queues + 1) * sizeof(*snapshot));
-	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
-		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
-		int64_t req[GT_NQRES];
-		gt_tasks_queue_res(s, tasks, gt_tasks_to_allocate(s, job, tasks), req);
-		free(tasks);
-		if (!can_reclaim(s, job, req))
-			continue;
-		memcpy(snapshot, s->queues, s->c->n_queues * sizeof(*snapshot));
-		struct gt_solver sv = { .s = s, .job = job, .is_victim = reclaim_victim,
-					.validate = reclaim_valid, .max_victim_jobs = -1,
-					.queues_at_start = snapshot };
-		size_t cp = gt_stmt_checkpoint(s);
-		if (gt_solve(&sv))
-			gt_stmt_commit(s, cp);
-	}
+	struct gt_solver tmpl = { .is_victim = reclaim_victim, .validate = reclaim_valid,
+				  .max_victim_jobs = -1, .queues_at_start = snapshot };
+	gt_solve_each(s, &tmpl, NULL, can_reclaim);
 	free(snapshot);
-	gt_jobq_release(&jq);
 }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/actions.h"
 #include "core/order.h"
 #include "util/mem.h"
 
@@ -45,6 +46,9 @@ struct victim_queue {
 	struct gt_solver *sv;
 	struct victim_heap *leaf;	/* per queue */
 	int64_t (*popped)[GT_NQRES];	/* per queue: allocation of victims taken */
+	int32_t *roots;		/* the top-level queues */
+	uint32_t n_roots;
+	bool owns_roots;	/* the template does; its copies share them */
 	uint32_t n_entries;
 	int32_t n_jobs_admitted;
 };
@@ -195,6 +199,11 @@ static void vq_init(struct victim_queue *vq, struct gt_solver *sv)
 	vq->sv = sv;
 	vq->popped = gt_xcalloc(c->n_queues + 1, sizeof(*vq->popped));
 	vq->leaf = gt_xcalloc(c->n_queues + 1, sizeof(*vq->leaf));
+	vq->roots = gt_xmalloc((c->n_queues + 1) * sizeof(*vq->roots));
+	vq->owns_roots = true;
+	for (uint32_t q = 0; q < c->n_queues; q++)
+		if (c->queues[q].parent == GT_NONE)
+			vq->roots[vq->n_roots++] = (int32_t)q;
 	int32_t *buf = NULL;
 	uint32_t cap = 0;
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
@@ -224,6 +233,7 @@ static void vq_copy(struct victim_queue *vq, const struct victim_queue *tmpl)
 {
 	uint32_t nq = tmpl->sv->s->c->n_queues;
 	*vq = *tmpl;
+	vq->owns_roots = false;
 	vq->popped = gt_xcalloc(nq + 1, sizeof(*vq->popped));
 	vq->leaf = gt_xcalloc(nq + 1, sizeof(*vq->leaf));
 	for (uint32_t q = 0; q < nq; q++) {
@@ -248,6 +258,8 @@ static void vq_release(struct victim_queue *vq)
 	}
 	free(vq->leaf);
 	free(vq->popped);
+	if (vq->owns_roots)
+		free(vq->roots);
 	memset(vq, 0, sizeof(*vq));
 }
 
@@ -264,16 +276,16 @@ static void pick_sub(const struct victim_queue *vq, struct pick pk, int64_t out[
 		out[r] = head->allocated[r] + vq->popped[pk.leaf][r];
 }
 
-static struct pick best_under(const struct victim_queue *vq, int32_t q)
+static struct pick best_under(const struct victim_queue *vq, int32_t q);
+
+/* Of the sibling queues @qs, the one that gives up first (the reverse of allocation order). */
+static struct pick best_among(const struct victim_queue *vq, const int32_t *qs, uint32_t n)
 {
 	const struct gt_session *s = vq->sv->s;
-	const struct gt_queue *cq = &s->c->queues[q];
-	if (!cq->n_children)
-		return (struct pick){ vq->leaf[q].n ? q : GT_NONE };
 	struct pick best = { GT_NONE };
-	int32_t best_child = GT_NONE;
-	for (uint32_t i = 0; i < cq->n_children; i++) {
-		struct pick p = best_under(vq, cq->children[i]);
+	int32_t best_q = GT_NONE;
+	for (uint32_t i = 0; i < n; i++) {
+		struct pick p = best_under(vq, qs[i]);
 		if (p.leaf == GT_NONE)
 			continue;
 		if (best.leaf != GT_NONE) {
@@ -281,38 +293,28 @@ static struct pick best_under(const struct victim_queue *vq, int32_t q)
 			pick_sub(vq, p, lsub);
 			pick_sub(vq, best, rsub);
 			/* victim order: whoever allocation would serve last gives first */
-			if (gt_queue_cmp_victims(s, cq->children[i], best_child, lsub, rsub) < 0)
+			if (gt_queue_cmp_victims(s, qs[i], best_q, lsub, rsub) < 0)
 				continue;
 		}
 		best = p;
-		best_child = cq->children[i];
+		best_q = qs[i];
 	}
 	return best;
 }
 
+static struct pick best_under(const struct victim_queue *vq, int32_t q)
+{
+	const struct gt_queue *cq = &vq->sv->s->c->queues[q];
+	if (!cq->n_children)
+		return (struct pick){ vq->leaf[q].n ? q : GT_NONE };
+	return best_among(vq, cq->children, cq->n_children);
+}
+
 static bool vq_pop(struct victim_queue *vq, struct victim_entry *out)
 {
-	const struct gt_session *s = vq->sv->s;
-	struct pick best = { GT_NONE };
-	int32_t best_root = GT_NONE;
 	if (!vq->n_entries)
 		return false;
-	for (uint32_t q = 0; q < s->c->n_queues; q++) {
-		if (s->c->queues[q].parent != GT_NONE)
-			continue;
-		struct pick p = best_under(vq, (int32_t)q);
-		if (p.leaf == GT_NONE)
-			continue;
-		if (best.leaf != GT_NONE) {
-			int64_t lsub[GT_NQRES], rsub[GT_NQRES];
-			pick_sub(vq, p, lsub);
-			pick_sub(vq, best, rsub);
-			if (gt_queue_cmp_victims(s, (int32_t)q, best_root, lsub, rsub) < 0)
-				continue;
-		}
-		best = p;
-		best_root = (int32_t)q;
-	}
+	struct pick best = best_among(vq, vq->roots, vq->n_roots);
 	if (best.leaf == GT_NONE)
 		return false;
 	*out = heap_pop(&vq->leaf[best.leaf]);
@@ -692,6 +694,34 @@ static void base_feasible_nodes(const struct gt_session *s, const int32_t *tasks
 			ok = s->nodes[node].groups[g].used_milli < 1000;
 		out[node] = ok;
 	}
+}
+
+void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
+		   bool (*candidate)(const struct gt_session *s, int32_t job),
+		   bool (*gate)(const struct gt_session *s, int32_t job, const int64_t req[GT_NQRES]))
+{
+	struct gt_jobq jq;
+	gt_jobq_init(&jq, s);
+	for (uint32_t j = 0; j < s->c->n_jobs; j++)
+		if (gt_job_pending_ready(s, (int32_t)j) && (!candidate || candidate(s, (int32_t)j)))
+			gt_jobq_push(&jq, (int32_t)j);
+	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
+		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
+		int64_t req[GT_NQRES];
+		gt_tasks_queue_res(s, tasks, gt_tasks_to_allocate(s, job, tasks), req);
+		free(tasks);
+		if (gate && !gate(s, job, req))
+			continue;
+		struct gt_solver sv = *tmpl;
+		sv.s = s;
+		sv.job = job;
+		if (sv.queues_at_start)	/* OnJobSolutionStart: the queues as they are now */
+			memcpy(sv.queues_at_start, s->queues, s->c->n_queues * sizeof(*s->queues));
+		size_t cp = gt_stmt_checkpoint(s);
+		if (gt_solve(&sv))
+			gt_stmt_commit(s, cp);
+	}
+	gt_jobq_release(&jq);
 }
 
 bool gt_solve(struct gt_solver *sv)

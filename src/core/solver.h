@@ -50,6 +50,15 @@ struct gt_solver {
  */
 bool gt_solve(struct gt_solver *sv);
 
+/*
+ * The victim-based actions' loop: every pending, ready job (that passes
+ * @candidate, if given) in queue-tree order, whose tasks' request passes
+ * @gate (if given), is solved with a copy of @tmpl; solutions are committed.
+ */
+void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
+		   bool (*candidate)(const struct gt_session *s, int32_t job),
+		   bool (*gate)(const struct gt_session *s, int32_t job, const int64_t req[GT_NQRES]));
+
 /* Place @tasks of @job; in a simulation pipeline-only on @nodes (shared with allocate). */
 bool gt_place_tasks(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
 		    bool pipeline_only, const int32_t *nodes, uint32_t n_nodes);
