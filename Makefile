@@ -28,7 +28,7 @@ PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import yaml' 2>/
 # keep object files make would see as intermediate (and delete after the last line of output)
 .SECONDARY:
 
-.PHONY: all test unit scenarios demo bench clean check-purity check-deploy cli
+.PHONY: all test unit scenarios demo bench clean check-purity check-deploy cli kube-test
 all: $(BUILD)/gantry
 
 $(BUILD)/%.o: %.c
@@ -75,7 +75,12 @@ check-deploy:
 cli: $(BUILD)/gantry
 	tests/cli/run.sh $(BUILD)/gantry
 
-test: all check-purity check-deploy cli scenarios unit
+# The Kubernetes layer against the API-server double (tests/kube): faults, TLS, leader
+# failover, same placements as simulate. Loopback only, about 20 s.
+kube-test: $(BUILD)/gantry
+	$(PYTHON) tests/kube/run-tests --gantry $(BUILD)/gantry
+
+test: all check-purity check-deploy cli kube-test scenarios unit
 
 demo: $(BUILD)/gantry
 	$(BUILD)/gantry simulate -f examples/demo-cluster.yaml --cycles 3 --now 2026-01-01T09:00:00Z --show-cycles

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kube/scheduler.h"
 #include "sim/simulate.h"
 
 #define GANTRY_VERSION "0.1.0"
@@ -13,10 +14,10 @@ static void usage(FILE *f)
 	fputs("usage: gantry <command> [options]\n\n"
 	      "commands:\n"
 	      "  simulate    run the scheduler on a virtual cluster given as Kubernetes YAML\n"
+	      "  scheduler   schedule a real cluster (kubeconfig or in-cluster)\n"
 	      "  version     print the version\n\n"
-	      "not in this version yet (each says so and exits 1): scheduler, binder,\n"
-	      "podgrouper, replay\n"
-	      "run 'gantry simulate --help' for the simulator's options\n", f);
+	      "not in this version yet (each says so and exits 1): binder, podgrouper, replay\n"
+	      "run 'gantry <command> --help' for a command's options\n", f);
 }
 
 int main(int argc, char **argv)
@@ -28,6 +29,8 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "simulate"))
 		return gt_simulate_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "scheduler"))
+		return gt_scheduler_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("gantry %s\n", GANTRY_VERSION);
 		return 0;
@@ -36,7 +39,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	static const char *const later[] = { "scheduler", "binder", "podgrouper", "replay" };
+	static const char *const later[] = { "binder", "podgrouper", "replay" };
 	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
 		if (!strcmp(cmd, later[i])) {
 			fprintf(stderr, "gantry %s: not implemented in this version yet\n", cmd);

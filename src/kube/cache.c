@@ -1,0 +1,367 @@
+#include "kube/cache.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/decode.h"
+#include "kube/kdoc.h"
+#include "util/mem.h"
+
+const struct gt_kres_info gt_kres[GT_N_KRES] = {
+	[GT_KRES_NODES] = { "nodes", "Node", "v1", false, false },
+	[GT_KRES_PODS] = { "pods", "Pod", "v1", true, false },
+	[GT_KRES_PODGROUPS] = { "podgroups", "PodGroup", "scheduling.run.ai/v2alpha2", true, false },
+	[GT_KRES_QUEUES] = { "queues", "Queue", "scheduling.run.ai/v2", false, false },
+	[GT_KRES_PRIORITYCLASSES] = { "priorityclasses", "PriorityClass", "scheduling.k8s.io/v1", false, false },
+	[GT_KRES_TOPOLOGIES] = { "topologies", "Topology", "kai.scheduler/v1alpha1", false, true },
+	[GT_KRES_SHARDS] = { "schedulingshards", "SchedulingShard", "kai.scheduler/v1", false, true },
+	[GT_KRES_BINDREQUESTS] = { "bindrequests", "BindRequest", "scheduling.run.ai/v1alpha2", true, true },
+};
+
+void gt_kres_path(enum gt_kres r, const char *ns, const char *name, const char *sub, char *buf,
+		  size_t cap)
+{
+	const struct gt_kres_info *k = &gt_kres[r];
+	bool core = !strchr(k->group_version, '/');
+	int n = snprintf(buf, cap, "%s/%s", core ? "/api" : "/apis", k->group_version);
+	if (k->namespaced && ns)
+		n += snprintf(buf + n, cap > (size_t)n ? cap - (size_t)n : 0, "/namespaces/%s", ns);
+	n += snprintf(buf + n, cap > (size_t)n ? cap - (size_t)n : 0, "/%s", k->plural);
+	if (name)
+		n += snprintf(buf + n, cap > (size_t)n ? cap - (size_t)n : 0, "/%s", name);
+	if (name && sub)
+		snprintf(buf + n, cap > (size_t)n ? cap - (size_t)n : 0, "/%s", sub);
+}
+
+/* ---------------------------------------------------------------- objects */
+
+struct gt_kobj *gt_kobj_ref(struct gt_kobj *o)
+{
+	atomic_fetch_add(&o->refs, 1);
+	return o;
+}
+
+void gt_kobj_unref(struct gt_kobj *o)
+{
+	if (!o || atomic_fetch_sub(&o->refs, 1) != 1)
+		return;
+	gt_doc_free(o->doc);
+	free(o->key);
+	free(o->ns);
+	free(o->name);
+	free(o->uid);
+	free(o->rv);
+	free(o);
+}
+
+const char *gt_kobj_str(const struct gt_kobj *o, const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	if (!dot)
+		return gt_doc_str(o->doc, path);
+	char parent[256];
+	size_t n = (size_t)(dot - path);
+	if (n >= sizeof(parent))
+		return NULL;
+	memcpy(parent, path, n);
+	parent[n] = '\0';
+	return gt_doc_str(gt_doc_path(o->doc, parent), dot + 1);
+}
+
+/* ---------------------------------------------------------------- stores */
+
+/* Open addressing, linear probing; a deleted slot keeps a tombstone. */
+#define TOMBSTONE ((struct gt_kobj *)&tombstone_mark)
+static const char tombstone_mark;
+
+struct store {
+	struct gt_kobj **slots;
+	size_t cap, n, used;	/* used = live + tombstones */
+	bool synced;
+};
+
+struct gt_cache {
+	pthread_mutex_t mu;
+	struct store stores[GT_N_KRES];
+	atomic_uint serial;
+};
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static size_t find_slot(const struct store *st, const char *key, bool *found)
+{
+	size_t mask = st->cap - 1, i = hash(key) & mask, first_free = SIZE_MAX;
+	for (;; i = (i + 1) & mask) {
+		struct gt_kobj *o = st->slots[i];
+		if (!o) {
+			*found = false;
+			return first_free != SIZE_MAX ? first_free : i;
+		}
+		if (o == TOMBSTONE) {
+			if (first_free == SIZE_MAX)
+				first_free = i;
+			continue;
+		}
+		if (!strcmp(o->key, key)) {
+			*found = true;
+			return i;
+		}
+	}
+}
+
+static void store_insert(struct store *st, struct gt_kobj *o);
+
+static void store_grow(struct store *st)
+{
+	struct store old = *st;
+	size_t cap = 64;
+	while (cap < (old.n + 1) * 2)
+		cap *= 2;
+	st->slots = gt_xcalloc(cap, sizeof(*st->slots));
+	st->cap = cap;
+	st->n = st->used = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slots[i] && old.slots[i] != TOMBSTONE)
+			store_insert(st, old.slots[i]);
+	free(old.slots);
+}
+
+/* Put @o (its reference moves in), dropping the object it replaces. */
+static void store_insert(struct store *st, struct gt_kobj *o)
+{
+	if ((st->used + 1) * 10 > st->cap * 7)
+		store_grow(st);
+	bool found;
+	size_t i = find_slot(st, o->key, &found);
+	if (found) {
+		gt_kobj_unref(st->slots[i]);
+	} else {
+		if (!st->slots[i])
+			st->used++;
+		st->n++;
+	}
+	st->slots[i] = o;
+}
+
+static void store_clear(struct store *st)
+{
+	for (size_t i = 0; i < st->cap; i++)
+		if (st->slots[i] && st->slots[i] != TOMBSTONE)
+			gt_kobj_unref(st->slots[i]);
+	free(st->slots);
+	st->slots = NULL;
+	st->cap = st->n = st->used = 0;
+}
+
+struct gt_cache *gt_cache_new(void)
+{
+	struct gt_cache *c = gt_xcalloc(1, sizeof(*c));
+	pthread_mutex_init(&c->mu, NULL);
+	for (int r = 0; r < GT_N_KRES; r++)
+		store_grow(&c->stores[r]);
+	return c;
+}
+
+void gt_cache_free(struct gt_cache *c)
+{
+	if (!c)
+		return;
+	for (int r = 0; r < GT_N_KRES; r++)
+		store_clear(&c->stores[r]);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
+
+static void strip(json_t *obj)
+{
+	json_t *md = json_object_get(obj, "metadata");
+	json_object_del(md, "managedFields");
+	/* kubectl's copy of the whole manifest: never read, often the largest field */
+	json_object_del(json_object_get(md, "annotations"), "kubectl.kubernetes.io/last-applied-configuration");
+}
+
+struct gt_kobj *gt_cache_make(struct gt_cache *c, enum gt_kres r, json_t *obj, struct gt_err *err)
+{
+	const struct gt_kres_info *k = &gt_kres[r];
+	json_t *md = json_object_get(obj, "metadata");
+	const char *name = json_string_value(json_object_get(md, "name"));
+	if (!json_is_object(obj) || !name || !*name) {
+		gt_errf(err, GT_EINVAL, "%s without metadata.name", k->kind);
+		return NULL;
+	}
+	strip(obj);
+	if (!json_object_get(obj, "kind"))
+		json_object_set_new(obj, "kind", json_string(k->kind));
+	if (!json_object_get(obj, "apiVersion"))
+		json_object_set_new(obj, "apiVersion", json_string(k->group_version));
+	struct gt_kobj *o = gt_xcalloc(1, sizeof(*o));
+	atomic_init(&o->refs, 1);
+	o->res = r;
+	unsigned s = atomic_fetch_add(&c->serial, 1);
+	/* a positive int: it travels as a "line" through the decoder's messages */
+	o->serial = (int)(s % (unsigned)(INT_MAX - 1)) + 1;
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	o->ns = gt_xstrdup(k->namespaced ? (ns ? ns : "default") : "");
+	o->name = gt_xstrdup(name);
+	size_t kl = strlen(o->ns) + strlen(name) + 2;
+	o->key = gt_xmalloc(kl);
+	if (k->namespaced)
+		snprintf(o->key, kl, "%s/%s", o->ns, name);
+	else
+		snprintf(o->key, kl, "%s", name);
+	const char *uid = json_string_value(json_object_get(md, "uid"));
+	const char *rv = json_string_value(json_object_get(md, "resourceVersion"));
+	o->uid = gt_xstrdup(uid ? uid : "");
+	o->rv = gt_xstrdup(rv ? rv : "");
+	const char *cts = json_string_value(json_object_get(md, "creationTimestamp"));
+	if (!cts || gt_parse_time(cts, &o->created))
+		o->created = 0;
+	o->doc = gt_kdoc_from_json(obj, o->serial);
+	return o;
+}
+
+void gt_cache_replace(struct gt_cache *c, enum gt_kres r, struct gt_kobj **objs, size_t n)
+{
+	struct store fresh = { 0 };
+	store_grow(&fresh);
+	for (size_t i = 0; i < n; i++)
+		store_insert(&fresh, objs[i]);
+	pthread_mutex_lock(&c->mu);
+	struct store old = c->stores[r];
+	fresh.synced = old.synced;
+	c->stores[r] = fresh;
+	pthread_mutex_unlock(&c->mu);
+	store_clear(&old);
+}
+
+void gt_cache_upsert(struct gt_cache *c, struct gt_kobj *o)
+{
+	pthread_mutex_lock(&c->mu);
+	store_insert(&c->stores[o->res], o);
+	pthread_mutex_unlock(&c->mu);
+}
+
+void gt_cache_delete(struct gt_cache *c, enum gt_kres r, const char *key)
+{
+	struct gt_kobj *gone = NULL;
+	pthread_mutex_lock(&c->mu);
+	struct store *st = &c->stores[r];
+	bool found;
+	size_t i = find_slot(st, key, &found);
+	if (found) {
+		gone = st->slots[i];
+		st->slots[i] = TOMBSTONE;
+		st->n--;
+	}
+	pthread_mutex_unlock(&c->mu);
+	gt_kobj_unref(gone);
+}
+
+struct gt_kobj *gt_cache_get(struct gt_cache *c, enum gt_kres r, const char *key)
+{
+	struct gt_kobj *o = NULL;
+	pthread_mutex_lock(&c->mu);
+	bool found;
+	size_t i = find_slot(&c->stores[r], key, &found);
+	if (found)
+		o = gt_kobj_ref(c->stores[r].slots[i]);
+	pthread_mutex_unlock(&c->mu);
+	return o;
+}
+
+struct gt_kobj **gt_cache_list(struct gt_cache *c, enum gt_kres r, size_t *n)
+{
+	pthread_mutex_lock(&c->mu);
+	const struct store *st = &c->stores[r];
+	struct gt_kobj **out = gt_xmalloc((st->n + 1) * sizeof(*out));
+	size_t k = 0;
+	for (size_t i = 0; i < st->cap; i++)
+		if (st->slots[i] && st->slots[i] != TOMBSTONE)
+			out[k++] = gt_kobj_ref(st->slots[i]);
+	pthread_mutex_unlock(&c->mu);
+	*n = k;
+	return out;
+}
+
+size_t gt_cache_count(struct gt_cache *c, enum gt_kres r)
+{
+	pthread_mutex_lock(&c->mu);
+	size_t n = c->stores[r].n;
+	pthread_mutex_unlock(&c->mu);
+	return n;
+}
+
+bool gt_cache_assume(struct gt_cache *c, enum gt_kres r, const char *key, const char *rv,
+		     void (*edit)(struct gt_doc *doc, void *arg), void *arg)
+{
+	struct gt_kobj *cur = gt_cache_get(c, r, key);
+	if (!cur)
+		return false;
+	if (strcmp(cur->rv, rv)) {
+		gt_kobj_unref(cur);
+		return false;
+	}
+	/* edit a copy outside the lock, then swap it in if nothing newer came meanwhile */
+	struct gt_kobj *o = gt_xcalloc(1, sizeof(*o));
+	atomic_init(&o->refs, 1);
+	o->res = r;
+	o->serial = cur->serial;
+	o->key = gt_xstrdup(cur->key);
+	o->ns = gt_xstrdup(cur->ns);
+	o->name = gt_xstrdup(cur->name);
+	o->uid = gt_xstrdup(cur->uid);
+	o->rv = gt_xstrdup(cur->rv);
+	o->created = cur->created;
+	o->doc = gt_kdoc_copy(cur->doc);
+	edit(o->doc, arg);
+	bool done = false;
+	pthread_mutex_lock(&c->mu);
+	struct store *st = &c->stores[r];
+	bool found;
+	size_t i = find_slot(st, key, &found);
+	if (found && st->slots[i] == cur) {
+		st->slots[i] = o;
+		done = true;
+	}
+	pthread_mutex_unlock(&c->mu);
+	if (done)
+		gt_kobj_unref(cur);	/* the store's reference */
+	else
+		gt_kobj_unref(o);
+	gt_kobj_unref(cur);
+	return done;
+}
+
+void gt_cache_set_synced(struct gt_cache *c, enum gt_kres r, bool synced)
+{
+	pthread_mutex_lock(&c->mu);
+	c->stores[r].synced = synced;
+	pthread_mutex_unlock(&c->mu);
+}
+
+bool gt_cache_synced(struct gt_cache *c, enum gt_kres r)
+{
+	pthread_mutex_lock(&c->mu);
+	bool s = c->stores[r].synced;
+	pthread_mutex_unlock(&c->mu);
+	return s;
+}
+
+bool gt_cache_all_synced(struct gt_cache *c)
+{
+	bool all = true;
+	pthread_mutex_lock(&c->mu);
+	for (int r = 0; r < GT_N_KRES; r++)
+		all = all && c->stores[r].synced;
+	pthread_mutex_unlock(&c->mu);
+	return all;
+}

@@ -1,0 +1,104 @@
+/*
+ * cache.h - the long-lived object cache the reflectors fill
+ *
+ * One store per resource kind, keyed by "namespace/name" (or "name" for
+ * cluster-scoped kinds), holding immutable, reference-counted objects: the
+ * object's document tree (already converted from JSON, ready for the
+ * decoder) and the few metadata fields the scheduler needs. A change never
+ * edits an object in place; it swaps in a new one, so a cycle's snapshot can
+ * keep references to the objects it decoded without holding any lock.
+ *
+ * The cycle itself changes the cache in one way only: after a successful
+ * bind or eviction it "assumes" the outcome (sets spec.nodeName, the GPU
+ * group labels, deletionTimestamp on a copy) so that the next cycle does not
+ * act again on a pod whose watch event has not arrived yet. The next event
+ * for that pod replaces the assumed copy with the server's truth.
+ */
+#ifndef GT_KUBE_CACHE_H
+#define GT_KUBE_CACHE_H
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api/doc.h"
+#include "util/err.h"
+
+enum gt_kres { GT_KRES_NODES, GT_KRES_PODS, GT_KRES_PODGROUPS, GT_KRES_QUEUES,
+	       GT_KRES_PRIORITYCLASSES, GT_KRES_TOPOLOGIES, GT_KRES_SHARDS, GT_KRES_BINDREQUESTS,
+	       GT_N_KRES };
+
+struct gt_kres_info {
+	const char *plural;
+	const char *kind;
+	const char *group_version;	/* "v1", "scheduling.run.ai/v2alpha2", ... */
+	bool namespaced;
+	bool optional;		/* a CRD that may not be installed: 404 means "none" */
+};
+
+extern const struct gt_kres_info gt_kres[GT_N_KRES];
+
+/*
+ * The API path of resource @r: the collection (@name NULL; all namespaces
+ * when @ns is NULL too), or one object, or its subresource @sub.
+ */
+void gt_kres_path(enum gt_kres r, const char *ns, const char *name, const char *sub, char *buf,
+		  size_t cap);
+
+struct gt_kobj {
+	atomic_int refs;
+	enum gt_kres res;
+	struct gt_doc *doc;	/* immutable once published */
+	char *key;		/* "ns/name" or "name" */
+	char *ns;		/* "" for cluster-scoped objects */
+	char *name;
+	char *uid;
+	char *rv;		/* metadata.resourceVersion */
+	int64_t created;	/* creationTimestamp, seconds; 0 if unknown */
+	int serial;		/* stamped as the line of every node of doc */
+	atomic_bool bad;	/* the decoder refused it: left out of snapshots */
+};
+
+struct gt_kobj *gt_kobj_ref(struct gt_kobj *o);
+void gt_kobj_unref(struct gt_kobj *o);
+/* Scalar at a dotted path of @o's document, or NULL. */
+const char *gt_kobj_str(const struct gt_kobj *o, const char *path);
+
+struct gt_cache;
+
+struct gt_cache *gt_cache_new(void);
+void gt_cache_free(struct gt_cache *c);
+
+/*
+ * A new object (one reference) from API JSON. Sets kind and apiVersion when
+ * the server left them off (items of built-in lists), drops managedFields.
+ * NULL with a message when it has no metadata.name.
+ */
+struct gt_kobj *gt_cache_make(struct gt_cache *c, enum gt_kres r, json_t *obj, struct gt_err *err);
+
+/* Replace the whole store of @r with @objs (a relist); takes their references. */
+void gt_cache_replace(struct gt_cache *c, enum gt_kres r, struct gt_kobj **objs, size_t n);
+/* Add or replace one object; takes the reference. */
+void gt_cache_upsert(struct gt_cache *c, struct gt_kobj *o);
+void gt_cache_delete(struct gt_cache *c, enum gt_kres r, const char *key);
+/* A new reference to the object under @key, or NULL. */
+struct gt_kobj *gt_cache_get(struct gt_cache *c, enum gt_kres r, const char *key);
+/* Every object of @r, each with a new reference; free the array, unref each. */
+struct gt_kobj **gt_cache_list(struct gt_cache *c, enum gt_kres r, size_t *n);
+size_t gt_cache_count(struct gt_cache *c, enum gt_kres r);
+
+/*
+ * Copy-on-write edit of the object under @key when its resourceVersion is
+ * still @rv: @edit changes a private copy of the document, which then
+ * replaces the object. False (nothing done) when the object is gone or a
+ * newer version has arrived; that version is the truth.
+ */
+bool gt_cache_assume(struct gt_cache *c, enum gt_kres r, const char *key, const char *rv,
+		     void (*edit)(struct gt_doc *doc, void *arg), void *arg);
+
+void gt_cache_set_synced(struct gt_cache *c, enum gt_kres r, bool synced);
+bool gt_cache_synced(struct gt_cache *c, enum gt_kres r);
+bool gt_cache_all_synced(struct gt_cache *c);
+
+#endif /* GT_KUBE_CACHE_H */

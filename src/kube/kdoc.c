@@ -1,0 +1,205 @@
+#include "kube/kdoc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/mem.h"
+
+static struct gt_doc *node(enum gt_doc_kind kind, int line)
+{
+	struct gt_doc *d = gt_xcalloc(1, sizeof(*d));
+	d->kind = kind;
+	d->line = line;
+	return d;
+}
+
+static struct gt_doc *scalar(const char *s, bool quoted, int line)
+{
+	struct gt_doc *d = node(GT_DOC_SCALAR, line);
+	d->scalar = gt_xstrdup(s);
+	d->quoted = quoted;
+	return d;
+}
+
+struct gt_doc *gt_kdoc_from_json(const json_t *v, int line)
+{
+	char buf[64];
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		struct gt_doc *d = node(GT_DOC_MAP, line);
+		size_t n = json_object_size(v);
+		d->cap = n ? n : 1;
+		d->keys = gt_xmalloc(d->cap * sizeof(*d->keys));
+		d->items = gt_xmalloc(d->cap * sizeof(*d->items));
+		const char *k;
+		json_t *val;
+		json_object_foreach((json_t *)v, k, val) {
+			d->keys[d->n] = gt_xstrdup(k);
+			d->items[d->n++] = gt_kdoc_from_json(val, line);
+		}
+		return d;
+	}
+	case JSON_ARRAY: {
+		struct gt_doc *d = node(GT_DOC_SEQ, line);
+		size_t n = json_array_size(v);
+		d->cap = n ? n : 1;
+		d->items = gt_xmalloc(d->cap * sizeof(*d->items));
+		for (size_t i = 0; i < n; i++)
+			d->items[d->n++] = gt_kdoc_from_json(json_array_get(v, i), line);
+		return d;
+	}
+	case JSON_STRING:
+		return scalar(json_string_value(v), true, line);
+	case JSON_INTEGER:
+		snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return scalar(buf, false, line);
+	case JSON_REAL:
+		/* 15 digits: 0.1 prints as 0.1, not 0.10000000000000001 */
+		snprintf(buf, sizeof(buf), "%.15g", json_real_value(v));
+		return scalar(buf, false, line);
+	case JSON_TRUE:
+		return scalar("true", false, line);
+	case JSON_FALSE:
+		return scalar("false", false, line);
+	case JSON_NULL:
+	default:
+		return scalar("null", false, line);
+	}
+}
+
+struct gt_doc *gt_kdoc_copy(const struct gt_doc *s)
+{
+	struct gt_doc *d = node(s->kind, s->line);
+	d->quoted = s->quoted;
+	if (s->scalar)
+		d->scalar = gt_xstrdup(s->scalar);
+	if (s->kind == GT_DOC_SCALAR)
+		return d;
+	d->cap = s->n ? s->n : 1;
+	d->items = gt_xmalloc(d->cap * sizeof(*d->items));
+	if (s->kind == GT_DOC_MAP)
+		d->keys = gt_xmalloc(d->cap * sizeof(*d->keys));
+	for (size_t i = 0; i < s->n; i++) {
+		d->items[i] = gt_kdoc_copy(s->items[i]);
+		if (s->kind == GT_DOC_MAP)
+			d->keys[i] = gt_xstrdup(s->keys[i]);
+	}
+	d->n = s->n;
+	return d;
+}
+
+/* The value slot of @key in map @d, appending a new pair if missing. */
+static struct gt_doc **slot(struct gt_doc *d, const char *key)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->keys[i], key))
+			return &d->items[i];
+	if (d->n + 1 > d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 4;
+		d->items = gt_xrealloc(d->items, d->cap * sizeof(*d->items));
+		d->keys = gt_xrealloc(d->keys, d->cap * sizeof(*d->keys));
+	}
+	d->keys[d->n] = gt_xstrdup(key);
+	d->items[d->n] = NULL;
+	return &d->items[d->n++];
+}
+
+void gt_kdoc_set(struct gt_doc *d, const char *const *keys, size_t n, const char *value,
+		 bool quoted)
+{
+	for (size_t i = 0; i < n && d->kind == GT_DOC_MAP; i++) {
+		struct gt_doc **s = slot(d, keys[i]);
+		bool last = i + 1 == n;
+		if (*s && (last || (*s)->kind != GT_DOC_MAP)) {
+			gt_doc_free(*s);
+			*s = NULL;
+		}
+		if (!*s)
+			*s = last ? scalar(value, quoted, d->line) : node(GT_DOC_MAP, d->line);
+		d = *s;
+	}
+}
+
+json_t *gt_kdoc_to_json(const struct gt_doc *d)
+{
+	if (d->kind == GT_DOC_MAP) {
+		json_t *o = json_object();
+		for (size_t i = 0; i < d->n; i++)
+			json_object_set_new(o, d->keys[i], gt_kdoc_to_json(d->items[i]));
+		return o;
+	}
+	if (d->kind == GT_DOC_SEQ) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < d->n; i++)
+			json_array_append_new(a, gt_kdoc_to_json(d->items[i]));
+		return a;
+	}
+	if (d->quoted)
+		return json_string(d->scalar);
+	if (!strcmp(d->scalar, "true") || !strcmp(d->scalar, "false"))
+		return json_boolean(!strcmp(d->scalar, "true"));
+	if (gt_doc_is_null(d))
+		return json_null();
+	char *end;
+	long long v = strtoll(d->scalar, &end, 10);
+	if (*d->scalar && !*end)
+		return json_integer(v);
+	double f = strtod(d->scalar, &end);
+	if (*d->scalar && !*end)
+		return json_real(f);
+	return json_string(d->scalar);
+}
+
+static int b64_value(int c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+' || c == '-')
+		return 62;
+	if (c == '/' || c == '_')
+		return 63;
+	return -1;
+}
+
+int gt_base64_decode(const char *in, unsigned char **out, size_t *len)
+{
+	size_t n = strlen(in);
+	unsigned char *buf = gt_xmalloc(n / 4 * 3 + 4);
+	size_t o = 0;
+	unsigned acc = 0;
+	int bits = 0;
+	bool pad = false;
+	for (const char *p = in; *p; p++) {
+		if (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+			continue;
+		if (*p == '=') {
+			pad = true;
+			continue;
+		}
+		int v = b64_value((unsigned char)*p);
+		if (v < 0 || pad) {
+			free(buf);
+			return -1;
+		}
+		acc = (acc << 6) | (unsigned)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			buf[o++] = (unsigned char)(acc >> bits);
+			acc &= (1u << bits) - 1;
+		}
+	}
+	if (bits >= 6) {
+		free(buf);
+		return -1;
+	}
+	buf[o] = '\0';
+	*out = buf;
+	*len = o;
+	return 0;
+}

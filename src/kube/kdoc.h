@@ -1,0 +1,41 @@
+/*
+ * kdoc.h - API-server JSON as the document trees src/api decodes
+ *
+ * The API server speaks JSON; the decoders (src/api/decode.h) walk
+ * struct gt_doc trees. Converting jansson values directly (rather than
+ * printing and re-parsing through libyaml) keeps numbers, strings and nulls
+ * exactly as the decoder expects them from YAML: strings are quoted scalars,
+ * numbers and booleans plain ones, null the plain scalar "null".
+ *
+ * Every node of a converted object carries the same @line. The cache stamps
+ * each object with its own serial there, so a decoder error, which names
+ * "(line N)", leads back to the object that caused it.
+ */
+#ifndef GT_KDOC_H
+#define GT_KDOC_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "api/doc.h"
+
+struct gt_doc *gt_kdoc_from_json(const json_t *v, int line);
+struct gt_doc *gt_kdoc_copy(const struct gt_doc *d);
+/*
+ * Set the scalar at the path of map keys @keys[0..n) in @d, creating maps on
+ * the way and replacing whatever was there. Keys are literal: "runai-gpu-group"
+ * and "kubernetes.io/hostname" need no escaping.
+ */
+void gt_kdoc_set(struct gt_doc *d, const char *const *keys, size_t n, const char *value,
+		 bool quoted);
+/*
+ * The other way, for writing back parts of an object (a PodGroup's other
+ * scheduling conditions): quoted scalars become strings, plain ones
+ * integers, reals, booleans or null when they read as such.
+ */
+json_t *gt_kdoc_to_json(const struct gt_doc *d);
+/* Standard base64 (padding optional, whitespace skipped). 0, or -1 if malformed. */
+int gt_base64_decode(const char *in, unsigned char **out, size_t *len);
+
+#endif /* GT_KDOC_H */

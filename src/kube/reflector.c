@@ -1,0 +1,309 @@
+#include "kube/reflector.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kube/log.h"
+#include "util/mem.h"
+
+#define BACKOFF_MIN_S 0.2
+#define BACKOFF_MAX_S 30.0
+#define ABSENT_RETRY_S 30.0
+
+struct gt_reflector {
+	pthread_t thread;
+	struct gt_kube_client *cl;
+	struct gt_cache *cache;
+	enum gt_kres res;
+	struct gt_reflector_opts o;
+	struct gt_reflector_stats stats;
+	char rv[64];		/* the newest resourceVersion applied */
+	bool gone;		/* a 410 arrived on the watch: relist */
+	bool failed;		/* the watch ended on an error event or a malformed line */
+	unsigned seed;
+};
+
+/* Sleep @s seconds, waking early when the client stops. */
+static void nap(const struct gt_reflector *r, double s)
+{
+	while (s > 0 && !gt_kube_client_stopping(r->cl)) {
+		double step = s > 0.1 ? 0.1 : s;
+		struct timespec ts = { 0, (long)(step * 1e9) };
+		nanosleep(&ts, NULL);
+		s -= step;
+	}
+}
+
+static double backoff_next(struct gt_reflector *r, double *b)
+{
+	double cur = *b;
+	*b = *b * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S : *b * 2;
+	/* jitter up to +50%: reflectors that failed together do not retry together */
+	return cur * (1.0 + (double)(rand_r(&r->seed) % 1000) / 2000.0);
+}
+
+static const char *status_message(const char *body)
+{
+	static _Thread_local char buf[300];
+	json_t *j = json_loads(body, 0, NULL);
+	const char *m = json_string_value(json_object_get(j, "message"));
+	snprintf(buf, sizeof(buf), "%s", m ? m : body);
+	json_decref(j);
+	return buf;
+}
+
+/*
+ * LIST every page. 0 on success; 1 when the resource does not exist (an
+ * optional CRD); -1 on error (logged).
+ */
+static int list_all(struct gt_reflector *r)
+{
+	const struct gt_kres_info *k = &gt_kres[r->res];
+	struct gt_kobj **objs = NULL;
+	size_t n = 0, cap = 0;
+	char cont[2048] = "", list_rv[64] = "";
+	int rc = 0;
+	for (;;) {
+		/* a continue token is opaque: room for one of 2 KiB, percent-encoded */
+		char base[512], path[8192], enc[6200];
+		gt_kres_path(r->res, NULL, NULL, NULL, base, sizeof(base));
+		gt_kube_urlencode(cont, enc, sizeof(enc));
+		snprintf(path, sizeof(path), "%s?limit=%d%s%s", base, r->o.page_size, *cont ? "&continue=" : "",
+			 enc);
+		struct gt_kube_resp resp;
+		if (gt_kube_request(r->cl, GT_VERB_LIST, "GET", path, NULL, NULL, &resp)) {
+			if (!gt_kube_client_stopping(r->cl))
+				gt_log(GT_LOG_WARN, "reflector", "list %s: %s", k->plural, resp.error);
+			gt_kube_resp_release(&resp);
+			rc = -1;
+			break;
+		}
+		if (resp.status == 404 && k->optional) {
+			gt_kube_resp_release(&resp);
+			rc = 1;
+			break;
+		}
+		if (resp.status == 410 && *cont) {
+			/* the continue token expired between pages: start the list over */
+			gt_log(GT_LOG_INFO, "reflector", "list %s: continue token expired; listing again", k->plural);
+			gt_kube_resp_release(&resp);
+			for (size_t i = 0; i < n; i++)
+				gt_kobj_unref(objs[i]);
+			n = 0;
+			cont[0] = list_rv[0] = '\0';
+			continue;
+		}
+		if (resp.status != 200) {
+			gt_log(GT_LOG_WARN, "reflector", "list %s: HTTP %ld: %s", k->plural, resp.status,
+			       status_message(resp.body));
+			gt_kube_resp_release(&resp);
+			rc = -1;
+			break;
+		}
+		json_error_t jerr;
+		json_t *page = json_loadb(resp.body, resp.len, 0, &jerr);
+		gt_kube_resp_release(&resp);
+		json_t *items = json_object_get(page, "items");
+		if (!json_is_array(items)) {
+			gt_log(GT_LOG_WARN, "reflector", "list %s: not a list: %s", k->plural,
+			       page ? "no items" : jerr.text);
+			json_decref(page);
+			rc = -1;
+			break;
+		}
+		size_t i;
+		json_t *item;
+		json_array_foreach(items, i, item) {
+			struct gt_err err = { 0 };
+			struct gt_kobj *o = gt_cache_make(r->cache, r->res, item, &err);
+			if (!o) {
+				atomic_fetch_add(&r->stats.bad_objects, 1);
+				gt_log(GT_LOG_WARN, "reflector", "list %s: item %zu skipped: %s", k->plural, i, err.msg);
+				continue;
+			}
+			GT_PUSH(objs, n, cap, o);
+		}
+		json_t *md = json_object_get(page, "metadata");
+		const char *c = json_string_value(json_object_get(md, "continue"));
+		const char *lrv = json_string_value(json_object_get(md, "resourceVersion"));
+		/* the first page's resourceVersion is the list's: later pages are consistent with it */
+		if (!*list_rv && lrv)
+			snprintf(list_rv, sizeof(list_rv), "%s", lrv);
+		snprintf(cont, sizeof(cont), "%s", c ? c : "");
+		json_decref(page);
+		if (!*cont)
+			break;
+	}
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			gt_kobj_unref(objs[i]);
+		free(objs);
+		if (rc == 1)
+			gt_cache_replace(r->cache, r->res, NULL, 0);
+		return rc;
+	}
+	gt_cache_replace(r->cache, r->res, objs, n);
+	free(objs);
+	snprintf(r->rv, sizeof(r->rv), "%s", list_rv);
+	atomic_fetch_add(&r->stats.lists, 1);
+	gt_log(GT_LOG_INFO, "reflector", "listed %zu %s at resourceVersion %s", n, k->plural, r->rv);
+	return 0;
+}
+
+/* One watch line: an event to apply. Nonzero ends the stream. */
+static int on_event(void *arg, const char *line, size_t len)
+{
+	struct gt_reflector *r = arg;
+	const struct gt_kres_info *k = &gt_kres[r->res];
+	json_error_t jerr;
+	json_t *ev = json_loadb(line, len, 0, &jerr);
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	json_t *obj = json_object_get(ev, "object");
+	if (!type || !json_is_object(obj)) {
+		gt_log(GT_LOG_WARN, "reflector", "watch %s: malformed event: %s", k->plural,
+		       ev ? "no type or object" : jerr.text);
+		json_decref(ev);
+		r->failed = true;
+		return 1;
+	}
+	const char *rv = json_string_value(json_object_get(json_object_get(obj, "metadata"),
+							   "resourceVersion"));
+	if (!strcmp(type, "ERROR")) {
+		json_int_t code = json_integer_value(json_object_get(obj, "code"));
+		const char *msg = json_string_value(json_object_get(obj, "message"));
+		if (code == 410) {
+			r->gone = true;
+			atomic_fetch_add(&r->stats.relists_gone, 1);
+			gt_log(GT_LOG_INFO, "reflector", "watch %s: 410 Gone (%s); listing again", k->plural,
+			       msg ? msg : "");
+		} else {
+			atomic_fetch_add(&r->stats.watch_errors, 1);
+			r->failed = true;
+			gt_log(GT_LOG_WARN, "reflector", "watch %s: error %lld: %s", k->plural, (long long)code,
+			       msg ? msg : "");
+		}
+		json_decref(ev);
+		return 1;
+	}
+	if (!strcmp(type, "BOOKMARK")) {
+		if (rv)
+			snprintf(r->rv, sizeof(r->rv), "%s", rv);
+		json_decref(ev);
+		return 0;
+	}
+	bool del = !strcmp(type, "DELETED");
+	if (!del && strcmp(type, "ADDED") && strcmp(type, "MODIFIED")) {
+		gt_log(GT_LOG_WARN, "reflector", "watch %s: unknown event type %s", k->plural, type);
+		json_decref(ev);
+		return 0;
+	}
+	struct gt_err err = { 0 };
+	struct gt_kobj *o = gt_cache_make(r->cache, r->res, obj, &err);
+	if (!o) {
+		atomic_fetch_add(&r->stats.bad_objects, 1);
+		gt_log(GT_LOG_WARN, "reflector", "watch %s: %s event skipped: %s", k->plural, type, err.msg);
+	} else if (del) {
+		gt_cache_delete(r->cache, r->res, o->key);
+		gt_kobj_unref(o);
+	} else {
+		gt_cache_upsert(r->cache, o);
+	}
+	if (rv)
+		snprintf(r->rv, sizeof(r->rv), "%s", rv);
+	atomic_fetch_add(&r->stats.events, 1);
+	json_decref(ev);
+	return 0;
+}
+
+static void *run(void *arg)
+{
+	struct gt_reflector *r = arg;
+	const struct gt_kres_info *k = &gt_kres[r->res];
+	double backoff = BACKOFF_MIN_S;
+	bool need_list = true;
+	while (!gt_kube_client_stopping(r->cl)) {
+		if (need_list) {
+			int rc = list_all(r);
+			if (rc < 0) {
+				nap(r, backoff_next(r, &backoff));
+				continue;
+			}
+			gt_cache_set_synced(r->cache, r->res, true);
+			if (rc == 1) {
+				gt_log(GT_LOG_INFO, "reflector", "%s: resource not served (CRD not installed?); "
+				       "treated as empty, looking again in %.0f s", k->plural, ABSENT_RETRY_S);
+				nap(r, ABSENT_RETRY_S);
+				continue;
+			}
+			need_list = false;
+			r->gone = false;
+		}
+		char base[512], path[1024];
+		gt_kres_path(r->res, NULL, NULL, NULL, base, sizeof(base));
+		snprintf(path, sizeof(path), "%s?watch=1&resourceVersion=%s&allowWatchBookmarks=true&timeoutSeconds=%d",
+			 base, r->rv, r->o.watch_timeout_s);
+		struct gt_kube_resp resp;
+		unsigned long before = atomic_load(&r->stats.events);
+		r->failed = false;
+		int rc = gt_kube_stream(r->cl, path, r->o.watch_timeout_s, on_event, r, &resp);
+		if (gt_kube_client_stopping(r->cl)) {
+			gt_kube_resp_release(&resp);
+			break;
+		}
+		if (resp.status == 410 || r->gone) {
+			if (resp.status == 410) {
+				atomic_fetch_add(&r->stats.relists_gone, 1);
+				gt_log(GT_LOG_INFO, "reflector", "watch %s: HTTP 410 Gone; listing again", k->plural);
+			}
+			need_list = true;
+		} else if (rc || resp.status != 200) {
+			atomic_fetch_add(&r->stats.watch_errors, 1);
+			gt_log(GT_LOG_WARN, "reflector", "watch %s from resourceVersion %s: %s", k->plural, r->rv,
+			       rc ? resp.error : status_message(resp.body));
+			/* a stream that delivered events was healthy: resume at once, quietly */
+			if (atomic_load(&r->stats.events) == before)
+				nap(r, backoff_next(r, &backoff));
+			else
+				backoff = BACKOFF_MIN_S;
+		} else if (r->failed) {
+			nap(r, backoff_next(r, &backoff));
+		} else {
+			backoff = BACKOFF_MIN_S;
+		}
+		gt_kube_resp_release(&resp);
+	}
+	return NULL;
+}
+
+struct gt_reflector *gt_reflector_start(struct gt_kube_client *cl, struct gt_cache *cache,
+					enum gt_kres res, const struct gt_reflector_opts *o)
+{
+	struct gt_reflector *r = gt_xcalloc(1, sizeof(*r));
+	r->cl = cl;
+	r->cache = cache;
+	r->res = res;
+	r->o.page_size = o && o->page_size > 0 ? o->page_size : 500;
+	r->o.watch_timeout_s = o && o->watch_timeout_s > 0 ? o->watch_timeout_s : 300;
+	r->seed = (unsigned)time(NULL) ^ (unsigned)res * 2654435761u;
+	if (pthread_create(&r->thread, NULL, run, r)) {
+		fprintf(stderr, "gantry: cannot start the %s reflector thread\n", gt_kres[res].plural);
+		abort();
+	}
+	return r;
+}
+
+void gt_reflector_join(struct gt_reflector *r)
+{
+	if (!r)
+		return;
+	pthread_join(r->thread, NULL);
+	free(r);
+}
+
+const struct gt_reflector_stats *gt_reflector_stats(const struct gt_reflector *r)
+{
+	return &r->stats;
+}

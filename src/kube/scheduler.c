@@ -1,0 +1,484 @@
+#include "kube/scheduler.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/actions.h"
+#include "core/fairshare.h"
+#include "kube/cache.h"
+#include "kube/config.h"
+#include "kube/http.h"
+#include "kube/leader.h"
+#include "kube/log.h"
+#include "kube/metrics.h"
+#include "kube/plan.h"
+#include "kube/reflector.h"
+#include "kube/snapshot.h"
+#include "kube/writer.h"
+#include "util/mem.h"
+
+struct opts {
+	const char *kubeconfig, *context;
+	const char *scheduler_name, *ns, *shard, *node_pool;
+	double period_s;
+	unsigned actions;
+	double qps;
+	int burst, workers, page_size;
+	double watch_timeout_s, api_timeout_s;
+	bool leader_elect;
+	double lease_s, renew_s, retry_s;
+	const char *lease_name, *lease_ns;
+	const char *metrics_addr, *metrics_ns;
+	int log_level;
+	long cycles;		/* 0: until stopped */
+	bool evict_by_delete;
+	double grace_s;		/* < 0: the pod's own */
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: gantry scheduler [flags]\n"
+	      "Connection:\n"
+	      "  --kubeconfig FILE            kubeconfig (else KUBECONFIG, in-cluster, ~/.kube/config)\n"
+	      "  --context NAME               kubeconfig context (default: current-context)\n"
+	      "  --qps N, --burst N           API client rate limit (default 50, 300; --qps 0: none)\n"
+	      "  --api-timeout D              per-request timeout (default 30s)\n"
+	      "Scheduling:\n"
+	      "  --scheduler-name NAME        schedule pods with this schedulerName (default kai-scheduler)\n"
+	      "  --namespace NS               own namespace, for the leader lease (default kai-scheduler)\n"
+	      "  --shard NAME                 SchedulingShard to read (default default)\n"
+	      "  --schedule-period D          cycle period (default 1s)\n"
+	      "  --actions LIST               allocate,consolidation,reclaim,preempt,stalegangeviction\n"
+	      "  --write-workers N            concurrent writes (default 16)\n"
+	      "  --evict-by-delete            DELETE victims instead of the Eviction API\n"
+	      "  --eviction-grace-period D    grace period for evictions (default: the pod's own)\n"
+	      "  --cycles N                   run N cycles once caches are synced, then exit (default: run)\n"
+	      "Leader election:\n"
+	      "  --leader-elect[=BOOL]        elect a leader on a Lease (default false)\n"
+	      "  --leader-elect-lease-duration D, --leader-elect-renew-deadline D,\n"
+	      "  --leader-elect-retry-period D          (defaults 15s, 10s, 2s)\n"
+	      "  --leader-elect-resource-name NAME      (default: the scheduler name)\n"
+	      "  --leader-elect-resource-namespace NS   (default: --namespace)\n"
+	      "Operation:\n"
+	      "  --metrics-bind-address ADDR  /metrics, /healthz, /readyz (default :8080; \"0\" disables)\n"
+	      "  --metrics-namespace P        metric name prefix (default kai)\n"
+	      "  --log-level L                error, warn, info or debug (default info)\n"
+	      "  --page-size N                LIST page size (default 500)\n"
+	      "  --watch-timeout D            watch timeoutSeconds (default 5m)\n", f);
+}
+
+/* "1.5s", "500ms", "2m", "1h" or plain seconds, as a double. */
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s)
+		return -1;
+	if (!strcmp(end, "ms"))
+		v /= 1000;
+	else if (!strcmp(end, "m"))
+		v *= 60;
+	else if (!strcmp(end, "h"))
+		v *= 3600;
+	else if (*end && strcmp(end, "s"))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_actions(const char *list, unsigned *mask)
+{
+	char *copy = gt_xstrdup(list);
+	*mask = 0;
+	int rc = 0;
+	for (char *save = NULL, *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		enum gt_action a = gt_action_from_name(tok);
+		if (a == GT_ACT_NONE) {
+			fprintf(stderr, "gantry scheduler: --actions: unknown action '%s'\n", tok);
+			rc = -1;
+			break;
+		}
+		*mask |= 1u << a;
+	}
+	free(copy);
+	return rc;
+}
+
+static bool parse_bool_flag(const char *v, bool *out)
+{
+	if (!v || !strcmp(v, "true") || !strcmp(v, "1")) {
+		*out = true;
+		return true;
+	}
+	if (!strcmp(v, "false") || !strcmp(v, "0")) {
+		*out = false;
+		return true;
+	}
+	return false;
+}
+
+/* 0, 2 on a bad flag (said on stderr), -1 after --help. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	*o = (struct opts){
+		.scheduler_name = "kai-scheduler", .ns = "kai-scheduler", .shard = "default",
+		.node_pool = "default", .period_s = 1, .actions = GT_ACTIONS_ALL, .qps = 50, .burst = 300,
+		.workers = 16, .page_size = 500, .watch_timeout_s = 300, .api_timeout_s = 30,
+		.lease_s = 15, .renew_s = 10, .retry_s = 2, .metrics_addr = ":8080", .metrics_ns = "kai",
+		.log_level = GT_LOG_INFO, .grace_s = -1,
+	};
+	for (int i = 1; i < argc; i++) {
+		char flag[128];
+		const char *a = argv[i], *v = NULL;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return -1;
+		}
+		if (strncmp(a, "--", 2)) {
+			fprintf(stderr, "gantry scheduler: unexpected argument '%s'\n", a);
+			return 2;
+		}
+		const char *eq = strchr(a, '=');
+		size_t fl = eq ? (size_t)(eq - a) : strlen(a);
+		if (fl >= sizeof(flag)) {
+			fprintf(stderr, "gantry scheduler: unknown flag '%s'\n", a);
+			return 2;
+		}
+		memcpy(flag, a, fl);
+		flag[fl] = '\0';
+		if (eq)
+			v = eq + 1;
+		/* boolean flags take no separate value */
+		if (!strcmp(flag, "--leader-elect") || !strcmp(flag, "--evict-by-delete")) {
+			bool b;
+			if (!parse_bool_flag(v, &b)) {
+				fprintf(stderr, "gantry scheduler: %s takes true or false, not '%s'\n", flag, v);
+				return 2;
+			}
+			if (!strcmp(flag, "--leader-elect"))
+				o->leader_elect = b;
+			else
+				o->evict_by_delete = b;
+			continue;
+		}
+		if (!v) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "gantry scheduler: %s needs a value\n", flag);
+				return 2;
+			}
+			v = argv[++i];
+		}
+		bool bad = false;
+		if (!strcmp(flag, "--kubeconfig"))
+			o->kubeconfig = v;
+		else if (!strcmp(flag, "--context"))
+			o->context = v;
+		else if (!strcmp(flag, "--scheduler-name"))
+			o->scheduler_name = v;
+		else if (!strcmp(flag, "--namespace"))
+			o->ns = v;
+		else if (!strcmp(flag, "--shard"))
+			o->shard = v;
+		else if (!strcmp(flag, "--schedule-period"))
+			bad = parse_seconds(v, &o->period_s) || o->period_s <= 0;
+		else if (!strcmp(flag, "--actions")) {
+			if (parse_actions(v, &o->actions))
+				return 2;
+		} else if (!strcmp(flag, "--qps")) {
+			char *end;
+			o->qps = strtod(v, &end);
+			bad = end == v || *end || o->qps < 0;
+		}
+		else if (!strcmp(flag, "--burst"))
+			bad = (o->burst = atoi(v)) <= 0;
+		else if (!strcmp(flag, "--write-workers") || !strcmp(flag, "--num-of-status-recording-workers"))
+			bad = (o->workers = atoi(v)) <= 0 || o->workers > 256;
+		else if (!strcmp(flag, "--page-size"))
+			bad = (o->page_size = atoi(v)) <= 0;
+		else if (!strcmp(flag, "--watch-timeout"))
+			bad = parse_seconds(v, &o->watch_timeout_s) || o->watch_timeout_s < 1;
+		else if (!strcmp(flag, "--api-timeout"))
+			bad = parse_seconds(v, &o->api_timeout_s) || o->api_timeout_s <= 0;
+		else if (!strcmp(flag, "--leader-elect-lease-duration"))
+			bad = parse_seconds(v, &o->lease_s) || o->lease_s <= 0;
+		else if (!strcmp(flag, "--leader-elect-renew-deadline"))
+			bad = parse_seconds(v, &o->renew_s) || o->renew_s <= 0;
+		else if (!strcmp(flag, "--leader-elect-retry-period"))
+			bad = parse_seconds(v, &o->retry_s) || o->retry_s <= 0;
+		else if (!strcmp(flag, "--leader-elect-resource-name"))
+			o->lease_name = v;
+		else if (!strcmp(flag, "--leader-elect-resource-namespace"))
+			o->lease_ns = v;
+		else if (!strcmp(flag, "--metrics-bind-address") || !strcmp(flag, "--listen-address"))
+			o->metrics_addr = v;	/* KAI's deployments say --listen-address */
+		else if (!strcmp(flag, "--metrics-namespace"))
+			o->metrics_ns = v;
+		else if (!strcmp(flag, "--log-level"))
+			bad = (o->log_level = gt_log_parse_level(v)) < 0;
+		else if (!strcmp(flag, "--cycles"))
+			bad = (o->cycles = atol(v)) <= 0;
+		else if (!strcmp(flag, "--eviction-grace-period"))
+			bad = parse_seconds(v, &o->grace_s) || o->grace_s < 0;
+		else if (!strcmp(flag, "--node-pool"))
+			o->node_pool = v;
+		else {
+			fprintf(stderr, "gantry scheduler: unknown flag '%s'\n", flag);
+			usage(stderr);
+			return 2;
+		}
+		if (bad) {
+			fprintf(stderr, "gantry scheduler: %s: bad value '%s'\n", flag, v);
+			return 2;
+		}
+	}
+	if (o->leader_elect && o->renew_s >= o->lease_s) {
+		fprintf(stderr, "gantry scheduler: --leader-elect-renew-deadline must be shorter than the lease duration\n");
+		return 2;
+	}
+	return 0;
+}
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Sleep until @until_ms (monotonic) or a stop, in short naps. */
+static void sleep_until(double until_ms)
+{
+	for (;;) {
+		double left = until_ms - mono_ms();
+		if (left <= 0 || stop_requested)
+			return;
+		double step = left > 50 ? 50 : left;
+		struct timespec ts = { 0, (long)(step * 1e6) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+struct sched {
+	struct opts o;
+	struct gt_kube_client *cl;
+	struct gt_cache *cache;
+	struct gt_writer *writer;
+	struct gt_metrics metrics;
+	char **announced;	/* pipelined pods already announced */
+	size_t n_announced;
+};
+
+static void free_announced(struct sched *S)
+{
+	for (size_t i = 0; i < S->n_announced; i++)
+		free(S->announced[i]);
+	free(S->announced);
+	S->announced = NULL;
+	S->n_announced = 0;
+}
+
+/*
+ * One cycle. The actions run one by one, as gt_cycle_run() runs them (in
+ * enum order, the session's action set before each), only so that each can
+ * be timed for /metrics.
+ */
+static void cycle(struct sched *S)
+{
+	static void (*const run[GT_N_ACTIONS])(struct gt_session *) = {
+		[GT_ACT_ALLOCATE] = gt_action_allocate,
+		[GT_ACT_CONSOLIDATION] = gt_action_consolidation,
+		[GT_ACT_RECLAIM] = gt_action_reclaim,
+		[GT_ACT_PREEMPT] = gt_action_preempt,
+		[GT_ACT_STALEGANG] = gt_action_stalegang,
+	};
+	double t0 = mono_ms();
+	struct gt_snapshot_opts so = { .scheduler_name = S->o.scheduler_name, .shard = S->o.shard };
+	struct gt_kube_snapshot snap;
+	struct gt_err err = { 0 };
+	if (gt_snapshot_take(S->cache, &so, &snap, &err)) {
+		gt_log(GT_LOG_ERROR, "scheduler", "cycle skipped: %s", err.msg);
+		pthread_mutex_lock(&S->metrics.mu);
+		S->metrics.cycle_errors++;
+		pthread_mutex_unlock(&S->metrics.mu);
+		return;
+	}
+	double t1 = mono_ms();
+	int64_t now = (int64_t)time(NULL);
+	struct gt_session s;
+	gt_session_open(&s, &snap.c, now);
+	gt_fairshare_compute(&s);
+	double t2 = mono_ms(), action_ms[GT_N_ACTIONS] = { 0 };
+	for (int a = 1; a < GT_N_ACTIONS; a++) {
+		if (!(S->o.actions & (1u << a)))
+			continue;
+		double ta = mono_ms();
+		s.action = (enum gt_action)a;
+		run[a](&s);
+		action_ms[a] = mono_ms() - ta;
+	}
+	s.action = GT_ACT_NONE;
+	struct gt_plan_opts po = { .node_pool = S->o.node_pool, .now = now, .announced = S->announced,
+				   .n_announced = S->n_announced };
+	struct gt_kplan plan;
+	char **pipelined;
+	size_t n_pipelined;
+	gt_plan_build(&snap, &s, &po, &plan, &pipelined, &n_pipelined);
+	free_announced(S);
+	S->announced = pipelined;
+	S->n_announced = n_pipelined;
+	double t3 = mono_ms();
+	gt_writer_run(S->writer, &plan);
+	double t4 = mono_ms();
+	gt_metrics_set_queues(&S->metrics, &s);
+	pthread_mutex_lock(&S->metrics.mu);
+	S->metrics.cycles++;
+	S->metrics.snapshot_ms = t1 - t0;
+	S->metrics.open_ms = t2 - t1;
+	S->metrics.write_ms = t4 - t3;
+	S->metrics.e2e_ms = t4 - t0;
+	memcpy(S->metrics.action_ms, action_ms, sizeof(action_ms));
+	S->metrics.skipped_objects = snap.n_skipped;
+	pthread_mutex_unlock(&S->metrics.mu);
+	enum gt_log_level lvl = plan.n_binds || plan.n_evictions ? GT_LOG_INFO : GT_LOG_DEBUG;
+	gt_log(lvl, "scheduler", "cycle: %u nodes, %u pods, %u jobs; %zu binds, %zu evictions, %u pipelined, "
+	       "%zu writes; decode %.1f ms, actions %.1f ms, writes %.1f ms",
+	       snap.c.n_nodes, snap.c.n_pods, snap.c.n_jobs, plan.n_binds, plan.n_evictions, s.n_pipelines,
+	       plan.n, t1 - t0, t3 - t2, t4 - t3);
+	gt_plan_release(&plan);
+	gt_session_release(&s);
+	gt_snapshot_release(&snap);
+}
+
+static char *make_identity(void)
+{
+	char host[256] = "gantry";
+	gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	unsigned r = (unsigned)ts.tv_nsec ^ ((unsigned)getpid() << 16);
+	FILE *f = fopen("/dev/urandom", "rb");
+	if (f) {
+		if (fread(&r, sizeof(r), 1, f) != 1)
+			r ^= (unsigned)ts.tv_sec;
+		fclose(f);
+	}
+	char buf[300];
+	snprintf(buf, sizeof(buf), "%s_%08x", host, r);
+	return gt_xstrdup(buf);
+}
+
+int gt_scheduler_main(int argc, char **argv)
+{
+	struct sched S = { 0 };
+	int rc = parse_args(argc, argv, &S.o);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	gt_log_set_level((enum gt_log_level)S.o.log_level);
+	stop_requested = 0;
+	struct gt_kube_config cfg;
+	struct gt_err err = { 0 };
+	if (gt_kube_config_load(S.o.kubeconfig, S.o.context, &cfg, &err)) {
+		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
+		return 2;
+	}
+	gt_log(GT_LOG_INFO, "scheduler", "connecting to %s from %s%s", cfg.server, cfg.source,
+	       cfg.insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
+	char *identity = make_identity();
+	S.cl = gt_kube_client_new(&cfg, S.o.qps, S.o.burst, (long)(S.o.api_timeout_s * 1000));
+	S.cache = gt_cache_new();
+	gt_metrics_init(&S.metrics, S.o.metrics_ns);
+	S.metrics.api = gt_kube_client_stats(S.cl);
+	atomic_store(&S.metrics.leader, !S.o.leader_elect);
+	if (strcmp(S.o.metrics_addr, "0") && *S.o.metrics_addr) {
+		if (gt_metrics_serve(&S.metrics, S.o.metrics_addr, &err)) {
+			fprintf(stderr, "gantry scheduler: %s\n", err.msg);
+			rc = 1;
+			goto out_early;
+		}
+		gt_log(GT_LOG_INFO, "scheduler", "serving /metrics, /healthz and /readyz on port %d", S.metrics.port);
+	}
+	/* worker threads inherit this mask: the signals land on the main thread */
+	sigset_t sigs, old;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, &old);
+	struct gt_reflector *refl[GT_N_KRES];
+	struct gt_reflector_opts ro = { .page_size = S.o.page_size, .watch_timeout_s = (int)S.o.watch_timeout_s };
+	for (int r = 0; r < GT_N_KRES; r++) {
+		refl[r] = gt_reflector_start(S.cl, S.cache, (enum gt_kres)r, &ro);
+		S.metrics.reflectors[r] = gt_reflector_stats(refl[r]);
+	}
+	struct gt_writer_opts wo = { .workers = S.o.workers, .evict_by_delete = S.o.evict_by_delete,
+				     .grace_period_s = S.o.grace_s < 0 ? -1 : (int64_t)S.o.grace_s,
+				     .component = S.o.scheduler_name, .instance = identity };
+	S.writer = gt_writer_new(S.cl, S.cache, &wo);
+	S.metrics.writer = gt_writer_stats(S.writer);
+	struct gt_leader *leader = NULL;
+	if (S.o.leader_elect) {
+		struct gt_leader_opts lo = { .ns = S.o.lease_ns ? S.o.lease_ns : S.o.ns,
+					     .name = S.o.lease_name ? S.o.lease_name : S.o.scheduler_name,
+					     .identity = identity, .lease_s = S.o.lease_s, .renew_s = S.o.renew_s,
+					     .retry_s = S.o.retry_s };
+		leader = gt_leader_start(S.cl, &lo);
+	}
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	long done = 0;
+	bool was_ready = false;
+	while (!stop_requested) {
+		if (leader && gt_leader_lost(leader)) {
+			rc = 1;
+			break;
+		}
+		bool ready = gt_cache_all_synced(S.cache);
+		atomic_store(&S.metrics.ready, ready);
+		if (ready && !was_ready)
+			gt_log(GT_LOG_INFO, "scheduler", "caches synced; scheduling pods with schedulerName %s",
+			       S.o.scheduler_name);
+		was_ready = ready;
+		bool lead = !leader || gt_leader_is_leader(leader);
+		atomic_store(&S.metrics.leader, lead);
+		if (!ready || !lead) {
+			sleep_until(mono_ms() + 50);
+			continue;
+		}
+		double start = mono_ms();
+		cycle(&S);
+		if (S.o.cycles && ++done >= S.o.cycles)
+			break;
+		sleep_until(start + S.o.period_s * 1000);
+	}
+	gt_log(GT_LOG_INFO, "scheduler", "shutting down%s", stop_requested ? " (signal)" : "");
+	/* /metrics reads the writer's and reflectors' counters: stop serving first */
+	gt_metrics_stop(&S.metrics);
+	gt_writer_free(S.writer);
+	gt_leader_stop(leader);
+	gt_kube_client_stop(S.cl);
+	for (int r = 0; r < GT_N_KRES; r++)
+		gt_reflector_join(refl[r]);
+	free_announced(&S);
+out_early:
+	gt_metrics_release(&S.metrics);
+	gt_cache_free(S.cache);
+	gt_kube_client_free(S.cl);
+	free(identity);
+	return rc;
+}

@@ -1,0 +1,44 @@
+/*
+ * snapshot.h - one cycle's cluster, decoded from the cache
+ *
+ * Takes a reference to every cached object, orders them (creation time,
+ * then namespace/name: the same objects give the same cluster whatever order
+ * the watch delivered them in, and so the same plan) and feeds them to the
+ * decoder that `gantry simulate` uses. Names are interned into a table of
+ * the snapshot's own, so memory does not grow with the cluster's history.
+ *
+ * Left out: pods that finished and are not ours (they hold nothing), shards
+ * other than ours, and objects the decoder refuses. A refused object is
+ * logged once with its kind, name and the field at fault, marked, and the
+ * cluster is decoded again without it: one bad pod never stops the others
+ * from being scheduled.
+ */
+#ifndef GT_KUBE_SNAPSHOT_H
+#define GT_KUBE_SNAPSHOT_H
+
+#include "core/cluster.h"
+#include "kube/cache.h"
+#include "util/strtab.h"
+
+struct gt_snapshot_opts {
+	const char *scheduler_name;	/* default kai-scheduler */
+	const char *shard;		/* SchedulingShard name; default "default" */
+};
+
+struct gt_kube_snapshot {
+	struct gt_strtab names;
+	struct gt_cluster c;
+	struct gt_kobj **objs[GT_N_KRES];	/* referenced, sorted by key */
+	size_t n[GT_N_KRES];
+	size_t n_skipped;		/* objects left out as malformed */
+};
+
+/* 0, or GT_EINVAL when the cluster cannot be decoded at all (@err says why). */
+int gt_snapshot_take(struct gt_cache *cache, const struct gt_snapshot_opts *o,
+		     struct gt_kube_snapshot *s, struct gt_err *err);
+void gt_snapshot_release(struct gt_kube_snapshot *s);
+/* The object the snapshot holds for @ns/@name (@ns NULL for cluster-scoped), or NULL. */
+struct gt_kobj *gt_snapshot_find(const struct gt_kube_snapshot *s, enum gt_kres r, const char *ns,
+				 const char *name);
+
+#endif /* GT_KUBE_SNAPSHOT_H */
