@@ -91,4 +91,5 @@ bench: $(BENCH_BIN)
 clean:
 	rm -rf $(BUILD)
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d) \
+	$(BENCH_SRC:bench/%.c=$(BUILD)/bench/%.d)

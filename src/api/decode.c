@@ -1351,14 +1351,28 @@ static int decode_all(struct ctx *x)
 		if (k == 3 && !rc)
 			link_queue_parents(x, queues, n_queues);
 	}
+	/* one line for all unknown kinds: workload owners (Jobs, PyTorchJobs, ...) are common input */
+	char kinds[1024] = "";
+	size_t off = 0, n_unknown = 0;
 	for (size_t i = 0; i < d->n_objs && !rc; i++) {
 		const char *kind = obj_kind(d->objs[i]);
-		bool known = false;
+		bool known = false, seen = false;
 		for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
 			known |= !strcmp(kind, order[k]);
-		if (!known)
-			warn(d, "ignoring %s %s: not a kind Gantry reads", *kind ? kind : "(no kind)",
-			     obj_name(d->objs[i]));
+		if (known)
+			continue;
+		n_unknown++;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(kind, obj_kind(d->objs[k]));
+		if (!seen && off < sizeof(kinds))
+			off += (size_t)snprintf(kinds + off, sizeof(kinds) - off, "%s%s", off ? ", " : "",
+						*kind ? kind : "(no kind)");
+	}
+	if (n_unknown) {
+		char count[32];
+		snprintf(count, sizeof(count), "%zu", n_unknown);
+		warn(d, "ignoring %s objects of kinds the scheduler does not read (%s); pods are grouped "
+			"from their owners among them", count, kinds);
 	}
 	free(queues);
 	return rc;

@@ -149,7 +149,8 @@ void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s,
 
 static void table_pods(FILE *out, struct gt_cluster *c, const struct gt_session *s)
 {
-	fprintf(out, "%-36s %-10s %-16s %-8s %s\n", "POD", "STATUS", "NODE", "GPUS", "GPU-GROUPS");
+	fprintf(out, "%-36s %-30s %-10s %-16s %-6s %s\n", "POD", "PODGROUP", "STATUS", "NODE", "GPUS",
+		"GPU-GROUPS");
 	for (uint32_t i = 0; i < c->n_pods; i++) {
 		const struct gt_pod_state *st = &s->pods[i];
 		const struct gt_pod *p = &c->pods[i];
@@ -160,11 +161,10 @@ static void table_pods(FILE *out, struct gt_cluster *c, const struct gt_session 
 		for (uint8_t k = 0; placed && k < st->n_groups && off < sizeof(g); k++)
 			off += (size_t)snprintf(g + off, sizeof(g) - off, "%s%s", k ? "," : "",
 						gt_sim_group_name(c, s, st->groups[k], st->node));
-		fprintf(out, "%-36s %-10s %-16s %-8g %s\n", name, gt_status_name(st->status),
+		fprintf(out, "%-36s %-30s %-10s %-16s %-6g %s\n", name,
+			p->job >= 0 ? str(c, c->jobs[p->job].name) : "-", gt_status_name(st->status),
 			placed ? str(c, c->nodes[st->node].name) : "-",
-			gpus(gt_pod_requested_gpu_milli(c, (int32_t)i)) +
-				(p->gpu_mem_mib ? 0 : 0),
-			g);
+			gpus(gt_pod_requested_gpu_milli(c, (int32_t)i)), g);
 	}
 }
 

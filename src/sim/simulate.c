@@ -1,13 +1,16 @@
 #include "sim/simulate.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "api/decode.h"
 #include "api/doc.h"
 #include "core/actions.h"
+#include "podgrouper/podgrouper.h"
 #include "sim/output.h"
 #include "util/mem.h"
 
@@ -25,7 +28,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: gantry simulate -f FILE [-f FILE ...] [--cycles N] [--actions LIST]\n"
 	      "                       [--now RFC3339] [-o json|table]\n"
-	      "  -f FILE      Kubernetes objects (YAML or JSON, multi-document, v1 List); - for stdin\n"
+	      "  -f FILE      Kubernetes objects (YAML or JSON, multi-document, v1 List); - for stdin;\n"
+	      "               a directory: every .yaml, .yml and .json file in it\n"
 	      "  --cycles N   scheduling cycles to run (default 1)\n"
 	      "  --actions L  comma-separated subset of allocate,consolidation,reclaim,preempt,\n"
 	      "               stalegangeviction (default: all five)\n"
@@ -114,29 +118,76 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 	return 0;
 }
 
-static int load_files(const struct sim_opts *o, struct gt_doc_list *docs)
+static int load_file(const char *name, struct gt_doc_list *docs)
 {
-	for (size_t i = 0; i < o->n_files; i++) {
-		const char *name = o->files[i];
-		bool is_stdin = !strcmp(name, "-");
-		FILE *f = is_stdin ? stdin : fopen(name, "r");
-		if (!f) {
-			fprintf(stderr, "gantry simulate: cannot open '%s'\n", name);
-			return 2;
-		}
-		struct gt_err err = { 0 };
-		int rc = gt_doc_parse_file(f, is_stdin ? "<stdin>" : name, docs, &err);
-		if (!is_stdin)
-			fclose(f);
-		if (rc) {
-			fprintf(stderr, "gantry simulate: %s\n", err.msg);
-			return 2;
-		}
+	bool is_stdin = !strcmp(name, "-");
+	FILE *f = is_stdin ? stdin : fopen(name, "r");
+	if (!f) {
+		fprintf(stderr, "gantry simulate: cannot open '%s'\n", name);
+		return 2;
+	}
+	struct gt_err err = { 0 };
+	int rc = gt_doc_parse_file(f, is_stdin ? "<stdin>" : name, docs, &err);
+	if (!is_stdin)
+		fclose(f);
+	if (rc) {
+		fprintf(stderr, "gantry simulate: %s\n", err.msg);
+		return 2;
 	}
 	return 0;
 }
 
-/* ---------------------------------------------------------------- group names */
+static bool manifest_name(const char *n)
+{
+	size_t len = strlen(n);
+	return n[0] != '.' && ((len > 5 && !strcmp(n + len - 5, ".yaml")) ||
+			       (len > 4 && !strcmp(n + len - 4, ".yml")) ||
+			       (len > 5 && !strcmp(n + len - 5, ".json")));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* -f DIR, as kubectl: every .yaml, .yml and .json file in it, in name order. */
+static int load_dir(const char *dir, struct gt_doc_list *docs)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "gantry simulate: cannot open '%s'\n", dir);
+		return 2;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		if (manifest_name(e->d_name))
+			GT_PUSH(names, n, cap, gt_xstrdup(e->d_name));
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (!rc)
+			rc = load_file(path, docs);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+static int load_files(const struct sim_opts *o, struct gt_doc_list *docs)
+{
+	for (size_t i = 0; i < o->n_files; i++) {
+		struct stat st;
+		bool dir = strcmp(o->files[i], "-") && !stat(o->files[i], &st) && S_ISDIR(st.st_mode);
+		int rc = dir ? load_dir(o->files[i], docs) : load_file(o->files[i], docs);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
 
 /*
  * Groups a session opened have ids past the string table as it was when the
@@ -242,7 +293,27 @@ int gt_simulate_main(int argc, char **argv)
 	gt_cluster_init(&c, &names);
 	gt_decoder_init(&dec);
 	rc = load_files(&o, &docs);
+	/*
+	 * Pods that arrive without a PodGroup but with their owners in the input
+	 * (kubectl get pytorchjob,pods -o yaml) are grouped as the podgrouper
+	 * would group them in a cluster.
+	 */
+	struct gt_pg_config pg_cfg;
+	struct gt_pg_batch pg = { 0 };
+	gt_pg_config_init(&pg_cfg);
 	if (!rc) {
+		struct gt_err err = { 0 };
+		if (gt_pg_group_all(&pg_cfg, docs.docs, docs.n, &pg, &err)) {
+			fprintf(stderr, "gantry simulate: %s\n", err.msg);
+			rc = 2;
+		}
+		gt_pg_batch_apply(&pg);
+		for (size_t i = 0; i < pg.n_warnings; i++)
+			fprintf(stderr, "gantry simulate: warning: %s\n", pg.warnings[i]);
+	}
+	if (!rc) {
+		for (size_t i = 0; i < pg.n_podgroups; i++)
+			gt_decoder_add(&dec, pg.podgroups[i]);
 		for (size_t i = 0; i < docs.n; i++)
 			gt_decoder_add(&dec, docs.docs[i]);
 		struct gt_err err = { 0 };
@@ -276,6 +347,8 @@ int gt_simulate_main(int argc, char **argv)
 		gt_session_release(&s);
 	}
 	gt_decoder_release(&dec);
+	gt_pg_batch_release(&pg);
+	gt_pg_config_release(&pg_cfg);
 	gt_doc_list_release(&docs);
 	gt_cluster_release(&c);
 	gt_strtab_release(&names);

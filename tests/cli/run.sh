@@ -51,6 +51,19 @@ assert set(d["podGroups"][0]) >= {"namespace", "name", "queue", "scheduled", "la
 assert set(d["queues"][0]["fairShare"]) == {"gpu", "cpuMillis", "memoryBytes"}
 ' "$tmp/json"
 
+# every workload kind, grouped from its owners the way the podgrouper groups it, all placed
+"$gantry" simulate -f "$dir/../../examples/workloads/" -o json >"$tmp/workloads" 2>/dev/null
+check workloads_grouped_and_placed python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+pods = d["pods"]
+assert len(pods) >= 80, len(pods)
+assert all(p["status"] == "Binding" for p in pods), [p["name"] for p in pods if p["status"] != "Binding"]
+assert all(p["podGroup"] for p in pods)
+groups = {p["podGroup"] for p in pods if p["name"].startswith("llm-pretrain-")}
+assert len(groups) == 1, groups
+' "$tmp/workloads"
+
 cat >"$tmp/frac.yaml" <<'Y'
 apiVersion: v1
 kind: Pod

@@ -1,0 +1,250 @@
+/*
+ * batch.c - grouping every pod of a set of documents at once
+ *
+ * What the simulator needs: `kubectl get pytorchjob,pods -o yaml` from a real
+ * cluster simulates as is, because the pods that arrive without a PodGroup
+ * are grouped the way the podgrouper would have grouped them, their owners
+ * being found among the same documents.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "podgrouper/internal.h"
+#include "util/mem.h"
+
+#define MAX_OWNER_DEPTH 16	/* owner chains are short; this catches cycles */
+
+struct batch {
+	const struct gt_pg_config *cfg;
+	struct gt_doc **objs;		/* every object, v1 Lists unpacked */
+	size_t n_objs, cap_objs;
+	struct gt_pg_index index;	/* of objs */
+	struct gt_podgroup *pgs;	/* new PodGroups, as the last of their pods made them */
+	size_t n_pgs, cap_pgs;
+	struct gt_strtab pg_keys;	/* "namespace\nname" of pgs[i] has id i */
+	struct gt_pg_batch *out;
+};
+
+static void add_object(struct batch *b, struct gt_doc *d)
+{
+	if (!d || d->kind != GT_DOC_MAP)
+		return;
+	if (!strcmp(gt_pg_kind(d), "List")) {
+		const struct gt_doc *items = gt_doc_get(d, "items");
+		for (size_t i = 0; items && items->kind == GT_DOC_SEQ && i < items->n; i++)
+			add_object(b, items->items[i]);
+		return;
+	}
+	GT_PUSH(b->objs, b->n_objs, b->cap_objs, d);
+}
+
+static const struct gt_doc *find_object(const struct batch *b, const char *kind, const char *ns,
+					const char *name)
+{
+	int32_t cursor;
+	return gt_pg_index_find(&b->index, kind, ns, name, &cursor);
+}
+
+/* The controller owner reference of @d, else its first one, else NULL. */
+static const struct gt_doc *owner_ref(const struct gt_doc *d)
+{
+	const struct gt_doc *refs = gt_doc_path(d, "metadata.ownerReferences");
+	if (!refs || refs->kind != GT_DOC_SEQ || !refs->n)
+		return NULL;
+	for (size_t i = 0; i < refs->n; i++) {
+		const char *controller = gt_doc_str(refs->items[i], "controller");
+		if (controller && !strcmp(controller, "true"))
+			return refs->items[i];
+	}
+	return refs->items[0];
+}
+
+/* Does object @o match owner reference @ref (kind, name, API group and uid when known)? */
+static bool matches_ref(const struct gt_doc *o, const struct gt_doc *ref)
+{
+	const char *kind = gt_doc_str(ref, "kind"), *name = gt_doc_str(ref, "name");
+	const char *uid = gt_doc_str(ref, "uid"), *api = gt_doc_str(ref, "apiVersion");
+	if (!kind || !name || strcmp(gt_pg_kind(o), kind) || strcmp(gt_pg_name(o), name))
+		return false;
+	/* an owner deleted and recreated under the same name is not the owner */
+	if (uid && gt_pg_uid(o) && strcmp(uid, gt_pg_uid(o)))
+		return false;
+	const char *slash = api ? strchr(api, '/') : NULL;
+	char group[128] = "";
+	if (slash && (size_t)(slash - api) < sizeof(group)) {
+		memcpy(group, api, (size_t)(slash - api));
+		group[slash - api] = '\0';
+	}
+	return !api || gt_pg_in_group(o, group);
+}
+
+/* The owners of @pod, nearest first; false when one is not among the objects. */
+static bool owner_chain(const struct batch *b, const struct gt_doc *pod,
+			const struct gt_doc **chain, size_t *n)
+{
+	const char *ns = gt_pg_ns(pod);
+	const struct gt_doc *cur = pod, *ref;
+	*n = 0;
+	while ((ref = owner_ref(cur))) {
+		const char *kind = gt_doc_str(ref, "kind"), *name = gt_doc_str(ref, "name");
+		int32_t cursor;
+		const struct gt_doc *owner = kind && name ? gt_pg_index_find(&b->index, kind, ns,
+									     name, &cursor) : NULL;
+		while (owner && !matches_ref(owner, ref))
+			owner = gt_pg_index_next(&b->index, &cursor);
+		if (!owner || *n == MAX_OWNER_DEPTH || owner == pod)
+			return false;
+		for (size_t i = 0; i < *n; i++)
+			if (chain[i] == owner)
+				return false;	/* a cycle */
+		chain[(*n)++] = owner;
+		cur = owner;
+	}
+	return true;
+}
+
+static bool ours(const struct batch *b, const struct gt_doc *d)
+{
+	const char *sched = gt_doc_str(gt_doc_get(d, "spec"), "schedulerName");
+	return !strcmp(gt_pg_kind(d), "Pod") && sched && !strcmp(sched, b->cfg->scheduler_name) &&
+	       !gt_pg_doc_annotation(d, GT_PG_POD_ANNOTATION);
+}
+
+static void warn(struct batch *b, const struct gt_doc *pod, const char *msg)
+{
+	char *w = NULL;
+	gt_pg_setf(&w, "%s: %s", gt_pg_id(pod).s, msg);
+	GT_PUSH(b->out->warnings, b->out->n_warnings, b->out->cap_warnings, w);
+}
+
+/* Keep @pg (taken over) as the PodGroup to create, unless it exists already. */
+static void keep_podgroup(struct batch *b, struct gt_podgroup *pg)
+{
+	if (find_object(b, "PodGroup", pg->namespace, pg->name)) {
+		gt_podgroup_release(pg);
+		return;
+	}
+	char *key = NULL;
+	gt_pg_setf(&key, "%s\n%s", pg->namespace, pg->name);
+	uint32_t id = gt_strtab_intern(&b->pg_keys, key);
+	free(key);
+	if (id < b->n_pgs) {
+		struct gt_podgroup *old = &b->pgs[id];
+		/* KAI's update keeps the queue the PodGroup was created with */
+		gt_pg_set(&pg->queue, old->queue);
+		gt_podgroup_release(old);
+		*old = *pg;
+		return;
+	}
+	GT_PUSH(b->pgs, b->n_pgs, b->cap_pgs, *pg);
+}
+
+static void group_one(struct batch *b, struct gt_doc *pod)
+{
+	const struct gt_doc *chain[MAX_OWNER_DEPTH];
+	size_t n;
+	if (!owner_chain(b, pod, chain, &n))
+		return;	/* an owner is not in the input: the pod stays as it is */
+	struct gt_pg_request req = {
+		.pod = pod, .owners = chain, .n_owners = n,
+		.related = (const struct gt_doc *const *)b->objs, .n_related = b->n_objs,
+		.index = &b->index,
+	};
+	struct gt_podgroup pg;
+	struct gt_err err = { 0 };
+	if (gt_pg_group_pod(b->cfg, &req, &pg, &err)) {
+		warn(b, pod, err.msg);
+		return;
+	}
+	struct gt_pg_assignment a = { pod, NULL, NULL };
+	gt_pg_set(&a.podgroup, pg.name);
+	gt_pg_set(&a.subgroup, pg.pod_subgroup);
+	GT_PUSH(b->out->pods, b->out->n_pods, b->out->cap_pods, a);
+	keep_podgroup(b, &pg);
+}
+
+/*
+ * @local: @cfg plus the PriorityClasses among the objects and the defaults
+ * ConfigMap @cfg names, when it is there. @extra owns what was added.
+ */
+static int local_config(const struct batch *b, struct gt_pg_config *local,
+			struct gt_pg_config *extra, struct gt_err *err)
+{
+	const struct gt_pg_config *cfg = b->cfg;
+	*local = *cfg;
+	memset(extra, 0, sizeof(*extra));
+	for (size_t i = 0; i < cfg->n_priority_classes; i++)
+		gt_pg_config_add_priority_class(extra, cfg->priority_classes[i]);
+	for (size_t i = 0; i < b->n_objs; i++)
+		if (!strcmp(gt_pg_kind(b->objs[i]), "PriorityClass") && *gt_pg_name(b->objs[i]))
+			gt_pg_config_add_priority_class(extra, gt_pg_name(b->objs[i]));
+	local->priority_classes = extra->priority_classes;
+	local->n_priority_classes = extra->n_priority_classes;
+	const struct gt_doc *cm = NULL;
+	if (cfg->defaults_cm_name && cfg->defaults_cm_namespace)
+		cm = find_object(b, "ConfigMap", cfg->defaults_cm_namespace, cfg->defaults_cm_name);
+	if (!cm)
+		return 0;
+	int rc = gt_pg_config_set_defaults(extra, cm, err);
+	local->defaults = extra->defaults;
+	local->n_defaults = extra->n_defaults;
+	return rc;
+}
+
+int gt_pg_group_all(const struct gt_pg_config *cfg, struct gt_doc *const *docs, size_t n,
+		    struct gt_pg_batch *out, struct gt_err *err)
+{
+	struct batch b = { .out = out };
+	for (size_t i = 0; i < n; i++)
+		add_object(&b, docs[i]);
+	gt_pg_index_build(&b.index, (const struct gt_doc *const *)b.objs, b.n_objs);
+	gt_strtab_init(&b.pg_keys);
+	struct gt_pg_config local, extra;
+	b.cfg = cfg;
+	int rc = local_config(&b, &local, &extra, err);
+	b.cfg = &local;
+	for (size_t i = 0; !rc && i < b.n_objs; i++)
+		if (ours(&b, b.objs[i]))
+			group_one(&b, b.objs[i]);
+	for (size_t i = 0; i < b.n_pgs; i++) {
+		if (!rc)
+			GT_PUSH(out->podgroups, out->n_podgroups, out->cap_podgroups,
+				gt_podgroup_to_doc(&b.pgs[i]));
+		gt_podgroup_release(&b.pgs[i]);
+	}
+	free(b.pgs);
+	gt_strtab_release(&b.pg_keys);
+	gt_pg_index_release(&b.index);
+	free(b.objs);
+	gt_pg_config_release(&extra);
+	return rc;
+}
+
+void gt_pg_batch_apply(const struct gt_pg_batch *b)
+{
+	for (size_t i = 0; i < b->n_pods; i++) {
+		const struct gt_pg_assignment *a = &b->pods[i];
+		struct gt_doc *meta = gt_pg_doc_child_map(a->pod, "metadata");
+		gt_pg_doc_put(gt_pg_doc_child_map(meta, "annotations"), GT_PG_POD_ANNOTATION,
+			      gt_pg_doc_new_str(a->podgroup));
+		if (a->subgroup)
+			gt_pg_doc_put(gt_pg_doc_child_map(meta, "labels"), GT_PG_SUBGROUP_LABEL,
+				      gt_pg_doc_new_str(a->subgroup));
+	}
+}
+
+void gt_pg_batch_release(struct gt_pg_batch *b)
+{
+	for (size_t i = 0; i < b->n_podgroups; i++)
+		gt_doc_free(b->podgroups[i]);
+	free(b->podgroups);
+	for (size_t i = 0; i < b->n_pods; i++) {
+		free(b->pods[i].podgroup);
+		free(b->pods[i].subgroup);
+	}
+	free(b->pods);
+	for (size_t i = 0; i < b->n_warnings; i++)
+		free(b->warnings[i]);
+	free(b->warnings);
+	memset(b, 0, sizeof(*b));
+}

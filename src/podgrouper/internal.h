@@ -1,0 +1,188 @@
+/*
+ * internal.h - what the podgrouper's files share; not part of its API
+ *
+ * A rule (one per workload kind) sees the pod, its top owner and the chain of
+ * owners through a struct gt_pg_ctx and fills a struct gt_podgroup. Objects
+ * are seen through struct gt_pg_obj so that a skipped top owner (an Argo
+ * Workflow, a TrainJob) can lend its labels and annotations to the owner
+ * below it without the caller's documents being changed.
+ */
+#ifndef GT_PODGROUPER_INTERNAL_H
+#define GT_PODGROUPER_INTERNAL_H
+
+#include "podgrouper/podgrouper.h"
+
+#define GT_PG_MAX_EXTRA 4	/* skipped owners one object can inherit from */
+#define GT_PG_FALLBACK_QUEUE "default-queue"
+
+/* KAI's label and annotation keys the rules read. */
+#define GT_PG_PRIORITY_LABEL "priorityClassName"
+#define GT_PG_PREEMPTIBILITY_LABEL "kai.scheduler/preemptibility"
+#define GT_PG_PROJECT_LABEL "project"
+#define GT_PG_USER_KEY "user"
+#define GT_PG_TOPOLOGY "kai.scheduler/topology"
+#define GT_PG_TOPOLOGY_REQUIRED "kai.scheduler/topology-required-placement"
+#define GT_PG_TOPOLOGY_PREFERRED "kai.scheduler/topology-preferred-placement"
+#define GT_PG_SEGMENT_SIZE "kai.scheduler/segment-size"
+#define GT_PG_SEGMENT_REQUIRED "kai.scheduler/segment-topology-required-placement"
+#define GT_PG_SEGMENT_PREFERRED "kai.scheduler/segment-topology-preferred-placement"
+#define GT_PG_TOP_OWNER_METADATA "kai.scheduler/top-owner-metadata"
+#define GT_PG_MAX_SEGMENTS 10000
+
+/* An object as a rule sees it: its own metadata, then that of skipped owners. */
+struct gt_pg_obj {
+	const struct gt_doc *doc;
+	const struct gt_doc *extra[GT_PG_MAX_EXTRA];	/* nearest skipped owner first */
+	int n_extra;
+};
+
+struct gt_pg_ctx {
+	const struct gt_pg_config *cfg;
+	const struct gt_pg_request *req;
+	const struct gt_doc *pod;
+	struct gt_pg_obj top;		/* the owner the rule is chosen by */
+	/*
+	 * KAI's "all owners": the pod's owner first, the top owner last (seen
+	 * as @top); just the top owner for a pod without owner.
+	 */
+	struct gt_pg_obj *chain;
+	size_t n_chain;
+	struct gt_err *err;
+};
+
+typedef int (*gt_pg_rule_fn)(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+
+/* ---------------------------------------------------------------- object.c */
+
+const char *gt_pg_kind(const struct gt_doc *d);		/* "" when missing */
+const char *gt_pg_name(const struct gt_doc *d);		/* "" when missing */
+const char *gt_pg_ns(const struct gt_doc *d);		/* "default" when missing */
+const char *gt_pg_uid(const struct gt_doc *d);		/* NULL when missing */
+const char *gt_pg_api_version(const struct gt_doc *d);	/* "v1" when missing */
+/* Does @d's apiVersion have API group @group ("" for core)? */
+bool gt_pg_in_group(const struct gt_doc *d, const char *group);
+/* @d's API group and version, split from apiVersion. */
+void gt_pg_group_version(const struct gt_doc *d, char *group, size_t size, const char **version);
+
+/* "Kind namespace/name", for messages. */
+struct gt_pg_id {
+	char s[320];
+};
+struct gt_pg_id gt_pg_id(const struct gt_doc *d);
+
+const char *gt_pg_doc_label(const struct gt_doc *d, const char *key);
+const char *gt_pg_doc_annotation(const struct gt_doc *d, const char *key);
+/* Key @key of metadata.@field ("labels", "annotations") of @o or its skipped owners. */
+const char *gt_pg_meta(const struct gt_pg_obj *o, const char *field, const char *key);
+const char *gt_pg_label(const struct gt_pg_obj *o, const char *key);
+const char *gt_pg_annotation(const struct gt_pg_obj *o, const char *key);
+static inline struct gt_pg_obj gt_pg_obj_of(const struct gt_doc *d)
+{
+	return (struct gt_pg_obj){ .doc = d };
+}
+
+/*
+ * Integer scalar @d: 0 and *out; GT_ENOTFOUND when @d is missing or null;
+ * GT_EINVAL when it is not an integer.
+ */
+int gt_pg_int(const struct gt_doc *d, int64_t *out);
+int gt_pg_parse_int(const char *s, int64_t *out);
+
+/* An object of @kind named @ns/@name among the owners and related objects. */
+const struct gt_doc *gt_pg_find(const struct gt_pg_ctx *x, const char *kind, const char *ns,
+				const char *name);
+
+/* Fail with GT_EINVAL and a message (it should name the object and field). */
+int gt_pg_fail(struct gt_pg_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---------------------------------------------------------------- result.c */
+
+void gt_pg_set(char **field, const char *value);	/* copy of @value; NULL clears */
+void gt_pg_setf(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gt_pg_kvs_set(struct gt_pg_kvs *m, const char *key, const char *value);
+void gt_pg_kvs_release(struct gt_pg_kvs *m);
+struct gt_pg_subgroup *gt_pg_add_subgroup(struct gt_podgroup *pg, const char *name,
+					  int64_t min_member, const char *parent);
+void gt_pg_clear_subgroups(struct gt_podgroup *pg);
+void gt_pg_set_topology(struct gt_pg_topology *t, const char *topology, const char *required,
+			const char *preferred);
+void gt_pg_topology_release(struct gt_pg_topology *t);
+void gt_pg_set_owner(struct gt_pg_owner_ref *o, const struct gt_doc *d);
+void gt_pg_owner_release(struct gt_pg_owner_ref *o);
+/* pg-<name>-<uid>, or pg-<name> when there is no uid. */
+void gt_pg_name_uid(char **field, const char *name, const char *uid);
+/* The default PodGroup name for @d: pg-<name of d>-<uid of d>. */
+void gt_pg_default_name(char **field, const struct gt_doc *d);
+
+/* Building documents (the PodGroups to add, the patched pods). */
+struct gt_doc *gt_pg_doc_new_map(void);
+struct gt_doc *gt_pg_doc_new_str(const char *s);
+struct gt_doc *gt_pg_doc_new_int(int64_t v);
+/* Set @key of map @map to @value (owned by @map; an old value is freed). */
+void gt_pg_doc_put(struct gt_doc *map, const char *key, struct gt_doc *value);
+/* The map under @key of @map, created when missing or not a map. */
+struct gt_doc *gt_pg_doc_child_map(struct gt_doc *map, const char *key);
+
+/* ---------------------------------------------------------------- resolve.c */
+
+/*
+ * KAI's default grouper: fill @pg for top owner @top with owners @owners
+ * (searched for the priority class and preemptibility, the pod consulted
+ * alongside each) and fallback priority class @fallback: name
+ * pg-<top>-<uid>, minMember 1, no sub-groups, queue, priority,
+ * preemptibility, labels, annotations, owner reference and topology from
+ * @top's annotations.
+ */
+void gt_pg_default(struct gt_pg_ctx *x, const struct gt_pg_obj *top, const struct gt_pg_obj *owners,
+		   size_t n_owners, const char *fallback, struct gt_podgroup *pg);
+/* The same with just @top as owner, as most of KAI's rules call it. */
+void gt_pg_default_top(struct gt_pg_ctx *x, const struct gt_pg_obj *top, const char *fallback,
+		       struct gt_podgroup *pg);
+/*
+ * Copy @o's metadata.@field ("labels" or "annotations"), a skipped owner's
+ * entries where @o has none, into @dst; entries @dst already has are kept
+ * unless @override.
+ */
+void gt_pg_merge_meta(struct gt_pg_kvs *dst, const struct gt_pg_obj *o, const char *field,
+		      bool override);
+/* Priority class for @owners and the pod, per-kind defaults, else @fallback. */
+const char *gt_pg_priority(const struct gt_pg_ctx *x, const struct gt_pg_obj *owners,
+			   size_t n_owners, const char *fallback);
+/* The queue for top owner @top: queue label, project label, else default-queue. */
+void gt_pg_resolve_queue(const struct gt_pg_ctx *x, const struct gt_pg_obj *top, char **queue);
+bool gt_pg_priority_exists(const struct gt_pg_config *cfg, const char *name);
+/* "preemptible" / "non-preemptible" for a valid spelling, else NULL. */
+const char *gt_pg_preemptibility_value(const char *s);
+
+/* ---------------------------------------------------------------- dispatch.c */
+
+/* Choose the rule for x->top and run it (custom rules first, then KAI's table). */
+int gt_pg_dispatch(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+
+/* ---------------------------------------------------------------- rules */
+
+int gt_pg_rule_default(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_pod(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_deployment(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_replicaset(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_statefulset(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_job(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_cronjob(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_runaijob(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_aml(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_inference(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_tfjob(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_pytorchjob(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_xgboostjob(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_jaxjob(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_mpijob(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_notebook(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_ray(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_knative(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_lws(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_jobset(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_grove(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+int gt_pg_rule_custom(struct gt_pg_ctx *x, const struct gt_pg_custom_rule *r,
+		      struct gt_podgroup *pg);
+
+#endif /* GT_PODGROUPER_INTERNAL_H */
