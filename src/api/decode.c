@@ -188,19 +188,6 @@ int gt_parse_duration(const char *s, int64_t *out)
 	return 0;
 }
 
-static int parse_int(const char *s, int64_t *out)
-{
-	if (!s || !*s)
-		return GT_EINVAL;
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (*end || errno)
-		return GT_EINVAL;
-	*out = v;
-	return 0;
-}
-
 /* A finite decimal number (no inf, nan or hex): what a float64 field holds. */
 static int parse_number(const char *s, double *out)
 {
@@ -408,7 +395,7 @@ static int decode_shard(struct ctx *x, const struct gt_doc *o)
 		return fail(x, o, "spec.args.default-staleness-grace-period", "not a duration", grace);
 	const char *maxc = gt_doc_str(args, "max-consolidation-preemptees");
 	int64_t v;
-	if (maxc && parse_int(maxc, &v))
+	if (maxc && gt_parse_int(maxc, &v))
 		return fail(x, o, "spec.args.max-consolidation-preemptees", "not an integer", maxc);
 	if (maxc)
 		cfg->max_consolidation_preemptees = (int32_t)v;
@@ -468,7 +455,7 @@ static int decode_queue(struct ctx *x, const struct gt_doc *o)
 	q->preempt_min_runtime_s = q->reclaim_min_runtime_s = -1;
 	const char *prio = gt_doc_str(gt_doc_get(o, "spec"), "priority");
 	int64_t v;
-	if (prio && parse_int(prio, &v))
+	if (prio && gt_parse_int(prio, &v))
 		return fail(x, o, "spec.priority", "not an integer", prio);
 	if (prio)
 		q->priority = (int32_t)v;
@@ -595,7 +582,7 @@ static int decode_node(struct ctx *x, const struct gt_doc *o)
 	const char *mem = label_of(o, "nvidia.com/gpu.memory");
 	if (mem) {
 		int64_t v;
-		if (parse_int(mem, &v) || v < 0)
+		if (gt_parse_int(mem, &v) || v < 0)
 			return fail(x, o, "metadata.labels.nvidia.com/gpu.memory", "not an integer (MiB)", mem);
 		if (v >= 1024LL * 1024)	/* values >= 1 TiB in MiB are bytes */
 			v /= 1024 * 1024;
@@ -848,7 +835,7 @@ static int decode_subgroups(struct ctx *x, const struct gt_doc *o, struct gt_job
 			continue;	/* only leaves hold pods */
 		int64_t min = 1;
 		const char *ms = gt_doc_str(sg, "minMember");
-		if (ms && (parse_int(ms, &min) || min < 0))
+		if (ms && (gt_parse_int(ms, &min) || min < 0))
 			return fail(x, o, "spec.subGroups[].minMember", "not a non-negative integer", ms);
 		struct gt_topology_constraint topo;
 		int rc = topology_constraint(x, o, gt_doc_get(sg, "topologyConstraint"),
@@ -876,7 +863,7 @@ static int decode_podgroup(struct ctx *x, const struct gt_doc *o)
 		return fail(x, o, "spec.queue", "is missing", NULL);
 	int64_t min = 1;
 	const char *ms = gt_doc_str(spec, "minMember");
-	if (ms && (parse_int(ms, &min) || min < 0))
+	if (ms && (gt_parse_int(ms, &min) || min < 0))
 		return fail(x, o, "spec.minMember", "not a non-negative integer", ms);
 	const char *pre = gt_doc_str(spec, "preemptibility");
 	if (pre && strcmp(pre, "preemptible") && strcmp(pre, "non-preemptible"))
@@ -1019,7 +1006,7 @@ static int gpu_sharing(struct ctx *x, const struct gt_doc *o, struct gt_pod *p)
 	}
 	if (mem) {
 		int64_t v;
-		if (parse_int(mem, &v) || v <= 0)
+		if (gt_parse_int(mem, &v) || v <= 0)
 			return fail(x, o, "metadata.annotations.gpu-memory",
 				    "must be a positive integer (MiB), not", mem);
 		if (p->gpus > 0)
@@ -1029,7 +1016,7 @@ static int gpu_sharing(struct ctx *x, const struct gt_doc *o, struct gt_pod *p)
 	}
 	if (ndev) {
 		int64_t v;
-		if (parse_int(ndev, &v) || v <= 0 || v > GT_MAX_DEVICES)
+		if (gt_parse_int(ndev, &v) || v <= 0 || v > GT_MAX_DEVICES)
 			return fail(x, o, "metadata.annotations.gpu-fraction-num-devices",
 				    "must be a positive integer of at most 16, not", ndev);
 		if (!p->frac_milli && !p->gpu_mem_mib && v > 1)
@@ -1081,7 +1068,7 @@ static int read_selector_exprs(struct ctx *x, const struct gt_doc *o, const stru
 			for (size_t k = 0; k < vals->n; k++)
 				e->vals[e->n_vals++] = intern(x, vals->items[k]->scalar ? vals->items[k]->scalar : "");
 			if ((e->op == GT_SEL_GT || e->op == GT_SEL_LT) &&
-			    (vals->n != 1 || parse_int(vals->items[0]->scalar, &e->num)))
+			    (vals->n != 1 || gt_parse_int(vals->items[0]->scalar, &e->num)))
 				return fail(x, o, "spec.affinity...matchExpressions[].values",
 					    "Gt and Lt take one integer", NULL);
 		}
@@ -1259,7 +1246,7 @@ static int decode_pod(struct ctx *x, const struct gt_doc *o)
 	if (tp) {
 		/* KAI orders labelled pods first; a value that is no integer comes last of them */
 		p->has_task_prio = true;
-		p->task_prio = parse_int(tp, &v) || v < INT32_MIN || v > INT32_MAX ? INT32_MIN : (int32_t)v;
+		p->task_prio = gt_parse_int(tp, &v) || v < INT32_MIN || v > INT32_MAX ? INT32_MIN : (int32_t)v;
 	}
 	const char *role = label_of(o, "training.kubeflow.org/job-role");
 	const char *ray = label_of(o, "ray.io/node-type");
@@ -1305,7 +1292,7 @@ static int decode_priority_class(struct ctx *x, const struct gt_doc *o)
 {
 	const char *v = gt_doc_str(o, "value");
 	int64_t val;
-	if (!v || parse_int(v, &val))
+	if (!v || gt_parse_int(v, &val))
 		return fail(x, o, "value", "must be an integer", v);
 	set_lookup(x, &x->prio_by_name, obj_name(o), 0);
 	x->prio_value[intern(x, obj_name(o))] = (int32_t)val;

@@ -1,5 +1,6 @@
 #include "api/doc.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -291,4 +292,17 @@ const struct gt_doc *gt_doc_path(const struct gt_doc *d, const char *path)
 		path += len + (dot ? 1 : 0);
 	}
 	return d;
+}
+
+int gt_parse_int(const char *s, int64_t *out)
+{
+	if (!s || !*s)
+		return GT_EINVAL;
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (*end || errno)
+		return GT_EINVAL;
+	*out = v;
+	return 0;
 }

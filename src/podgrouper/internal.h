@@ -86,7 +86,6 @@ static inline struct gt_pg_obj gt_pg_obj_of(const struct gt_doc *d)
  * GT_EINVAL when it is not an integer.
  */
 int gt_pg_int(const struct gt_doc *d, int64_t *out);
-int gt_pg_parse_int(const char *s, int64_t *out);
 
 /* An object of @kind named @ns/@name among the owners and related objects. */
 const struct gt_doc *gt_pg_find(const struct gt_pg_ctx *x, const char *kind, const char *ns,

@@ -102,26 +102,13 @@ const char *gt_pg_annotation(const struct gt_pg_obj *o, const char *key)
 	return gt_pg_meta(o, "annotations", key);
 }
 
-int gt_pg_parse_int(const char *s, int64_t *out)
-{
-	if (!s || !*s)
-		return GT_EINVAL;
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (*end || errno)
-		return GT_EINVAL;
-	*out = v;
-	return 0;
-}
-
 int gt_pg_int(const struct gt_doc *d, int64_t *out)
 {
 	if (gt_doc_is_null(d))
 		return GT_ENOTFOUND;
 	if (d->kind != GT_DOC_SCALAR)
 		return GT_EINVAL;
-	return gt_pg_parse_int(d->scalar, out);
+	return gt_parse_int(d->scalar, out);
 }
 
 static bool is_object(const struct gt_doc *d, const char *kind, const char *ns, const char *name)

@@ -56,7 +56,7 @@ static int gang_size(struct gt_pg_ctx *x, const struct gt_pg_obj *owner, int64_t
 		*min = replicas > 0 ? replicas : 1;
 		return 1;
 	}
-	if (gt_pg_parse_int(v, min) || *min < 1 || *min > INT32_MAX)
+	if (gt_parse_int(v, min) || *min < 1 || *min > INT32_MAX)
 		return gt_pg_fail(x, "%s: annotation %s is '%s'; expected \"true\", \"false\" "
 				  "or a gang size of at least 1", gt_pg_id(owner->doc).s, key, v);
 	return 1;

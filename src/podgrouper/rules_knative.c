@@ -83,7 +83,7 @@ static int32_t min_scale(const struct gt_doc *rev)
 	int64_t v;
 	const char *s = gt_pg_doc_annotation(rev, MIN_SCALE);
 	/* KAI uses 1 for a missing or unreadable value; 0 makes no gang either */
-	if (!s || gt_pg_parse_int(s, &v) || v < 1 || v > INT32_MAX)
+	if (!s || gt_parse_int(s, &v) || v < 1 || v > INT32_MAX)
 		return 1;
 	return (int32_t)v;
 }

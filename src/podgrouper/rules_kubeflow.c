@@ -183,7 +183,7 @@ static int segment_size(struct gt_pg_ctx *x, const struct gt_doc *worker, int64_
 	const char *v = worker_annotation(x, worker, GT_PG_SEGMENT_SIZE);
 	if (!v)
 		return 0;
-	if (gt_pg_parse_int(v, size) || *size < 1 || *size > INT32_MAX)
+	if (gt_parse_int(v, size) || *size < 1 || *size > INT32_MAX)
 		return gt_pg_fail(x, "%s: annotation %s is '%s'; it must be a positive integer "
 				  "(on the pod or spec.pytorchReplicaSpecs.Worker.template)",
 				  gt_pg_id(x->top.doc).s, GT_PG_SEGMENT_SIZE, v);
@@ -198,7 +198,7 @@ static int pod_segment(struct gt_pg_ctx *x, int64_t size, int64_t *segment)
 	if (!idx)
 		return gt_pg_fail(x, "%s has no label %s, needed to place it in a segment of %s",
 				  gt_pg_id(x->pod).s, REPLICA_INDEX_LABEL, gt_pg_id(x->top.doc).s);
-	if (gt_pg_parse_int(idx, &i) || i < 0)
+	if (gt_parse_int(idx, &i) || i < 0)
 		return gt_pg_fail(x, "%s: label %s is '%s', not a replica index",
 				  gt_pg_id(x->pod).s, REPLICA_INDEX_LABEL, idx);
 	*segment = i / size;

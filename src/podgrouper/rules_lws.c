@@ -47,7 +47,7 @@ static int worker_index(struct gt_pg_ctx *x, int64_t *index)
 {
 	*index = -1;
 	const char *v = gt_pg_doc_label(x->pod, LWS_WORKER_INDEX);
-	if (v && (gt_pg_parse_int(v, index) || *index < 0))
+	if (v && (gt_parse_int(v, index) || *index < 0))
 		return gt_pg_fail(x, "%s: label %s is '%s', not a worker index", gt_pg_id(x->pod).s,
 				  LWS_WORKER_INDEX, v);
 	return 0;
@@ -62,7 +62,7 @@ static int64_t leader_ready_size(const struct gt_pg_ctx *x, const struct lws *l)
 {
 	int64_t size = l->size, v;
 	const char *s = gt_pg_doc_annotation(x->pod, LWS_SIZE_ANNOTATION);
-	if (s && !gt_pg_parse_int(s, &v) && v >= 1 && v <= INT32_MAX)
+	if (s && !gt_parse_int(s, &v) && v >= 1 && v <= INT32_MAX)
 		size = v;
 	bool scheduled = gt_doc_str(gt_doc_get(x->pod, "spec"), "nodeName") != NULL;
 	return l->worker_index == 0 && !scheduled ? 1 : size;
@@ -88,7 +88,7 @@ static int segment_size(struct gt_pg_ctx *x, struct lws *l)
 			v = worker_template_annotation(x, GT_PG_SEGMENT_SIZE);
 		if (!v)
 			return 0;
-		rc = gt_pg_parse_int(v, &l->segment);
+		rc = gt_parse_int(v, &l->segment);
 	}
 	if (rc || l->segment < 2)
 		return gt_pg_fail(x, "%s: %s must be an integer of at least 2",
@@ -211,7 +211,7 @@ int gt_pg_rule_lws(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 	pg->min_member = (int32_t)l.size;
 	const char *group = gt_pg_doc_label(x->pod, LWS_GROUP_INDEX);
 	int64_t g;
-	if (group && !gt_pg_parse_int(group, &g)) {
+	if (group && !gt_parse_int(group, &g)) {
 		char *base = pg->name;
 		pg->name = NULL;
 		gt_pg_setf(&pg->name, "%s-group-%lld", base, (long long)g);
