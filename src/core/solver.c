@@ -651,7 +651,7 @@ static bool solve_partial(struct partial *pt, const bool *base_feasible,
 		if (node >= 0)
 			pt->feasible[node] = true;
 	}
-	if (try_scenario(pt, NULL))
+	if (idle_gpus_suffice(pt) && try_scenario(pt, NULL))
 		return true;
 	struct victim_queue vq;
 	vq_copy(&vq, tmpl);
