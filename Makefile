@@ -28,7 +28,7 @@ PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import yaml' 2>/
 # keep object files make would see as intermediate (and delete after the last line of output)
 .SECONDARY:
 
-.PHONY: all test unit scenarios demo bench clean check-purity check-deploy cli kube-test
+.PHONY: all test unit scenarios demo bench clean check-purity check-deploy cli kube-test kube-podgrouper-test
 all: $(BUILD)/gantry
 
 $(BUILD)/%.o: %.c
@@ -80,7 +80,12 @@ cli: $(BUILD)/gantry
 kube-test: $(BUILD)/gantry
 	$(PYTHON) tests/kube/run-tests --gantry $(BUILD)/gantry
 
-test: all check-purity check-deploy cli kube-test scenarios unit
+# gantry podgrouper against the same double: the kinds KAI groups, bounded owner reads, warnings,
+# restarts, --podgrouper in the scheduler. Loopback only, about 25 s.
+kube-podgrouper-test: $(BUILD)/gantry
+	$(PYTHON) tests/kube/run-podgrouper-tests --gantry $(BUILD)/gantry
+
+test: all check-purity check-deploy cli kube-test kube-podgrouper-test scenarios unit
 
 demo: $(BUILD)/gantry
 	$(BUILD)/gantry simulate -f examples/demo-cluster.yaml --cycles 3 --now 2026-01-01T09:00:00Z --show-cycles

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kube/podgrouper_ctl.h"
 #include "kube/scheduler.h"
 #include "sim/simulate.h"
 
@@ -15,8 +16,9 @@ static void usage(FILE *f)
 	      "commands:\n"
 	      "  simulate    run the scheduler on a virtual cluster given as Kubernetes YAML\n"
 	      "  scheduler   schedule a real cluster (kubeconfig or in-cluster)\n"
+	      "  podgrouper  create PodGroups for the workloads' pods, as KAI's podgrouper does\n"
 	      "  version     print the version\n\n"
-	      "not in this version yet (each says so and exits 1): binder, podgrouper, replay\n"
+	      "not in this version yet (each says so and exits 1): binder, replay\n"
 	      "run 'gantry <command> --help' for a command's options\n", f);
 }
 
@@ -31,6 +33,8 @@ int main(int argc, char **argv)
 		return gt_simulate_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "scheduler"))
 		return gt_scheduler_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "podgrouper"))
+		return gt_podgrouper_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("gantry %s\n", GANTRY_VERSION);
 		return 0;
@@ -39,7 +43,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	static const char *const later[] = { "binder", "podgrouper", "replay" };
+	static const char *const later[] = { "binder", "replay" };
 	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
 		if (!strcmp(cmd, later[i])) {
 			fprintf(stderr, "gantry %s: not implemented in this version yet\n", cmd);

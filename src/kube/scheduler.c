@@ -13,9 +13,11 @@
 #include "kube/config.h"
 #include "kube/http.h"
 #include "kube/leader.h"
+#include "kube/flags.h"
 #include "kube/log.h"
 #include "kube/metrics.h"
 #include "kube/plan.h"
+#include "kube/podgrouper_ctl.h"
 #include "kube/reflector.h"
 #include "kube/snapshot.h"
 #include "kube/writer.h"
@@ -37,6 +39,9 @@ struct opts {
 	long cycles;		/* 0: until stopped */
 	bool evict_by_delete;
 	double grace_s;		/* < 0: the pod's own */
+	bool podgrouper;	/* run the podgrouper controller in this process */
+	const char *podgrouper_config;
+	int require_podgroup;	/* -1: as podgrouper */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -65,6 +70,10 @@ static void usage(FILE *f)
 	      "  --evict-by-delete            DELETE victims instead of the Eviction API\n"
 	      "  --eviction-grace-period D    grace period for evictions (default: the pod's own)\n"
 	      "  --cycles N                   run N cycles once caches are synced, then exit (default: run)\n"
+	      "  --podgrouper[=BOOL]          also group pods into PodGroups, as `gantry podgrouper` (default false)\n"
+	      "  --podgrouper-config FILE     the podgrouper's configuration (docs/podgrouper.md)\n"
+	      "  --require-podgroup[=BOOL]    schedule only pods whose PodGroup exists, as KAI does\n"
+	      "                               (default: true with --podgrouper, else false)\n"
 	      "Leader election:\n"
 	      "  --leader-elect[=BOOL]        elect a leader on a Lease (default false)\n"
 	      "  --leader-elect-lease-duration D, --leader-elect-renew-deadline D,\n"
@@ -80,24 +89,6 @@ static void usage(FILE *f)
 }
 
 /* "1.5s", "500ms", "2m", "1h" or plain seconds, as a double. */
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s)
-		return -1;
-	if (!strcmp(end, "ms"))
-		v /= 1000;
-	else if (!strcmp(end, "m"))
-		v *= 60;
-	else if (!strcmp(end, "h"))
-		v *= 3600;
-	else if (*end && strcmp(end, "s"))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_actions(const char *list, unsigned *mask)
 {
 	char *copy = gt_xstrdup(list);
@@ -116,19 +107,6 @@ static int parse_actions(const char *list, unsigned *mask)
 	return rc;
 }
 
-static bool parse_bool_flag(const char *v, bool *out)
-{
-	if (!v || !strcmp(v, "true") || !strcmp(v, "1")) {
-		*out = true;
-		return true;
-	}
-	if (!strcmp(v, "false") || !strcmp(v, "0")) {
-		*out = false;
-		return true;
-	}
-	return false;
-}
-
 /* 0, 2 on a bad flag (said on stderr), -1 after --help. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
@@ -137,7 +115,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		.node_pool = "default", .period_s = 1, .actions = GT_ACTIONS_ALL, .qps = 50, .burst = 300,
 		.workers = 16, .page_size = 500, .watch_timeout_s = 300, .api_timeout_s = 30,
 		.lease_s = 15, .renew_s = 10, .retry_s = 2, .metrics_addr = ":8080", .metrics_ns = "kai",
-		.log_level = GT_LOG_INFO, .grace_s = -1,
+		.log_level = GT_LOG_INFO, .grace_s = -1, .require_podgroup = -1,
 	};
 	for (int i = 1; i < argc; i++) {
 		char flag[128];
@@ -150,25 +128,24 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			fprintf(stderr, "gantry scheduler: unexpected argument '%s'\n", a);
 			return 2;
 		}
-		const char *eq = strchr(a, '=');
-		size_t fl = eq ? (size_t)(eq - a) : strlen(a);
-		if (fl >= sizeof(flag)) {
+		if (!gt_flag_split(a, flag, sizeof(flag), &v)) {
 			fprintf(stderr, "gantry scheduler: unknown flag '%s'\n", a);
 			return 2;
 		}
-		memcpy(flag, a, fl);
-		flag[fl] = '\0';
-		if (eq)
-			v = eq + 1;
 		/* boolean flags take no separate value */
-		if (!strcmp(flag, "--leader-elect") || !strcmp(flag, "--evict-by-delete")) {
+		if (!strcmp(flag, "--leader-elect") || !strcmp(flag, "--evict-by-delete") ||
+		    !strcmp(flag, "--podgrouper") || !strcmp(flag, "--require-podgroup")) {
 			bool b;
-			if (!parse_bool_flag(v, &b)) {
+			if (!gt_flag_bool(v, &b)) {
 				fprintf(stderr, "gantry scheduler: %s takes true or false, not '%s'\n", flag, v);
 				return 2;
 			}
 			if (!strcmp(flag, "--leader-elect"))
 				o->leader_elect = b;
+			else if (!strcmp(flag, "--podgrouper"))
+				o->podgrouper = b;
+			else if (!strcmp(flag, "--require-podgroup"))
+				o->require_podgroup = b;
 			else
 				o->evict_by_delete = b;
 			continue;
@@ -192,7 +169,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		else if (!strcmp(flag, "--shard"))
 			o->shard = v;
 		else if (!strcmp(flag, "--schedule-period"))
-			bad = parse_seconds(v, &o->period_s) || o->period_s <= 0;
+			bad = gt_flag_duration(v, &o->period_s) || o->period_s <= 0;
 		else if (!strcmp(flag, "--actions")) {
 			if (parse_actions(v, &o->actions))
 				return 2;
@@ -208,15 +185,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		else if (!strcmp(flag, "--page-size"))
 			bad = (o->page_size = atoi(v)) <= 0;
 		else if (!strcmp(flag, "--watch-timeout"))
-			bad = parse_seconds(v, &o->watch_timeout_s) || o->watch_timeout_s < 1;
+			bad = gt_flag_duration(v, &o->watch_timeout_s) || o->watch_timeout_s < 1;
 		else if (!strcmp(flag, "--api-timeout"))
-			bad = parse_seconds(v, &o->api_timeout_s) || o->api_timeout_s <= 0;
+			bad = gt_flag_duration(v, &o->api_timeout_s) || o->api_timeout_s <= 0;
 		else if (!strcmp(flag, "--leader-elect-lease-duration"))
-			bad = parse_seconds(v, &o->lease_s) || o->lease_s <= 0;
+			bad = gt_flag_duration(v, &o->lease_s) || o->lease_s <= 0;
 		else if (!strcmp(flag, "--leader-elect-renew-deadline"))
-			bad = parse_seconds(v, &o->renew_s) || o->renew_s <= 0;
+			bad = gt_flag_duration(v, &o->renew_s) || o->renew_s <= 0;
 		else if (!strcmp(flag, "--leader-elect-retry-period"))
-			bad = parse_seconds(v, &o->retry_s) || o->retry_s <= 0;
+			bad = gt_flag_duration(v, &o->retry_s) || o->retry_s <= 0;
 		else if (!strcmp(flag, "--leader-elect-resource-name"))
 			o->lease_name = v;
 		else if (!strcmp(flag, "--leader-elect-resource-namespace"))
@@ -230,9 +207,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		else if (!strcmp(flag, "--cycles"))
 			bad = (o->cycles = atol(v)) <= 0;
 		else if (!strcmp(flag, "--eviction-grace-period"))
-			bad = parse_seconds(v, &o->grace_s) || o->grace_s < 0;
+			bad = gt_flag_duration(v, &o->grace_s) || o->grace_s < 0;
 		else if (!strcmp(flag, "--node-pool"))
 			o->node_pool = v;
+		else if (!strcmp(flag, "--podgrouper-config"))
+			o->podgrouper_config = v;
 		else {
 			fprintf(stderr, "gantry scheduler: unknown flag '%s'\n", flag);
 			usage(stderr);
@@ -304,7 +283,9 @@ static void cycle(struct sched *S)
 		[GT_ACT_STALEGANG] = gt_action_stalegang,
 	};
 	double t0 = mono_ms();
-	struct gt_snapshot_opts so = { .scheduler_name = S->o.scheduler_name, .shard = S->o.shard };
+	struct gt_snapshot_opts so = { .scheduler_name = S->o.scheduler_name, .shard = S->o.shard,
+				       .grouped_only = S->o.require_podgroup < 0 ? S->o.podgrouper
+						       : S->o.require_podgroup };
 	struct gt_kube_snapshot snap;
 	struct gt_err err = { 0 };
 	if (gt_snapshot_take(S->cache, &so, &snap, &err)) {
@@ -390,10 +371,17 @@ int gt_scheduler_main(int argc, char **argv)
 	stop_requested = 0;
 	struct gt_kube_config cfg;
 	struct gt_err err = { 0 };
-	if (gt_kube_config_load(S.o.kubeconfig, S.o.context, &cfg, &err)) {
+	struct gt_pg_config pg_cfg;
+	struct gt_pgctl *pgctl = NULL;
+	if (gt_pgctl_load_config(S.o.podgrouper_config, &pg_cfg, &err) ||
+	    gt_kube_config_load(S.o.kubeconfig, S.o.context, &cfg, &err)) {
 		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
+		gt_pg_config_release(&pg_cfg);
 		return 2;
 	}
+	/* the podgrouper groups the pods this scheduler schedules */
+	free(pg_cfg.scheduler_name);
+	pg_cfg.scheduler_name = gt_xstrdup(S.o.scheduler_name);
 	gt_log(GT_LOG_INFO, "scheduler", "connecting to %s from %s%s", cfg.server, cfg.source,
 	       cfg.insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
 	char *identity = make_identity();
@@ -435,6 +423,11 @@ int gt_scheduler_main(int argc, char **argv)
 					     .retry_s = S.o.retry_s };
 		leader = gt_leader_start(S.cl, &lo);
 	}
+	if (S.o.podgrouper) {
+		struct gt_pgctl_opts po = { .cfg = &pg_cfg, .reflectors = S.metrics.reflectors,
+					    .active = &S.metrics.leader };
+		pgctl = gt_pgctl_start(S.cl, S.cache, &po);
+	}
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
@@ -472,6 +465,7 @@ int gt_scheduler_main(int argc, char **argv)
 	gt_writer_free(S.writer);
 	gt_leader_stop(leader);
 	gt_kube_client_stop(S.cl);
+	gt_pgctl_stop(pgctl);
 	for (int r = 0; r < GT_N_KRES; r++)
 		gt_reflector_join(refl[r]);
 	free_announced(&S);
@@ -479,6 +473,7 @@ out_early:
 	gt_metrics_release(&S.metrics);
 	gt_cache_free(S.cache);
 	gt_kube_client_free(S.cl);
+	gt_pg_config_release(&pg_cfg);
 	free(identity);
 	return rc;
 }

@@ -26,7 +26,18 @@ static int by_age(const void *a, const void *b)
 }
 
 /* Finished pods of other schedulers hold nothing anywhere: skip their decoding. */
-static bool wanted(const struct gt_kobj *o, const struct gt_snapshot_opts *opt)
+/* Bound, or in a PodGroup the snapshot holds (the PodGroups are listed and sorted). */
+static bool has_podgroup(const struct gt_kube_snapshot *s, const struct gt_kobj *o)
+{
+	const char *node = gt_kobj_str(o, "spec.nodeName");
+	if (node && *node)
+		return true;
+	const char *pg = gt_doc_str(gt_doc_path(o->doc, "metadata.annotations"), "pod-group-name");
+	return pg && gt_snapshot_find(s, GT_KRES_PODGROUPS, o->ns, pg);
+}
+
+static bool wanted(const struct gt_kube_snapshot *s, const struct gt_kobj *o,
+		   const struct gt_snapshot_opts *opt)
 {
 	if (o->res == GT_KRES_SHARDS)
 		return !strcmp(o->name, opt->shard);
@@ -37,7 +48,10 @@ static bool wanted(const struct gt_kobj *o, const struct gt_snapshot_opts *opt)
 	const char *phase = gt_kobj_str(o, "status.phase");
 	const char *sched = gt_kobj_str(o, "spec.schedulerName");
 	bool finished = phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"));
-	return !finished || (sched && !strcmp(sched, opt->scheduler_name));
+	bool ours = sched && !strcmp(sched, opt->scheduler_name);
+	if (finished)
+		return ours;
+	return !(opt->grouped_only && ours && !has_podgroup(s, o));
 }
 
 /* The line number a decoder message names, or -1. */
@@ -61,10 +75,11 @@ int gt_snapshot_take(struct gt_cache *cache, const struct gt_snapshot_opts *o,
 	for (int r = 0; r < GT_N_KRES; r++) {
 		s->objs[r] = gt_cache_list(cache, (enum gt_kres)r, &s->n[r]);
 		qsort(s->objs[r], s->n[r], sizeof(*s->objs[r]), by_key);
-		for (size_t i = 0; i < s->n[r]; i++)
-			if (wanted(s->objs[r][i], o))
-				GT_PUSH(feed, n_feed, cap_feed, s->objs[r][i]);
 	}
+	for (int r = 0; r < GT_N_KRES; r++)
+		for (size_t i = 0; i < s->n[r]; i++)
+			if (wanted(s, s->objs[r][i], o))
+				GT_PUSH(feed, n_feed, cap_feed, s->objs[r][i]);
 	if (n_feed)
 		qsort(feed, n_feed, sizeof(*feed), by_age);
 	int rc = 0;

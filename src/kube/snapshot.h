@@ -23,6 +23,12 @@
 struct gt_snapshot_opts {
 	const char *scheduler_name;	/* default kai-scheduler */
 	const char *shard;		/* SchedulingShard name; default "default" */
+	/*
+	 * Leave out our pending pods whose PodGroup does not exist yet, as KAI
+	 * does: with a podgrouper running, they are pods it has not reached,
+	 * and scheduling them alone would split their gang.
+	 */
+	bool grouped_only;
 };
 
 struct gt_kube_snapshot {

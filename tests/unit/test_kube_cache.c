@@ -103,7 +103,7 @@ static char *fmt(const char *f, const char *a, const char *b)
 	"\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{" \
 	"\"nvidia.com/gpu\":\"8\"}}}]},\"status\":{\"phase\":\"Pending\"}}"
 
-static struct gt_snapshot_opts sopts = { "kai-scheduler", "default" };
+static struct gt_snapshot_opts sopts = { .scheduler_name = "kai-scheduler", .shard = "default" };
 
 TEST(real_api_json_decodes)
 {
@@ -228,6 +228,49 @@ TEST(bad_object_left_out_rest_decoded)
 	ASSERT_EQ(0, gt_snapshot_take(c, &sopts, &s, &err));
 	ASSERT_EQ(2, s.c.n_pods);
 	ASSERT_EQ(1, s.n_skipped);
+	gt_snapshot_release(&s);
+	gt_cache_free(c);
+}
+
+#define LOOSE_POD "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"team-a\",\"uid\":\"u-%s\"," \
+	"\"labels\":{\"kai.scheduler/queue\":\"research\"}},\"spec\":{\"schedulerName\":\"kai-scheduler\"," \
+	"\"tolerations\":[{\"operator\":\"Exists\"}],\"containers\":[{\"name\":\"c\"}]}," \
+	"\"status\":{\"phase\":\"Pending\"}}"
+
+/* With a podgrouper running, a pod it has not grouped yet waits: placed alone it would split its gang. */
+TEST(grouped_only_leaves_ungrouped_pods_out)
+{
+	struct gt_cache *c = gt_cache_new();
+	add(c, GT_KRES_NODES, node_json);
+	add(c, GT_KRES_QUEUES, queue_json);
+	add(c, GT_KRES_PODGROUPS, pg_json);
+	add(c, GT_KRES_PODS, fmt(BIG_POD, "big-0", "big-0"));
+	add(c, GT_KRES_PODS, fmt(LOOSE_POD, "loose", "loose"));
+	add(c, GT_KRES_PODS, "{\"metadata\":{\"name\":\"orphan\",\"namespace\":\"team-a\",\"annotations\":"
+			     "{\"pod-group-name\":\"gone\"}},\"spec\":{\"schedulerName\":\"kai-scheduler\","
+			     "\"containers\":[{\"name\":\"c\"}]},\"status\":{\"phase\":\"Pending\"}}");
+	add(c, GT_KRES_PODS, "{\"metadata\":{\"name\":\"running\",\"namespace\":\"team-a\",\"labels\":"
+			     "{\"kai.scheduler/queue\":\"research\"}},\"spec\":{\"schedulerName\":\"kai-scheduler\","
+			     "\"nodeName\":\"gpu-1\",\"tolerations\":[{\"operator\":\"Exists\"}],\"containers\":"
+			     "[{\"name\":\"c\"}]},\"status\":{\"phase\":\"Running\"}}");
+	struct gt_snapshot_opts grouped = sopts;
+	grouped.grouped_only = true;
+	struct gt_kube_snapshot s;
+	struct gt_err err = { 0 };
+	ASSERT_EQ(0, gt_snapshot_take(c, &grouped, &s, &err));
+	/* the grouped pod and the bound one; not the loose pod nor the one whose group is gone */
+	ASSERT_EQ(2, s.c.n_pods);
+	for (uint32_t i = 0; i < s.c.n_pods; i++) {
+		const char *name = gt_strtab_str(&s.names, s.c.pods[i].name);
+		ASSERT_TRUE(!strcmp(name, "big-0") || !strcmp(name, "running"));
+	}
+	gt_snapshot_release(&s);
+	/* without it, the loose pod is scheduled as a job of its own */
+	ASSERT_EQ(0, gt_snapshot_take(c, &sopts, &s, &err));
+	uint32_t loose = 0;
+	for (uint32_t i = 0; i < s.c.n_pods; i++)
+		loose += !strcmp(gt_strtab_str(&s.names, s.c.pods[i].name), "loose");
+	ASSERT_EQ(1, loose);
 	gt_snapshot_release(&s);
 	gt_cache_free(c);
 }
@@ -365,6 +408,7 @@ const struct gt_test gt_tests[] = {
 	T(real_api_json_decodes),
 	T(cache_replace_delete_assume),
 	T(bad_object_left_out_rest_decoded),
+	T(grouped_only_leaves_ungrouped_pods_out),
 	T(plan_binds_and_conditions),
 	T(plan_steady_state_writes_nothing),
 	{ NULL, NULL },
