@@ -147,23 +147,6 @@ static void chain_release(struct chain *ch)
 		gt_owner_put(ch->own[i]);
 }
 
-/*
- * The owner reference to follow: the controller's, else the first (KAI
- * takes the first; a controller reference is what ownership means).
- */
-static const struct gt_doc *owner_ref(const struct gt_doc *d)
-{
-	const struct gt_doc *refs = gt_doc_path(d, "metadata.ownerReferences");
-	if (!refs || refs->kind != GT_DOC_SEQ || !refs->n)
-		return NULL;
-	for (size_t i = 0; i < refs->n; i++) {
-		const char *controller = gt_doc_str(refs->items[i], "controller");
-		if (controller && !strcmp(controller, "true"))
-			return refs->items[i];
-	}
-	return refs->items[0];
-}
-
 /* Read one owner by @ref into @ch (after the @ch->n nearer ones). */
 static int follow(const struct gt_pgctl_env *env, const struct gt_kobj *pod, const struct gt_doc *ref,
 		  double read_after, struct chain *ch, struct gt_err *err)
@@ -196,7 +179,7 @@ static int resolve_chain(const struct gt_pgctl_env *env, const struct gt_kobj *p
 			 struct chain *ch, struct gt_err *err)
 {
 	const struct gt_doc *cur = pod->doc, *ref;
-	while ((ref = owner_ref(cur))) {
+	while ((ref = gt_pg_owner_ref(cur))) {
 		int rc = follow(env, pod, ref, read_after, ch, err);
 		if (rc)
 			return rc;
@@ -653,7 +636,7 @@ void gt_pgctl_reconcile(const struct gt_pgctl_env *env, const struct gt_pgctl_wo
 	if (!gt_pgctl_wants(pod->doc, w->cfg.scheduler_name))
 		return;
 	/* KAI: a pod with a PodGroup and no owner is the user's own arrangement */
-	if (gt_pgctl_annotation(pod->doc, GT_PG_POD_ANNOTATION) && !owner_ref(pod->doc))
+	if (gt_pgctl_annotation(pod->doc, GT_PG_POD_ANNOTATION) && !gt_pg_owner_ref(pod->doc))
 		return;
 	struct chain ch = { 0 };
 	struct gt_err err = { 0 };

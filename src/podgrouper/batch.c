@@ -45,8 +45,7 @@ static const struct gt_doc *find_object(const struct batch *b, const char *kind,
 	return gt_pg_index_find(&b->index, kind, ns, name, &cursor);
 }
 
-/* The controller owner reference of @d, else its first one, else NULL. */
-static const struct gt_doc *owner_ref(const struct gt_doc *d)
+const struct gt_doc *gt_pg_owner_ref(const struct gt_doc *d)
 {
 	const struct gt_doc *refs = gt_doc_path(d, "metadata.ownerReferences");
 	if (!refs || refs->kind != GT_DOC_SEQ || !refs->n)
@@ -85,7 +84,7 @@ static bool owner_chain(const struct batch *b, const struct gt_doc *pod,
 	const char *ns = gt_pg_ns(pod);
 	const struct gt_doc *cur = pod, *ref;
 	*n = 0;
-	while ((ref = owner_ref(cur))) {
+	while ((ref = gt_pg_owner_ref(cur))) {
 		const char *kind = gt_doc_str(ref, "kind"), *name = gt_doc_str(ref, "name");
 		int32_t cursor;
 		const struct gt_doc *owner = kind && name ? gt_pg_index_find(&b->index, kind, ns,

@@ -141,6 +141,12 @@ void gt_pg_index_release(struct gt_pg_index *ix);
 const struct gt_doc *gt_pg_index_find(const struct gt_pg_index *ix, const char *kind,
 				      const char *ns, const char *name, int32_t *cursor);
 const struct gt_doc *gt_pg_index_next(const struct gt_pg_index *ix, int32_t *cursor);
+/*
+ * The owner reference of @d to follow up the chain: the controller one, else
+ * the first (KAI takes the first; a controller reference is what ownership
+ * means). NULL when @d has none.
+ */
+const struct gt_doc *gt_pg_owner_ref(const struct gt_doc *d);
 
 struct gt_pg_request {
 	const struct gt_doc *pod;
