@@ -18,8 +18,12 @@
 const char *gt_action_name(enum gt_action a);
 /* GT_ACT_NONE if @name is not an action. */
 enum gt_action gt_action_from_name(const char *name);
-/* Actions implemented so far; the others are accepted and do nothing. */
-bool gt_action_is_implemented(enum gt_action a);
+/*
+ * A list of action names separated by commas and/or spaces ("allocate,
+ * reclaim") as a mask. -1 on a name that is none, copied into @bad (@cap
+ * bytes at most) for the caller's message.
+ */
+int gt_actions_parse(const char *list, unsigned *mask, char *bad, size_t cap);
 
 void gt_action_allocate(struct gt_session *s);
 void gt_action_consolidation(struct gt_session *s);
@@ -29,6 +33,9 @@ void gt_action_stalegang(struct gt_session *s);
 
 /* Has a pending pod of ours, a leaf queue that exists, and enough pods for its gang. */
 bool gt_job_pending_ready(const struct gt_session *s, int32_t job);
+
+/* Run action @a on @s, open and with fair shares computed (what gt_cycle_run does in between). */
+void gt_action_run(struct gt_session *s, enum gt_action a);
 
 /* Open @s over @c and run the actions in @mask. Release with gt_session_release(). */
 void gt_cycle_run(struct gt_session *s, const struct gt_cluster *c, int64_t now, unsigned mask);

@@ -25,27 +25,54 @@ enum gt_action gt_action_from_name(const char *name)
 	return GT_ACT_NONE;
 }
 
-bool gt_action_is_implemented(enum gt_action a)
+int gt_actions_parse(const char *list, unsigned *mask, char *bad, size_t cap)
 {
-	return a > GT_ACT_NONE && a < GT_N_ACTIONS;
+	*mask = 0;
+	for (const char *p = list; *p;) {
+		p += strspn(p, ", ");
+		size_t n = strcspn(p, ", ");
+		if (!n)
+			break;
+		char name[32];
+		enum gt_action a = GT_ACT_NONE;
+		if (n < sizeof(name)) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			a = gt_action_from_name(name);
+		}
+		if (a == GT_ACT_NONE) {
+			if (cap) {
+				size_t k = n < cap - 1 ? n : cap - 1;
+				memcpy(bad, p, k);
+				bad[k] = '\0';
+			}
+			return -1;
+		}
+		*mask |= 1u << a;
+		p += n;
+	}
+	return 0;
+}
+
+void gt_action_run(struct gt_session *s, enum gt_action a)
+{
+	static void (*const run[GT_N_ACTIONS])(struct gt_session *) = {
+		[GT_ACT_ALLOCATE] = gt_action_allocate,
+		[GT_ACT_CONSOLIDATION] = gt_action_consolidation,
+		[GT_ACT_RECLAIM] = gt_action_reclaim,
+		[GT_ACT_PREEMPT] = gt_action_preempt,
+		[GT_ACT_STALEGANG] = gt_action_stalegang,
+	};
+	s->action = a;
+	run[a](s);
+	s->action = GT_ACT_NONE;
 }
 
 void gt_cycle_run(struct gt_session *s, const struct gt_cluster *c, int64_t now, unsigned mask)
 {
 	gt_session_open(s, c, now);
 	gt_fairshare_compute(s);
-	for (int a = 1; a < GT_N_ACTIONS; a++) {
-		if (!(mask & (1u << a)))
-			continue;
-		s->action = (enum gt_action)a;
-		static void (*const run[GT_N_ACTIONS])(struct gt_session *) = {
-			[GT_ACT_ALLOCATE] = gt_action_allocate,
-			[GT_ACT_CONSOLIDATION] = gt_action_consolidation,
-			[GT_ACT_RECLAIM] = gt_action_reclaim,
-			[GT_ACT_PREEMPT] = gt_action_preempt,
-			[GT_ACT_STALEGANG] = gt_action_stalegang,
-		};
-		run[a](s);
-	}
-	s->action = GT_ACT_NONE;
+	for (int a = 1; a < GT_N_ACTIONS; a++)
+		if (mask & (1u << a))
+			gt_action_run(s, (enum gt_action)a);
 }

@@ -88,25 +88,6 @@ static void usage(FILE *f)
 	      "  --watch-timeout D            watch timeoutSeconds (default 5m)\n", f);
 }
 
-/* "1.5s", "500ms", "2m", "1h" or plain seconds, as a double. */
-static int parse_actions(const char *list, unsigned *mask)
-{
-	char *copy = gt_xstrdup(list);
-	*mask = 0;
-	int rc = 0;
-	for (char *save = NULL, *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-		enum gt_action a = gt_action_from_name(tok);
-		if (a == GT_ACT_NONE) {
-			fprintf(stderr, "gantry scheduler: --actions: unknown action '%s'\n", tok);
-			rc = -1;
-			break;
-		}
-		*mask |= 1u << a;
-	}
-	free(copy);
-	return rc;
-}
-
 /* 0, 2 on a bad flag (said on stderr), -1 after --help. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
@@ -171,8 +152,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		else if (!strcmp(flag, "--schedule-period"))
 			bad = gt_flag_duration(v, &o->period_s) || o->period_s <= 0;
 		else if (!strcmp(flag, "--actions")) {
-			if (parse_actions(v, &o->actions))
+			char what[64];
+			if (gt_actions_parse(v, &o->actions, what, sizeof(what))) {
+				fprintf(stderr, "gantry scheduler: --actions: unknown action '%s'\n", what);
 				return 2;
+			}
 		} else if (!strcmp(flag, "--qps")) {
 			char *end;
 			o->qps = strtod(v, &end);
@@ -275,13 +259,6 @@ static void free_announced(struct sched *S)
  */
 static void cycle(struct sched *S)
 {
-	static void (*const run[GT_N_ACTIONS])(struct gt_session *) = {
-		[GT_ACT_ALLOCATE] = gt_action_allocate,
-		[GT_ACT_CONSOLIDATION] = gt_action_consolidation,
-		[GT_ACT_RECLAIM] = gt_action_reclaim,
-		[GT_ACT_PREEMPT] = gt_action_preempt,
-		[GT_ACT_STALEGANG] = gt_action_stalegang,
-	};
 	double t0 = mono_ms();
 	struct gt_snapshot_opts so = { .scheduler_name = S->o.scheduler_name, .shard = S->o.shard,
 				       .grouped_only = S->o.require_podgroup < 0 ? S->o.podgrouper
@@ -305,11 +282,9 @@ static void cycle(struct sched *S)
 		if (!(S->o.actions & (1u << a)))
 			continue;
 		double ta = mono_ms();
-		s.action = (enum gt_action)a;
-		run[a](&s);
+		gt_action_run(&s, (enum gt_action)a);
 		action_ms[a] = mono_ms() - ta;
 	}
-	s.action = GT_ACT_NONE;
 	struct gt_plan_opts po = { .node_pool = S->o.node_pool, .now = now, .announced = S->announced,
 				   .n_announced = S->n_announced };
 	struct gt_kplan plan;

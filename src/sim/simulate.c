@@ -40,23 +40,11 @@ static void usage(FILE *f)
 
 static int parse_actions(const char *list, unsigned *mask)
 {
-	char *copy = gt_xstrdup(list);
-	*mask = 0;
-	int rc = 0;
-	for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		while (*tok == ' ')
-			tok++;
-		enum gt_action a = gt_action_from_name(tok);
-		if (a == GT_ACT_NONE) {
-			fprintf(stderr, "gantry simulate: --actions: unknown action '%s'\n", tok);
-			rc = 2;
-			break;
-		}
-		*mask |= 1u << a;
-	}
-	free(copy);
-	return rc;
+	char bad[64];
+	if (!gt_actions_parse(list, mask, bad, sizeof(bad)))
+		return 0;
+	fprintf(stderr, "gantry simulate: --actions: unknown action '%s'\n", bad);
+	return 2;
 }
 
 static int parse_args(int argc, char **argv, struct sim_opts *o)
@@ -269,14 +257,6 @@ void gt_sim_advance(struct gt_cluster *c, const struct gt_session *s)
 	}
 }
 
-static void warn_unimplemented(unsigned mask)
-{
-	for (int a = 1; a < GT_N_ACTIONS; a++)
-		if ((mask & (1u << a)) && !gt_action_is_implemented((enum gt_action)a))
-			fprintf(stderr, "gantry simulate: action '%s' is not implemented yet; it does nothing in this version\n",
-				gt_action_name((enum gt_action)a));
-}
-
 int gt_simulate_main(int argc, char **argv)
 {
 	struct sim_opts o = { 0 };
@@ -325,7 +305,6 @@ int gt_simulate_main(int argc, char **argv)
 			fprintf(stderr, "gantry simulate: warning: %s\n", dec.warnings[i]);
 	}
 	if (!rc) {
-		warn_unimplemented(o.actions);
 		struct gt_session s;
 		for (int cycle = 1; cycle <= o.cycles; cycle++) {
 			gt_cycle_run(&s, &c, o.now, o.actions);

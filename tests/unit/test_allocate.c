@@ -2,6 +2,7 @@
  * test_allocate.c - the allocate action (KAI-SPEC 4.6.1, 6.4, 7): gangs,
  * elastic jobs, queue guards, GPU sharing, placement, and the statement
  */
+#include "core/actions.h"
 #include "core/placement.h"
 #include "testlib.h"
 
@@ -976,7 +977,24 @@ TEST(releasing_pod_slot_means_pipeline)
 	tl_free(&w);
 }
 
+/* The --actions list both commands take: names in any order, commas and/or spaces. */
+TEST(action_list_parses_and_names_the_bad_one)
+{
+	unsigned mask;
+	char bad[16];
+	ASSERT_EQ(0, gt_actions_parse("reclaim, allocate", &mask, bad, sizeof(bad)));
+	ASSERT_EQ((1u << GT_ACT_ALLOCATE) | (1u << GT_ACT_RECLAIM), mask);
+	ASSERT_EQ(0, gt_actions_parse("allocate,consolidation,reclaim,preempt,stalegangeviction", &mask, bad,
+				       sizeof(bad)));
+	ASSERT_EQ(GT_ACTIONS_ALL, mask);
+	ASSERT_EQ(-1, gt_actions_parse("allocate,backfill", &mask, bad, sizeof(bad)));
+	ASSERT_STR("backfill", bad);
+	ASSERT_EQ(-1, gt_actions_parse("an-action-name-far-too-long", &mask, bad, sizeof(bad)));
+	ASSERT_STR("an-action-name-", bad);
+}
+
 const struct gt_test gt_tests[] = {
+	T(action_list_parses_and_names_the_bad_one),
 	T(releasing_pod_slot_means_pipeline),
 	T(fit_error_lists_every_short_resource_of_a_node),
 	T(fit_error_reasons_sorted_and_newline_joined),
