@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "api/decode.h"
 #include "kube/kdoc.h"
@@ -87,6 +88,9 @@ struct gt_cache {
 	pthread_mutex_t mu;
 	struct store stores[GT_N_KRES];
 	atomic_uint serial;
+	/* binds in flight: few at a time (shared-GPU binds), a plain array */
+	struct gt_inflight *inflight;
+	size_t n_inflight, cap_inflight;
 };
 
 static uint64_t hash(const char *s)
@@ -177,6 +181,7 @@ void gt_cache_free(struct gt_cache *c)
 		return;
 	for (int r = 0; r < GT_N_KRES; r++)
 		store_clear(&c->stores[r]);
+	gt_inflight_free(c->inflight, c->n_inflight);
 	pthread_mutex_destroy(&c->mu);
 	free(c);
 }
@@ -364,4 +369,87 @@ bool gt_cache_all_synced(struct gt_cache *c)
 		all = all && c->stores[r].synced;
 	pthread_mutex_unlock(&c->mu);
 	return all;
+}
+
+/* ---------------------------------------------------------------- binds in flight */
+
+static void inflight_release(struct gt_inflight *e)
+{
+	free(e->key);
+	free(e->uid);
+	free(e->node);
+	for (uint8_t g = 0; g < e->n_groups; g++)
+		free(e->groups[g]);
+}
+
+static void inflight_copy(struct gt_inflight *dst, const char *key, const char *uid, const char *node,
+			  char *const *groups, uint8_t n_groups)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->key = gt_xstrdup(key);
+	dst->uid = gt_xstrdup(uid ? uid : "");
+	dst->node = gt_xstrdup(node);
+	for (uint8_t g = 0; g < n_groups && g < GT_MAX_DEVICES; g++)
+		dst->groups[dst->n_groups++] = gt_xstrdup(groups[g]);
+}
+
+/* Index of @key's entry, or -1; the lock is held. */
+static ssize_t inflight_find(const struct gt_cache *c, const char *key)
+{
+	for (size_t i = 0; i < c->n_inflight; i++)
+		if (!strcmp(c->inflight[i].key, key))
+			return (ssize_t)i;
+	return -1;
+}
+
+void gt_cache_inflight_put(struct gt_cache *c, const char *key, const char *uid, const char *node,
+			   char *const *groups, uint8_t n_groups)
+{
+	struct gt_inflight e;
+	inflight_copy(&e, key, uid, node, groups, n_groups);
+	pthread_mutex_lock(&c->mu);
+	ssize_t i = inflight_find(c, key);
+	if (i >= 0) {
+		struct gt_inflight old = c->inflight[i];
+		c->inflight[i] = e;
+		pthread_mutex_unlock(&c->mu);
+		inflight_release(&old);
+		return;
+	}
+	GT_PUSH(c->inflight, c->n_inflight, c->cap_inflight, e);
+	pthread_mutex_unlock(&c->mu);
+}
+
+void gt_cache_inflight_drop(struct gt_cache *c, const char *key, const char *uid)
+{
+	struct gt_inflight gone = { 0 };
+	pthread_mutex_lock(&c->mu);
+	ssize_t i = inflight_find(c, key);
+	if (i >= 0 && (!uid || !strcmp(c->inflight[i].uid, uid))) {
+		gone = c->inflight[i];
+		c->inflight[i] = c->inflight[--c->n_inflight];
+	}
+	pthread_mutex_unlock(&c->mu);
+	if (gone.key)
+		inflight_release(&gone);
+}
+
+struct gt_inflight *gt_cache_inflight_list(struct gt_cache *c, size_t *n)
+{
+	pthread_mutex_lock(&c->mu);
+	struct gt_inflight *v = gt_xcalloc(c->n_inflight + 1, sizeof(*v));
+	for (size_t i = 0; i < c->n_inflight; i++) {
+		const struct gt_inflight *e = &c->inflight[i];
+		inflight_copy(&v[i], e->key, e->uid, e->node, e->groups, e->n_groups);
+	}
+	*n = c->n_inflight;
+	pthread_mutex_unlock(&c->mu);
+	return v;
+}
+
+void gt_inflight_free(struct gt_inflight *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		inflight_release(&v[i]);
+	free(v);
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "api/doc.h"
+#include "core/cluster.h"
 #include "util/err.h"
 
 enum gt_kres { GT_KRES_NODES, GT_KRES_PODS, GT_KRES_PODGROUPS, GT_KRES_QUEUES,
@@ -96,6 +97,32 @@ size_t gt_cache_count(struct gt_cache *c, enum gt_kres r);
  */
 bool gt_cache_assume(struct gt_cache *c, enum gt_kres r, const char *key, const char *rv,
 		     void (*edit)(struct gt_doc *doc, void *arg), void *arg);
+
+/*
+ * Binds in flight: a shared-GPU bind waits for its reservation pod and
+ * labels the pod before it binds it, so neither the snapshot's copy of the
+ * pod nor an assumed one says what is going on. From the moment the writer
+ * takes such a bind until the pod's watch event shows it on a node (or the
+ * bind fails and is rolled back), an entry here makes the snapshot see the
+ * pod Binding on @node with @groups: the next cycles neither place it again
+ * nor give its GPU share away. The snapshot drops entries whose pod is
+ * bound or gone.
+ */
+struct gt_inflight {
+	char *key;		/* "ns/name" of the pod */
+	char *uid;
+	char *node;
+	char *groups[GT_MAX_DEVICES];
+	uint8_t n_groups;
+};
+
+void gt_cache_inflight_put(struct gt_cache *c, const char *key, const char *uid, const char *node,
+			   char *const *groups, uint8_t n_groups);
+/* Drop the entry of @key when it is still for @uid (NULL: whichever). */
+void gt_cache_inflight_drop(struct gt_cache *c, const char *key, const char *uid);
+/* A copy of every entry; release with gt_inflight_free(). */
+struct gt_inflight *gt_cache_inflight_list(struct gt_cache *c, size_t *n);
+void gt_inflight_free(struct gt_inflight *v, size_t n);
 
 void gt_cache_set_synced(struct gt_cache *c, enum gt_kres r, bool synced);
 bool gt_cache_synced(struct gt_cache *c, enum gt_kres r);

@@ -1,6 +1,7 @@
 #include "kube/http.h"
 
 #include <curl/curl.h>
+#include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "util/mem.h"
 
 #define TOKEN_REREAD_S 60
+#define CALL_ATTEMPTS 3
 #define STREAM_ERROR_BODY_CAP (64u << 10)
 
 struct gt_kube_client {
@@ -271,10 +273,25 @@ static void count(struct gt_kube_client *c, enum gt_kube_verb verb, long status)
 /* ---------------------------------------------------------------- requests */
 
 struct body_buf {
+	CURL *h;		/* to ask for Content-Length; NULL: do not */
 	char *data;
 	size_t len, cap, limit;
 	bool overflow;
 };
+
+/*
+ * The first allocation: the whole body when the server said how long it
+ * is (a LIST page of megabytes is not grown by doubling, page fault after
+ * page fault), else a little; most write responses are a few hundred bytes.
+ */
+static size_t first_cap(const struct body_buf *b, size_t need)
+{
+	curl_off_t cl = -1;
+	if (b->h && curl_easy_getinfo(b->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK && cl > 0 &&
+	    (size_t)cl < b->limit && (size_t)cl + 1 >= need)
+		return (size_t)cl + 1;
+	return need > 2048 ? need : 2048;
+}
 
 static size_t on_body(char *ptr, size_t size, size_t nmemb, void *arg)
 {
@@ -285,7 +302,7 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *arg)
 		return 0;
 	}
 	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 16384;
+		size_t cap = b->cap ? b->cap : first_cap(b, b->len + n + 1);
 		while (cap < b->len + n + 1)
 			cap *= 2;
 		b->data = gt_xrealloc(b->data, cap);
@@ -309,7 +326,7 @@ int gt_kube_request(struct gt_kube_client *c, enum gt_kube_verb verb, const char
 	CURL *h = acquire(c);
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *hdr = setup(c, h, path, body ? ctype : NULL, errbuf);
-	struct body_buf b = { .limit = GT_KUBE_MAX_BODY };
+	struct body_buf b = { .h = h, .limit = GT_KUBE_MAX_BODY };
 	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
 	if (body) {
 		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
@@ -421,4 +438,34 @@ int gt_kube_stream(struct gt_kube_client *c, const char *path, long timeout_s, g
 	r->len = s.err.len;
 	count(c, GT_VERB_WATCH, rc ? 0 : r->status);
 	return rc;
+}
+
+/* ---------------------------------------------------------------- retries */
+
+void gt_kube_call(struct gt_kube_client *c, enum gt_kube_verb verb, const char *method, const char *path,
+		  const char *ctype, const char *body, struct gt_kube_resp *r)
+{
+	for (int attempt = 0;; attempt++) {
+		gt_kube_request(c, verb, method, path, ctype, body, r);
+		bool transient = r->status == 0 || r->status >= 500;
+		if (!transient || attempt + 1 == CALL_ATTEMPTS || gt_kube_client_stopping(c))
+			return;
+		gt_log(GT_LOG_DEBUG, "http", "%s %s: %s; retrying", method, path,
+		       r->status ? "server error" : r->error);
+		gt_kube_resp_release(r);
+		struct timespec ts = { 0, 100000000L << (2 * attempt) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+const char *gt_kube_why(const struct gt_kube_resp *r)
+{
+	static _Thread_local char buf[400];
+	if (!r->status)
+		return r->error;
+	json_t *j = json_loadb(r->body ? r->body : "", r->len, 0, NULL);
+	const char *m = json_string_value(json_object_get(j, "message"));
+	snprintf(buf, sizeof(buf), "HTTP %ld: %s", r->status, m ? m : r->body ? r->body : "");
+	json_decref(j);
+	return buf;
 }

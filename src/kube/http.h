@@ -65,6 +65,21 @@ int gt_kube_request(struct gt_kube_client *c, enum gt_kube_verb verb, const char
 void gt_kube_resp_release(struct gt_kube_resp *r);
 
 /*
+ * gt_kube_request() retried twice with backoff (0.1 s, 0.4 s) when no
+ * response arrived or the server answered 5xx: for writes that are
+ * idempotent (merge patches, creates that meet 409, binds checked after a
+ * 409). Release @r either way.
+ */
+void gt_kube_call(struct gt_kube_client *c, enum gt_kube_verb verb, const char *method, const char *path,
+		  const char *ctype, const char *body, struct gt_kube_resp *r);
+/*
+ * Why @r failed, for a log line: the transport error, or "HTTP <code>: " and
+ * the Status message the server sent. Valid until the calling thread's next
+ * call.
+ */
+const char *gt_kube_why(const struct gt_kube_resp *r);
+
+/*
  * A streaming GET (watch): @on_line gets each complete line (without the
  * newline); a nonzero return ends the stream. Returns 0 when the stream
  * ended (server closed it, the callback stopped it, or a stop), GT_EIO on a

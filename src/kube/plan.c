@@ -12,6 +12,9 @@
 
 #define LABEL_MAX 63
 #define COND_TYPE "UnschedulableOnNodePool"
+#define DEFAULT_RESERVATION_NS "kai-resource-reservation"
+#define CM_ANNOTATION "runai/shared-gpu-configmap"
+#define CONTAINER_ANNOTATION "gpu-fraction-container-name"
 
 void gt_format_time(int64_t t, char *buf, size_t len)
 {
@@ -53,6 +56,9 @@ void gt_plan_release(struct gt_kplan *p)
 		for (uint8_t g = 0; g < op->n_groups; g++)
 			free(op->groups[g]);
 		free(op->job);
+		free(op->portion);
+		free(op->cm_caps);
+		free(op->cm_evar);
 		free(op->evict_event_ns);
 		free(op->evict_event_name);
 		free(op->evict_event_uid);
@@ -211,15 +217,6 @@ static long long next_transition(const struct gt_kobj *pg)
 	return max + 1;
 }
 
-static char *dump(json_t *j)
-{
-	char *s = json_dumps(j, JSON_COMPACT);
-	json_decref(j);
-	char *out = gt_xstrdup(s);
-	free(s);
-	return out;
-}
-
 static void add_event(struct gt_kplan *p, enum gt_kres res, const struct gt_kobj *o, const char *reason,
 		      const char *msg, bool warning)
 {
@@ -253,7 +250,7 @@ static void plan_podgroup(struct gt_kplan *p, const struct gt_kube_snapshot *sna
 		}
 		struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODGROUPS, pg);
 		op->sub = gt_xstrdup("");
-		op->body = dump(json_pack("{s:{s:o}}", "metadata", "annotations", ann));
+		op->body = gt_json_dump_take(json_pack("{s:{s:o}}", "metadata", "annotations", ann));
 		op->what = "PodGroup annotations";
 	}
 	const struct gt_doc *ours;
@@ -265,7 +262,7 @@ static void plan_podgroup(struct gt_kplan *p, const struct gt_kube_snapshot *sna
 			/* scheduled: the "unschedulable" condition no longer holds */
 			struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODGROUPS, pg);
 			op->sub = gt_xstrdup("status");
-			op->body = dump(json_pack("{s:{s:o}}", "status", "schedulingConditions", keep));
+			op->body = gt_json_dump_take(json_pack("{s:{s:o}}", "status", "schedulingConditions", keep));
 			op->what = "PodGroup status";
 		} else {
 			json_decref(keep);
@@ -286,7 +283,7 @@ static void plan_podgroup(struct gt_kplan *p, const struct gt_kube_snapshot *sna
 	json_array_append_new(keep, cond);
 	struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODGROUPS, pg);
 	op->sub = gt_xstrdup("status");
-	op->body = dump(json_pack("{s:{s:o}}", "status", "schedulingConditions", keep));
+	op->body = gt_json_dump_take(json_pack("{s:{s:o}}", "status", "schedulingConditions", keep));
 	op->what = "PodGroup status";
 	add_event(p, GT_KRES_PODGROUPS, pg, "Unschedulable", msg, false);
 }
@@ -327,12 +324,117 @@ static void plan_pod_conditions(struct gt_kplan *p, const struct gt_kube_snapsho
 		struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODS, po);
 		op->sub = gt_xstrdup("status");
 		op->strategic = 1;
-		op->body = dump(json_pack("{s:{s:[{s:s, s:s, s:s, s:s, s:s, s:n}]}}", "status", "conditions",
+		op->body = gt_json_dump_take(json_pack("{s:{s:[{s:s, s:s, s:s, s:s, s:s, s:n}]}}", "status", "conditions",
 					  "type", "PodScheduled", "status", "False", "reason", "Unschedulable",
 					  "message", msg, "lastTransitionTime", ts, "lastProbeTime"));
 		op->what = "pod condition";
 		add_event(p, GT_KRES_PODS, po, "Unschedulable", msg, true);
 	}
+}
+
+/* ---------------------------------------------------------------- shared GPUs */
+
+/*
+ * The container the webhook gave the shared-GPU env to: the one named by
+ * gpu-fraction-container-name (an init container's index gets an "i", as
+ * KAI names its ConfigMap), else the first. Its env says where
+ * NVIDIA_VISIBLE_DEVICES is read from.
+ */
+static const struct gt_doc *gpu_container(const struct gt_kobj *po, char *index, size_t len)
+{
+	const char *want = gt_doc_str(gt_doc_path(po->doc, "metadata.annotations"), CONTAINER_ANNOTATION);
+	static const char *const lists[] = { "spec.containers", "spec.initContainers" };
+	for (int l = 0; want && l < 2; l++) {
+		const struct gt_doc *cs = gt_doc_path(po->doc, lists[l]);
+		for (size_t i = 0; cs && cs->kind == GT_DOC_SEQ && i < cs->n; i++) {
+			const char *name = gt_doc_str(cs->items[i], "name");
+			if (name && !strcmp(name, want)) {
+				snprintf(index, len, "%s%zu", l ? "i" : "", i);
+				return cs->items[i];
+			}
+		}
+	}
+	snprintf(index, len, "0");
+	const struct gt_doc *cs = gt_doc_path(po->doc, "spec.containers");
+	return cs && cs->kind == GT_DOC_SEQ && cs->n ? cs->items[0] : NULL;
+}
+
+static bool env_from_configmap(const struct gt_doc *container, const char *var)
+{
+	const struct gt_doc *env = gt_doc_get(container, "env");
+	for (size_t i = 0; env && env->kind == GT_DOC_SEQ && i < env->n; i++) {
+		const char *name = gt_doc_str(env->items[i], "name");
+		if (name && !strcmp(name, var) && gt_doc_path(env->items[i], "valueFrom.configMapKeyRef"))
+			return true;
+	}
+	return false;
+}
+
+/* What the reservation flow needs for a shared-GPU bind. */
+static void plan_shared(struct gt_kop *op, const struct gt_kube_snapshot *snap, uint32_t pod, int32_t node,
+			const struct gt_kobj *po)
+{
+	const struct gt_pod *p = &snap->c.pods[pod];
+	int32_t devices = p->num_devices > 0 ? p->num_devices : 1;
+	int64_t milli = gt_pod_accepted_gpu_milli(&snap->c, (int32_t)pod, node) / devices;
+	char buf[600], index[32];
+	snprintf(buf, sizeof(buf), "%.2f", (double)milli / 1000.0);
+	op->shared = true;
+	op->portion = gt_xstrdup(buf);
+	const char *prefix = gt_doc_str(gt_doc_path(po->doc, "metadata.annotations"), CM_ANNOTATION);
+	const struct gt_doc *container = gpu_container(po, index, sizeof(index));
+	if (!prefix || !*prefix)
+		return;
+	snprintf(buf, sizeof(buf), "%.500s-%s", prefix, index);
+	op->cm_caps = gt_xstrdup(buf);
+	snprintf(buf, sizeof(buf), "%.500s-%s-evar", prefix, index);
+	op->cm_evar = gt_xstrdup(buf);
+	op->visible_in_caps = container && env_from_configmap(container, "NVIDIA_VISIBLE_DEVICES");
+}
+
+/* ---------------------------------------------------------------- deletes */
+
+static void plan_delete(struct gt_kplan *p, enum gt_kres res, const struct gt_kobj *o, int64_t grace,
+			const char *what)
+{
+	struct gt_kop *op = push(p, GT_KOP_DELETE, res, o);
+	op->grace_s = grace;
+	op->what = what;
+	p->n_deletes++;
+}
+
+/*
+ * Reservation pods whose GPU group no active pod holds: the group's last
+ * fractional pod is gone (or was never bound), the GPU goes back to the
+ * node. A group in use by a pod being bound counts (the snapshot made such
+ * pods Binding), so a reservation pod made for a bind in flight stays.
+ */
+static void plan_reservation_gc(struct gt_kplan *p, const struct gt_kube_snapshot *snap,
+				const struct gt_plan_opts *o)
+{
+	const struct gt_cluster *c = &snap->c;
+	const char *ns = o->reservation_ns ? o->reservation_ns : DEFAULT_RESERVATION_NS;
+	bool *used = NULL;
+	for (uint32_t i = 0; i < c->n_pods; i++) {
+		const struct gt_pod *pod = &c->pods[i];
+		if (!pod->reservation || !pod->n_groups || strcmp(str(snap, pod->ns), ns))
+			continue;
+		if (!used) {
+			used = gt_xcalloc(snap->names.n_strs + 1, sizeof(*used));
+			for (uint32_t k = 0; k < c->n_pods; k++)
+				for (uint8_t g = 0; !c->pods[k].reservation && g < c->pods[k].n_groups; g++)
+					if (gt_status_active_used(c->pods[k].status))
+						used[c->pods[k].groups[g]] = true;
+		}
+		bool in_use = false;
+		for (uint8_t g = 0; g < pod->n_groups; g++)
+			in_use |= used[pod->groups[g]];
+		const struct gt_kobj *po = gt_snapshot_find(snap, GT_KRES_PODS, ns, str(snap, pod->name));
+		if (in_use || !po || gt_doc_str(gt_doc_get(po->doc, "metadata"), "deletionTimestamp"))
+			continue;
+		plan_delete(p, GT_KRES_PODS, po, 0, "reservation pod");
+	}
+	free(used);
 }
 
 /* ---------------------------------------------------------------- pods */
@@ -354,6 +456,11 @@ void gt_plan_build(struct gt_kube_snapshot *snap, const struct gt_session *s,
 	memset(p, 0, sizeof(*p));
 	struct gt_cluster *c = &snap->c;
 	struct minted m = { 0 };
+	/* the partition's name where conditions and events name the node pool */
+	const char *pool = snap->node_pool && *snap->node_pool ? snap->node_pool : o->node_pool;
+	struct gt_plan_opts po_pool = *o;
+	po_pool.node_pool = pool;
+	o = &po_pool;
 	char **pl = NULL;
 	size_t n_pl = 0, cap_pl = 0;
 	for (uint32_t i = 0; i < c->n_pods; i++) {
@@ -368,6 +475,8 @@ void gt_plan_build(struct gt_kube_snapshot *snap, const struct gt_session *s,
 			op->node = gt_xstrdup(str(snap, c->nodes[st->node].name));
 			for (uint8_t g = 0; g < st->n_groups; g++)
 				op->groups[op->n_groups++] = gt_xstrdup(group_name(snap, s, &m, st->groups[g], st->node));
+			if (gt_pod_is_shared(pod))
+				plan_shared(op, snap, i, st->node, po);
 			if (pod->job >= 0) {
 				char jk[600];
 				snprintf(jk, sizeof(jk), "%s/%s", str(snap, c->jobs[pod->job].ns),
@@ -376,7 +485,7 @@ void gt_plan_build(struct gt_kube_snapshot *snap, const struct gt_session *s,
 			}
 			char msg[900];
 			snprintf(msg, sizeof(msg), "Successfully assigned pod %s/%s to node %s at node-pool %s", ns,
-				 name, op->node, o->node_pool);
+				 name, op->node, pool);
 			op->reason = gt_xstrdup("Scheduled");
 			op->message = gt_xstrdup(msg);
 			op->what = "bind";
@@ -417,6 +526,9 @@ void gt_plan_build(struct gt_kube_snapshot *snap, const struct gt_session *s,
 			plan_podgroup(p, snap, s, o, (int32_t)j, pg);
 		plan_pod_conditions(p, snap, s, o, (int32_t)j, pg);
 	}
+	for (size_t i = 0; i < snap->n_stale_brs; i++)
+		plan_delete(p, GT_KRES_BINDREQUESTS, snap->stale_brs[i], -1, "stale BindRequest");
+	plan_reservation_gc(p, snap, o);
 	free(m.ids);
 	free(m.names);
 	if (n_pl)

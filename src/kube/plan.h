@@ -18,7 +18,16 @@
  *    matching Unschedulable events; the condition is cleared once the job
  *    runs;
  *  - the PodGroup's kai.scheduler/last-start-timestamp and
- *    stale-podgroup-timestamp annotations when the session moved them.
+ *    stale-podgroup-timestamp annotations when the session moved them;
+ *  - delete the BindRequests the snapshot found stale (as KAI's scheduler
+ *    does), and the GPU reservation pods whose group no active pod uses any
+ *    more (as KAI's binder's sync does): a shared GPU goes back to the node
+ *    when its last fractional pod is gone.
+ *
+ * A bind of a shared-GPU pod (gpu-fraction or gpu-memory) carries what the
+ * binder's reservation flow needs (writer.h, binder.h): the portion each
+ * device gives, and the names of the ConfigMaps the admission webhook
+ * pointed the pod's container at (annotation runai/shared-gpu-configmap).
  *
  * Jobs without a PodGroup object (a bare pod's implicit group) get the pod
  * writes only.
@@ -32,7 +41,7 @@
 #include "core/session.h"
 #include "kube/snapshot.h"
 
-enum gt_kop_kind { GT_KOP_BIND, GT_KOP_EVICT, GT_KOP_PATCH, GT_KOP_EVENT };
+enum gt_kop_kind { GT_KOP_BIND, GT_KOP_EVICT, GT_KOP_PATCH, GT_KOP_EVENT, GT_KOP_DELETE };
 
 struct gt_kop {
 	enum gt_kop_kind kind;
@@ -43,6 +52,11 @@ struct gt_kop {
 	char *groups[GT_MAX_DEVICES];
 	uint8_t n_groups;
 	char *job;		/* "ns/name" of the pod's job, for logs */
+	bool shared;		/* a fraction / GPU-memory pod: groups name its devices */
+	char *portion;		/* shared: the share of each device, "0.50" (KAI's GPU_PORTION) */
+	char *cm_caps;		/* shared: the capabilities ConfigMap, NULL when the webhook set none */
+	char *cm_evar;		/* shared: the direct-env ConfigMap ("<cm_caps>-evar") */
+	bool visible_in_caps;	/* NVIDIA_VISIBLE_DEVICES goes into cm_caps (the container reads it there) */
 	/* EVICT */
 	enum gt_action action;
 	char *evict_event_ns, *evict_event_name, *evict_event_uid;	/* Evict event subject */
@@ -51,6 +65,8 @@ struct gt_kop {
 	char *sub;
 	char *body;
 	int strategic;
+	/* DELETE: gracePeriodSeconds, or < 0 for the object's own */
+	int64_t grace_s;
 	/* EVENT, and the event a BIND/EVICT emits on success */
 	char *reason, *message;
 	int warning;
@@ -60,11 +76,12 @@ struct gt_kop {
 struct gt_kplan {
 	struct gt_kop *ops;
 	size_t n, cap;
-	size_t n_binds, n_evictions;
+	size_t n_binds, n_evictions, n_deletes;
 };
 
 struct gt_plan_opts {
-	const char *node_pool;		/* "default" */
+	const char *node_pool;		/* "default"; the snapshot's partition value when it has one */
+	const char *reservation_ns;	/* GPU reservation pods' namespace; NULL: kai-resource-reservation */
 	int64_t now;			/* for condition times */
 	/* pipelined pods already announced ("uid@node", sorted); NULL for none */
 	char **announced;

@@ -12,8 +12,8 @@
 #include "kube/cache.h"
 #include "kube/config.h"
 #include "kube/http.h"
-#include "kube/leader.h"
 #include "kube/flags.h"
+#include "kube/leader.h"
 #include "kube/log.h"
 #include "kube/metrics.h"
 #include "kube/plan.h"
@@ -25,7 +25,9 @@
 
 struct opts {
 	const char *kubeconfig, *context;
-	const char *scheduler_name, *ns, *shard, *node_pool;
+	const char *scheduler_name, *ns, *shard;
+	const char *node_pool, *node_pool_key;	/* NULL: the shard's partition, else the whole cluster */
+	struct gt_binder_opts reservation;
 	double period_s;
 	unsigned actions;
 	double qps;
@@ -70,10 +72,22 @@ static void usage(FILE *f)
 	      "  --evict-by-delete            DELETE victims instead of the Eviction API\n"
 	      "  --eviction-grace-period D    grace period for evictions (default: the pod's own)\n"
 	      "  --cycles N                   run N cycles once caches are synced, then exit (default: run)\n"
+	      "  --node-pool V                serve the node pool V: nodes, queues, PodGroups labelled\n"
+	      "                               <key>=V (\"\": unlabelled ones; default: the shard's\n"
+	      "                               partitionLabelValue, else the whole cluster)\n"
+	      "  --nodepool-label-key KEY     node-pool label (default kai.scheduler/node-pool)\n"
 	      "  --podgrouper[=BOOL]          also group pods into PodGroups, as `gantry podgrouper` (default false)\n"
 	      "  --podgrouper-config FILE     the podgrouper's configuration (docs/podgrouper.md)\n"
 	      "  --require-podgroup[=BOOL]    schedule only pods whose PodGroup exists, as KAI does\n"
 	      "                               (default: true with --podgrouper, else false)\n"
+	      "GPU sharing:\n"
+	      "  --gpu-sharing-reservation M  auto, true or false: reservation pods for shared GPUs\n"
+	      "                               (auto: when their namespace exists)\n"
+	      "  --resource-reservation-namespace NS       (default kai-resource-reservation)\n"
+	      "  --resource-reservation-service-account SA (default kai-resource-reservation)\n"
+	      "  --resource-reservation-pod-image IMAGE\n"
+	      "  --resource-reservation-runtime-class RC   (default nvidia)\n"
+	      "  --resource-reservation-allocation-timeout D  wait for a reservation pod's GPU (default 40s)\n"
 	      "Leader election:\n"
 	      "  --leader-elect[=BOOL]        elect a leader on a Lease (default false)\n"
 	      "  --leader-elect-lease-duration D, --leader-elect-renew-deadline D,\n"
@@ -88,12 +102,24 @@ static void usage(FILE *f)
 	      "  --watch-timeout D            watch timeoutSeconds (default 5m)\n", f);
 }
 
+static int parse_reserve_mode(const char *v, enum gt_reserve_mode *out)
+{
+	bool b;
+	if (!strcmp(v, "auto"))
+		*out = GT_RESERVE_AUTO;
+	else if (gt_flag_bool(v, &b))
+		*out = b ? GT_RESERVE_ON : GT_RESERVE_OFF;
+	else
+		return -1;
+	return 0;
+}
+
 /* 0, 2 on a bad flag (said on stderr), -1 after --help. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){
 		.scheduler_name = "kai-scheduler", .ns = "kai-scheduler", .shard = "default",
-		.node_pool = "default", .period_s = 1, .actions = GT_ACTIONS_ALL, .qps = 50, .burst = 300,
+		.period_s = 1, .actions = GT_ACTIONS_ALL, .qps = 50, .burst = 300,
 		.workers = 16, .page_size = 500, .watch_timeout_s = 300, .api_timeout_s = 30,
 		.lease_s = 15, .renew_s = 10, .retry_s = 2, .metrics_addr = ":8080", .metrics_ns = "kai",
 		.log_level = GT_LOG_INFO, .grace_s = -1, .require_podgroup = -1,
@@ -192,8 +218,22 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			bad = (o->cycles = atol(v)) <= 0;
 		else if (!strcmp(flag, "--eviction-grace-period"))
 			bad = gt_flag_duration(v, &o->grace_s) || o->grace_s < 0;
-		else if (!strcmp(flag, "--node-pool"))
-			o->node_pool = v;
+		else if (!strcmp(flag, "--node-pool") || !strcmp(flag, "--partition-label-value"))
+			o->node_pool = v;	/* KAI's shards pass --partition-label-value */
+		else if (!strcmp(flag, "--nodepool-label-key"))
+			bad = !*(o->node_pool_key = v);
+		else if (!strcmp(flag, "--gpu-sharing-reservation"))
+			bad = parse_reserve_mode(v, &o->reservation.mode);
+		else if (!strcmp(flag, "--resource-reservation-namespace"))
+			bad = !*(o->reservation.ns = v);
+		else if (!strcmp(flag, "--resource-reservation-service-account"))
+			o->reservation.service_account = v;
+		else if (!strcmp(flag, "--resource-reservation-pod-image"))
+			bad = !*(o->reservation.image = v);
+		else if (!strcmp(flag, "--resource-reservation-runtime-class"))
+			o->reservation.runtime_class = v;
+		else if (!strcmp(flag, "--resource-reservation-allocation-timeout"))
+			bad = gt_flag_duration(v, &o->reservation.timeout_s) || o->reservation.timeout_s <= 0;
 		else if (!strcmp(flag, "--podgrouper-config"))
 			o->podgrouper_config = v;
 		else {
@@ -265,7 +305,8 @@ static void cycle(struct sched *S)
 						       : S->o.require_podgroup };
 	struct gt_kube_snapshot snap;
 	struct gt_err err = { 0 };
-	if (gt_snapshot_take(S->cache, &so, &snap, &err)) {
+	struct gt_node_pool pool = { .value = S->o.node_pool, .key = S->o.node_pool_key };
+	if (gt_snapshot_take_pool(S->cache, &so, &pool, &snap, &err)) {
 		gt_log(GT_LOG_ERROR, "scheduler", "cycle skipped: %s", err.msg);
 		pthread_mutex_lock(&S->metrics.mu);
 		S->metrics.cycle_errors++;
@@ -285,8 +326,8 @@ static void cycle(struct sched *S)
 		gt_action_run(&s, (enum gt_action)a);
 		action_ms[a] = mono_ms() - ta;
 	}
-	struct gt_plan_opts po = { .node_pool = S->o.node_pool, .now = now, .announced = S->announced,
-				   .n_announced = S->n_announced };
+	struct gt_plan_opts po = { .node_pool = "default", .reservation_ns = S->o.reservation.ns, .now = now,
+				   .announced = S->announced, .n_announced = S->n_announced };
 	struct gt_kplan plan;
 	char **pipelined;
 	size_t n_pipelined;
@@ -387,7 +428,8 @@ int gt_scheduler_main(int argc, char **argv)
 	}
 	struct gt_writer_opts wo = { .workers = S.o.workers, .evict_by_delete = S.o.evict_by_delete,
 				     .grace_period_s = S.o.grace_s < 0 ? -1 : (int64_t)S.o.grace_s,
-				     .component = S.o.scheduler_name, .instance = identity };
+				     .component = S.o.scheduler_name, .instance = identity,
+				     .reservation = S.o.reservation };
 	S.writer = gt_writer_new(S.cl, S.cache, &wo);
 	S.metrics.writer = gt_writer_stats(S.writer);
 	struct gt_leader *leader = NULL;
@@ -434,6 +476,9 @@ int gt_scheduler_main(int argc, char **argv)
 			break;
 		sleep_until(start + S.o.period_s * 1000);
 	}
+	/* a one-shot run (--cycles) sees its shared-GPU binds through; a signal gives them up */
+	while (S.o.cycles && !stop_requested && gt_writer_binds_in_flight(S.writer))
+		sleep_until(mono_ms() + 50);
 	gt_log(GT_LOG_INFO, "scheduler", "shutting down%s", stop_requested ? " (signal)" : "");
 	/* /metrics reads the writer's and reflectors' counters: stop serving first */
 	gt_metrics_stop(&S.metrics);

@@ -12,6 +12,20 @@
  * logged once with its kind, name and the field at fault, marked, and the
  * cluster is decoded again without it: one bad pod never stops the others
  * from being scheduled.
+ *
+ * Node pools, as KAI's shards: with a partition value, only nodes, queues
+ * and PodGroups whose node-pool label has that value are in the cluster
+ * (the empty value: those without the label), and so are only the pods on
+ * those nodes, of those PodGroups, or bare pods with that label. Pods on
+ * nodes of other pools are not counted at all: their nodes are not here.
+ *
+ * A pod that is being bound counts as Binding on its node with its GPU
+ * groups, as the binder's work in progress: a BindRequest
+ * (scheduling.run.ai/v1alpha2, left by KAI's scheduler) that is pending or
+ * still retrying, or a bind this process has in flight (cache.h). A
+ * BindRequest that failed for good (phase Failed with no attempts left),
+ * whose pod is gone or was re-created, or whose pod was bound elsewhere is
+ * ignored and listed in @stale_brs for the plan to delete, as KAI does.
  */
 #ifndef GT_KUBE_SNAPSHOT_H
 #define GT_KUBE_SNAPSHOT_H
@@ -31,15 +45,36 @@ struct gt_snapshot_opts {
 	bool grouped_only;
 };
 
+/* The node pool (KAI's partition) a snapshot serves. */
+struct gt_node_pool {
+	/*
+	 * The node-pool label's value; "" serves objects without the label.
+	 * NULL: our SchedulingShard's spec.partitionLabelValue when that
+	 * object exists, else the whole cluster.
+	 */
+	const char *value;
+	const char *key;		/* NULL: kai.scheduler/node-pool */
+};
+
 struct gt_kube_snapshot {
 	struct gt_strtab names;
 	struct gt_cluster c;
 	struct gt_kobj **objs[GT_N_KRES];	/* referenced, sorted by key */
 	size_t n[GT_N_KRES];
 	size_t n_skipped;		/* objects left out as malformed */
+	char *node_pool;		/* the partition served; NULL: the whole cluster */
+	struct gt_kobj **stale_brs;	/* BindRequests to delete (referenced by objs) */
+	size_t n_stale_brs;
+	size_t n_binding;		/* pods Binding through a BindRequest or a bind in flight */
 };
 
-/* 0, or GT_EINVAL when the cluster cannot be decoded at all (@err says why). */
+/*
+ * 0, or GT_EINVAL when the cluster cannot be decoded at all (@err says why).
+ * @pool NULL: as { NULL, NULL } (the shard's partition, if any).
+ */
+int gt_snapshot_take_pool(struct gt_cache *cache, const struct gt_snapshot_opts *o,
+			  const struct gt_node_pool *pool, struct gt_kube_snapshot *s, struct gt_err *err);
+/* gt_snapshot_take_pool() with the shard's partition, if any. */
 int gt_snapshot_take(struct gt_cache *cache, const struct gt_snapshot_opts *o,
 		     struct gt_kube_snapshot *s, struct gt_err *err);
 void gt_snapshot_release(struct gt_kube_snapshot *s);

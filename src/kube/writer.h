@@ -6,13 +6,24 @@
  * cycle waits for the whole plan before the next snapshot, as KAI waits for
  * its status workers, so the next cycle sees the outcome.
  *
- * Binding: the GPU group labels first (a merge patch), then the pod's
- * binding subresource with the pod's UID as precondition. A retried bind
- * that meets 409 "already assigned" reads the pod: bound to our node means
- * an earlier attempt succeeded. On success the cache assumes the pod bound
- * (spec.nodeName, labels) until its watch event arrives, so the next cycle
- * cannot bind it again. A restarted scheduler needs none of this memory:
- * pods already bound are Bound in its first snapshot.
+ * Binding: the pod's binding subresource with the pod's UID as
+ * precondition. A retried bind that meets 409 "already assigned" reads the
+ * pod: bound to our node means an earlier attempt succeeded. On success the
+ * cache assumes the pod bound (spec.nodeName) until its watch event
+ * arrives, so the next cycle cannot bind it again. A restarted scheduler
+ * needs none of this memory: pods already bound are Bound in its first
+ * snapshot.
+ *
+ * A shared-GPU pod goes to the binder (binder.h): reservation pod, labels,
+ * ConfigMaps, then the bind, without holding up the plan. Where there are
+ * no reservation pods (binder.h's AUTO mode without the namespace) its
+ * GPU-group labels and received-resource-type are set here before the bind
+ * and removed again if the bind fails. Either way the pod is a bind in
+ * flight (cache.h) until its watch event shows it bound: the labels change
+ * its resourceVersion, so an assumed copy could be overwritten by the label
+ * event and show it unbound.
+ *
+ * Deletes: stale BindRequests and unused reservation pods (plan.h).
  *
  * Eviction: the Eviction API (policy/v1), which honours PodDisruptionBudgets;
  * its 429 leaves the pod alone for this cycle (the next cycle decides
@@ -30,6 +41,7 @@
 #include <stdint.h>
 
 #include "core/session.h"
+#include "kube/binder.h"
 #include "kube/cache.h"
 #include "kube/http.h"
 #include "kube/plan.h"
@@ -40,6 +52,7 @@ struct gt_writer_opts {
 	int64_t grace_period_s;	/* < 0: the pod's own */
 	const char *component;	/* events' source: the scheduler name */
 	const char *instance;	/* events' reporting instance */
+	struct gt_binder_opts reservation;	/* GPU sharing (zero: KAI's defaults, AUTO) */
 };
 
 struct gt_writer_stats {
@@ -48,16 +61,22 @@ struct gt_writer_stats {
 	atomic_ulong evictions_refused, eviction_errors;
 	atomic_ulong patches, patch_errors;
 	atomic_ulong events, event_errors;
+	atomic_ulong deletes, delete_errors;
 };
 
 struct gt_writer;
 
 struct gt_writer *gt_writer_new(struct gt_kube_client *cl, struct gt_cache *cache,
 				const struct gt_writer_opts *o);
-/* Run every write of @plan; returns when all are done (or given up). */
+/*
+ * Run every write of @plan; returns when all are done (or given up), except
+ * shared-GPU binds handed to the binder, which go on in the background.
+ */
 void gt_writer_run(struct gt_writer *w, const struct gt_kplan *plan);
+/* Shared-GPU binds still in the binder's hands. */
+size_t gt_writer_binds_in_flight(struct gt_writer *w);
 const struct gt_writer_stats *gt_writer_stats(const struct gt_writer *w);
-/* Stop the workers and free; call between runs. */
+/* Stop the workers and the binder (binds waiting for a reservation pod are given up) and free; call between runs. */
 void gt_writer_free(struct gt_writer *w);
 
 #endif /* GT_KUBE_WRITER_H */

@@ -1,0 +1,168 @@
+#include "kube/kwrite.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kube/kdoc.h"
+#include "kube/log.h"
+#include "util/mem.h"
+
+void gt_kw_now(char *buf, size_t len, bool micro)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	struct tm tm;
+	gmtime_r(&ts.tv_sec, &tm);
+	size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (micro)
+		snprintf(buf + n, len - n, ".%06ldZ", ts.tv_nsec / 1000);
+	else
+		snprintf(buf + n, len - n, "Z");
+}
+
+bool gt_kw_event(const struct gt_kw *k, enum gt_kres res, const char *ns, const char *name, const char *uid,
+		 const char *reason, const char *msg, bool warning)
+{
+	char ts[48], mts[48], ename[400], path[600];
+	gt_kw_now(ts, sizeof(ts), false);
+	gt_kw_now(mts, sizeof(mts), true);
+	/* named after its content and time: a retried create meets 409, not a duplicate */
+	uint64_t h = 1469598103934665603ULL;
+	const char *parts[] = { uid, reason, msg, mts };
+	for (size_t i = 0; i < 4; i++)
+		for (const char *p = parts[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	snprintf(ename, sizeof(ename), "%.200s.%016llx", name, (unsigned long long)h);
+	const char *evns = *ns ? ns : "default";
+	json_t *ev = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, "
+			       "s:{s:s}, s:s, s:s, s:i, s:s, s:s}",
+			       "apiVersion", "v1", "kind", "Event", "metadata", "name", ename, "namespace", evns,
+			       "involvedObject", "kind", gt_kres[res].kind, "apiVersion", gt_kres[res].group_version,
+			       "name", name, "namespace", ns, "uid", uid, "reason", reason, "message", msg, "type",
+			       warning ? "Warning" : "Normal", "source", "component", k->component,
+			       "firstTimestamp", ts, "lastTimestamp", ts, "count", 1, "reportingComponent",
+			       k->component, "reportingInstance", k->instance);
+	char *body = json_dumps(ev, JSON_COMPACT);
+	json_decref(ev);
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", evns);
+	struct gt_kube_resp r;
+	gt_kube_call(k->cl, GT_VERB_POST, "POST", path, "application/json", body, &r);
+	free(body);
+	bool ok = r.status == 201 || r.status == 200 || r.status == 409;
+	if (!ok)
+		gt_log(GT_LOG_WARN, "writer", "event %s on %s %s/%s: %s", reason, gt_kres[res].kind, ns, name,
+		       gt_kube_why(&r));
+	gt_kube_resp_release(&r);
+	return ok;
+}
+
+/* Did an earlier attempt bind the pod to our node? (after a 409) */
+static bool bound_to(const struct gt_kw *k, const struct gt_kop *op)
+{
+	char path[600];
+	gt_kres_path(GT_KRES_PODS, op->ns, op->name, NULL, path, sizeof(path));
+	struct gt_kube_resp r;
+	gt_kube_call(k->cl, GT_VERB_GET, "GET", path, NULL, NULL, &r);
+	bool ours = false;
+	if (r.status == 200) {
+		json_t *j = json_loadb(r.body, r.len, 0, NULL);
+		const char *node = json_string_value(json_object_get(json_object_get(j, "spec"), "nodeName"));
+		const char *uid = json_string_value(json_object_get(json_object_get(j, "metadata"), "uid"));
+		ours = node && !strcmp(node, op->node) && uid && !strcmp(uid, op->uid);
+		json_decref(j);
+	}
+	gt_kube_resp_release(&r);
+	return ours;
+}
+
+bool gt_kw_bind(const struct gt_kw *k, const struct gt_kop *op)
+{
+	char path[600];
+	json_t *b = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind",
+			      "Binding", "metadata", "name", op->name, "namespace", op->ns, "uid", op->uid,
+			      "target", "apiVersion", "v1", "kind", "Node", "name", op->node);
+	char *body = json_dumps(b, JSON_COMPACT);
+	json_decref(b);
+	gt_kres_path(GT_KRES_PODS, op->ns, op->name, "binding", path, sizeof(path));
+	struct gt_kube_resp r;
+	gt_kube_call(k->cl, GT_VERB_POST, "POST", path, "application/json", body, &r);
+	free(body);
+	bool ok = r.status == 201 || r.status == 200;
+	if (!ok && r.status == 409 && bound_to(k, op)) {
+		gt_log(GT_LOG_INFO, "writer", "pod %s/%s was already bound to %s (an earlier attempt)", op->ns,
+		       op->name, op->node);
+		ok = true;
+	}
+	if (!ok)
+		gt_log(r.status == 404 ? GT_LOG_INFO : GT_LOG_WARN, "writer", "bind pod %s/%s to node %s: %s",
+		       op->ns, op->name, op->node, r.status == 404 ? "the pod is gone" : gt_kube_why(&r));
+	gt_kube_resp_release(&r);
+	return ok;
+}
+
+void gt_kw_group_label(const struct gt_kop *op, unsigned g, char *buf, size_t len)
+{
+	if (op->n_groups == 1)
+		snprintf(buf, len, "runai-gpu-group");
+	else
+		snprintf(buf, len, "runai-gpu-group/%s", op->groups[g]);
+}
+
+char *gt_kw_group_patch(const struct gt_kop *op, bool remove)
+{
+	json_t *labels = json_object();
+	for (uint8_t g = 0; g < op->n_groups; g++) {
+		char key[300];
+		gt_kw_group_label(op, g, key, sizeof(key));
+		json_object_set_new(labels, key, remove ? json_null() : json_string(op->groups[g]));
+	}
+	json_t *md = json_pack("{s:o}", "labels", labels);
+	if (op->shared)
+		json_object_set_new(md, "annotations", json_pack("{s:o}", "received-resource-type",
+								 remove ? json_null() : json_string("Fraction")));
+	json_t *patch = json_pack("{s:o}", "metadata", md);
+	char *s = json_dumps(patch, JSON_COMPACT);
+	json_decref(patch);
+	char *out = gt_xstrdup(s);
+	free(s);
+	return out;
+}
+
+bool gt_kw_patch_groups(const struct gt_kw *k, const struct gt_kop *op, bool remove)
+{
+	char path[600];
+	gt_kres_path(GT_KRES_PODS, op->ns, op->name, NULL, path, sizeof(path));
+	char *body = gt_kw_group_patch(op, remove);
+	struct gt_kube_resp r;
+	gt_kube_call(k->cl, GT_VERB_PATCH, "PATCH", path, "application/merge-patch+json", body, &r);
+	free(body);
+	bool ok = r.status == 200 || (remove && r.status == 404);
+	if (!ok)
+		gt_log(GT_LOG_WARN, "writer", "%s pod %s/%s: cannot %s its GPU group labels (%s...): %s",
+		       remove ? "roll back" : "bind", op->ns, op->name, remove ? "remove" : "set", op->groups[0],
+		       gt_kube_why(&r));
+	gt_kube_resp_release(&r);
+	return ok;
+}
+
+static void assume_bound(struct gt_doc *doc, void *arg)
+{
+	const struct gt_kop *op = arg;
+	const char *node_path[] = { "spec", "nodeName" };
+	gt_kdoc_set(doc, node_path, 2, op->node, true);
+	for (uint8_t g = 0; g < op->n_groups; g++) {
+		char key[300];
+		gt_kw_group_label(op, g, key, sizeof(key));
+		const char *lp[] = { "metadata", "labels", key };
+		gt_kdoc_set(doc, lp, 3, op->groups[g], true);
+	}
+}
+
+void gt_kw_assume_bound(struct gt_cache *cache, const struct gt_kop *op)
+{
+	char key[600];
+	snprintf(key, sizeof(key), "%s/%s", op->ns, op->name);
+	gt_cache_assume(cache, GT_KRES_PODS, key, op->rv, assume_bound, (void *)op);
+}
