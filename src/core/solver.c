@@ -384,6 +384,56 @@ static bool in_list(const int32_t *v, uint32_t n, int32_t x)
  * Place victims and preemptor again in queue order, pipeline only. A victim
  * that cannot be placed stays evicted; the preemptor must be placed.
  */
+static bool same_labels(const struct gt_labels *a, const struct gt_labels *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->v[i].key != b->v[i].key || a->v[i].val != b->v[i].val)
+			return false;
+	return true;
+}
+
+static bool same_tolerations(const struct gt_pod *a, const struct gt_pod *b)
+{
+	if (a->n_tolerations != b->n_tolerations)
+		return false;
+	for (uint32_t i = 0; i < a->n_tolerations; i++) {
+		const struct gt_toleration *x = &a->tolerations[i], *y = &b->tolerations[i];
+		if (x->key != y->key || x->val != y->val || x->exists != y->exists || x->effect != y->effect)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A victim's single pod whose placement depends only on what is compared
+ * below: whole GPUs or none, no pod (anti-)affinity of its own, no node
+ * affinity terms, no topology in its job.
+ */
+static bool plain_single(const struct gt_session *s, int32_t pod)
+{
+	const struct gt_pod *p = &s->c->pods[pod];
+	const struct gt_job *j = &s->c->jobs[p->job];
+	if (gt_pod_is_shared(p) || p->legacy_mig || p->reservation || p->n_pod_affinity ||
+	    p->n_affinity_terms || j->topo.topology != GT_NONE || j->n_groups)
+		return false;
+	for (uint32_t i = 0; i < j->n_podsets; i++)
+		if (j->podsets[i].topo.topology != GT_NONE)
+			return false;
+	return true;
+}
+
+/* Would @b find a node wherever @a does (both plain_single, same queue)? */
+static bool same_needs(const struct gt_session *s, int32_t a, int32_t b)
+{
+	const struct gt_pod *x = &s->c->pods[a], *y = &s->c->pods[b];
+	return s->c->jobs[x->job].queue == s->c->jobs[y->job].queue && x->cpu_milli == y->cpu_milli &&
+	       x->mem_bytes == y->mem_bytes && x->gpus == y->gpus && x->num_devices == y->num_devices &&
+	       !memcmp(x->ext, y->ext, sizeof(x->ext)) && same_labels(&x->labels, &y->labels) &&
+	       same_labels(&x->node_selector, &y->node_selector) && same_tolerations(x, y);
+}
+
 static bool simulate(struct partial *pt)
 {
 	struct gt_solver *sv = pt->sv;
@@ -407,6 +457,12 @@ static bool simulate(struct partial *pt)
 		}
 	}
 	bool placed = false, failed = false;
+	/*
+	 * Once the pending job is placed, the victims' re-placement only takes
+	 * room: a single pod that found no node fails again for any later pod
+	 * with the same needs. Remember the last such pod and skip its likes.
+	 */
+	int32_t unplaceable = GT_NONE;
 	s->simulating = true;
 	s->node_mask = pt->mask_bits;
 	gt_session_invalidate_requests(s);	/* victims count as tasks now */
@@ -422,8 +478,11 @@ static bool simulate(struct partial *pt)
 		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
 		uint32_t n = gt_tasks_to_allocate(s, job, tasks);
 		gt_tasks_queue_res(s, tasks, n, req);
-		if (n && gt_queue_guards_pass(s, job, req, false))
-			gt_place_tasks(s, job, tasks, n, true, NULL, 0);
+		bool single = n == 1 && plain_single(s, tasks[0]);
+		if (n && gt_queue_guards_pass(s, job, req, false) &&
+		    !(single && unplaceable != GT_NONE && same_needs(s, unplaceable, tasks[0])) &&
+		    !gt_place_tasks(s, job, tasks, n, true, NULL, 0) && single)
+			unplaceable = tasks[0];
 		free(tasks);
 	}
 	s->simulating = false;
