@@ -75,6 +75,6 @@ printf 'kind: Node\nmetadata: {name: [oops\n' >"$tmp/broken.yaml"
 check malformed_yaml_names_line expect_exit 2 "broken.yaml: line" simulate -f "$tmp/broken.yaml"
 check unknown_action expect_exit 2 "unknown action 'defrag'" simulate -f "$demo" --actions defrag
 check missing_file expect_exit 2 "cannot open" simulate -f "$tmp/nope.yaml"
-check not_yet_commands expect_exit 1 "not implemented" replay
+check not_yet_commands expect_exit 1 "not implemented" binder
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,460 @@
+/*
+ * report.c - one self-contained HTML page with inline SVG charts
+ *
+ * No script, no stylesheet or font from the network: the page opens from a
+ * mail attachment or an air-gapped laptop. Charts are drawn here as SVG
+ * polylines over the replay's timeline (src/replay/metrics.h); hovering a
+ * line shows its name through SVG <title> elements, which every browser
+ * renders without JavaScript.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/output.h"
+#include "util/mem.h"
+
+#define W 760		/* chart size in SVG units */
+#define H 260
+#define ML 64		/* margins: left, right, top, bottom */
+#define MR 16
+#define MT 16
+#define MB 40
+#define SMALL_W 360	/* per-queue small multiples */
+#define SMALL_H 170
+
+static const char *const palette[] = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+				       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac" };
+#define PALETTE_N (sizeof(palette) / sizeof(palette[0]))
+
+struct series {
+	const char *name;
+	const char *color;
+	const double *y;	/* one value per x */
+	bool dashed;
+};
+
+struct chart {
+	const char *title;
+	const char *y_label;
+	const double *x;	/* shared x values */
+	uint32_t n;
+	const struct series *s;
+	uint32_t n_series;
+	double y_max;		/* 0: from the data */
+	double y_line;		/* a horizontal reference line (capacity, quota); < 0 none */
+	const char *y_line_label;
+	bool log_x;
+	const char *x_label;
+	int w, h;
+};
+
+static void esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '"')
+			fputs("&quot;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* A "nice" step (1, 2 or 5 times a power of ten) giving about @ticks ticks over @span. */
+static double nice_step(double span, int ticks)
+{
+	if (span <= 0)
+		return 1;
+	double raw = span / ticks, mag = pow(10, floor(log10(raw)));
+	double r = raw / mag;
+	return (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * mag;
+}
+
+static void fmt_num(double v, char *buf, size_t len)
+{
+	if (fabs(v) >= 1e6)
+		snprintf(buf, len, "%.1fM", v / 1e6);
+	else if (fabs(v) >= 1e4)
+		snprintf(buf, len, "%.0fk", v / 1e3);
+	else if (v == floor(v))
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.2g", v);
+}
+
+struct frame {
+	double x0, x1, y1;	/* data ranges (y from 0) */
+	int w, h;
+	bool log_x;
+};
+
+static double px(const struct frame *fr, double x)
+{
+	double a = fr->log_x ? log10(x > 1 ? x : 1) : x;
+	double lo = fr->log_x ? log10(fr->x0 > 1 ? fr->x0 : 1) : fr->x0;
+	double hi = fr->log_x ? log10(fr->x1 > 1 ? fr->x1 : 1) : fr->x1;
+	return ML + (hi > lo ? (a - lo) / (hi - lo) : 0) * (fr->w - ML - MR);
+}
+
+static double py(const struct frame *fr, double y)
+{
+	return fr->h - MB - (fr->y1 > 0 ? y / fr->y1 : 0) * (fr->h - MT - MB);
+}
+
+static void axes(FILE *f, const struct frame *fr, const struct chart *c)
+{
+	double step = nice_step(fr->y1, 5);
+	fprintf(f, "<g class=\"axis\">\n");
+	for (double y = 0; y <= fr->y1 + step * 1e-9; y += step) {
+		char lab[32];
+		fmt_num(y, lab, sizeof(lab));
+		fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
+			   "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+			ML, fr->w - MR, py(fr, y), py(fr, y), ML - 6, py(fr, y) + 4, lab);
+	}
+	if (fr->log_x) {
+		/* durations people think in, not powers of ten */
+		static const struct {
+			double s;
+			const char *label;
+		} ticks[] = { { 1, "1 s" },	 { 10, "10 s" },   { 60, "1 min" },  { 600, "10 min" },
+			      { 3600, "1 h" },   { 21600, "6 h" }, { 86400, "1 d" }, { 604800, "1 w" },
+			      { 2592000, "30 d" }, { 31536000, "1 y" } };
+		for (size_t i = 0; i < sizeof(ticks) / sizeof(ticks[0]) && ticks[i].s <= fr->x1; i++)
+			fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" class=\"grid\"/>"
+				   "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+				px(fr, ticks[i].s), px(fr, ticks[i].s), MT, fr->h - MB, px(fr, ticks[i].s),
+				fr->h - MB + 16, ticks[i].label);
+	} else {
+		double xs = nice_step(fr->x1 - fr->x0, 8);
+		for (double x = ceil(fr->x0 / xs) * xs; x <= fr->x1 + xs * 1e-9; x += xs) {
+			char lab[32];
+			fmt_num(x, lab, sizeof(lab));
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+				px(fr, x), fr->h - MB + 16, lab);
+		}
+	}
+	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" class=\"frame\"/>\n", ML,
+		fr->w - MR, fr->h - MB, fr->h - MB);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"label\">", (ML + fr->w - MR) / 2,
+		fr->h - 6);
+	esc(f, c->x_label);
+	fprintf(f, "</text>\n<text transform=\"translate(14 %d) rotate(-90)\" text-anchor=\"middle\" class=\"label\">",
+		(MT + fr->h - MB) / 2);
+	esc(f, c->y_label);
+	fprintf(f, "</text>\n</g>\n");
+}
+
+static void polyline(FILE *f, const struct frame *fr, const struct chart *c, const struct series *s)
+{
+	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s points=\"", s->color,
+		s->dashed ? " stroke-dasharray=\"5 3\"" : "");
+	for (uint32_t i = 0; i < c->n; i++)
+		fprintf(f, "%.1f,%.1f ", px(fr, c->x[i]), py(fr, s->y[i]));
+	fprintf(f, "\"><title>");
+	esc(f, s->name);
+	fprintf(f, "</title></polyline>\n");
+}
+
+static void legend(FILE *f, const struct chart *c)
+{
+	fprintf(f, "<div class=\"legend\">");
+	for (uint32_t i = 0; i < c->n_series; i++) {
+		fprintf(f, "<span><i style=\"border-top:2px %s %s\"></i>",
+			c->s[i].dashed ? "dashed" : "solid", c->s[i].color);
+		esc(f, c->s[i].name);
+		fprintf(f, "</span>");
+	}
+	if (c->y_line >= 0 && c->y_line_label) {
+		fprintf(f, "<span><i style=\"border-top:2px dotted #555\"></i>");
+		esc(f, c->y_line_label);
+		fprintf(f, "</span>");
+	}
+	fprintf(f, "</div>\n");
+}
+
+static void chart(FILE *f, const struct chart *c)
+{
+	struct frame fr = { .w = c->w ? c->w : W, .h = c->h ? c->h : H, .log_x = c->log_x };
+	fr.x0 = c->n ? c->x[0] : 0;
+	fr.x1 = c->n ? c->x[c->n - 1] : 1;
+	if (fr.x1 <= fr.x0)
+		fr.x1 = fr.x0 + 1;
+	fr.y1 = c->y_max;
+	for (uint32_t s = 0; fr.y1 <= 0 && s < c->n_series; s++)
+		for (uint32_t i = 0; i < c->n; i++)
+			fr.y1 = c->s[s].y[i] > fr.y1 ? c->s[s].y[i] : fr.y1;
+	if (c->y_line > fr.y1)
+		fr.y1 = c->y_line;
+	fr.y1 = fr.y1 > 0 ? ceil(fr.y1 / nice_step(fr.y1, 5)) * nice_step(fr.y1, 5) : 1;
+	fprintf(f, "<figure><figcaption>");
+	esc(f, c->title);
+	fprintf(f, "</figcaption>\n<svg class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">\n",
+		fr.w, fr.h, fr.w, fr.h);
+	axes(f, &fr, c);
+	if (c->y_line >= 0)
+		fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"2 3\"/>\n",
+			ML, fr.w - MR, py(&fr, c->y_line), py(&fr, c->y_line));
+	for (uint32_t s = 0; s < c->n_series; s++)
+		polyline(f, &fr, c, &c->s[s]);
+	fprintf(f, "</svg>\n");
+	legend(f, c);
+	fprintf(f, "</figure>\n");
+}
+
+/* ---------------------------------------------------------------- data */
+
+struct tl_data {
+	double *x;		/* bucket midpoints, in days (or hours) since the start */
+	uint32_t n;
+	const char *x_label;
+};
+
+static double *signal(const struct gt_timeline *tl, uint32_t k)
+{
+	double *v = gt_xcalloc(tl->n_used + 1, sizeof(*v));
+	for (uint32_t b = 0; b < tl->n_used; b++)
+		v[b] = gt_timeline_avg(tl, b, k);
+	return v;
+}
+
+static void tl_axis(const struct gt_replay_stats *st, struct tl_data *d)
+{
+	const struct gt_timeline *tl = &st->timeline;
+	double span = (double)(tl->t_last - tl->t0);
+	double unit = span > 3 * 86400 ? 86400 : 3600;
+	d->x_label = unit == 86400 ? "days since the first arrival" : "hours since the first arrival";
+	d->n = tl->n_used;
+	d->x = gt_xcalloc(d->n + 1, sizeof(*d->x));
+	for (uint32_t b = 0; b < d->n; b++)
+		d->x[b] = ((double)b + 0.5) * (double)tl->width / unit;
+}
+
+static void allocation_chart(FILE *f, const struct gt_replay_stats *st, const struct tl_data *d)
+{
+	double *alloc = signal(&st->timeline, GT_SIG_ALLOC);
+	struct series s[] = { { "GPUs allocated", palette[0], alloc, false } };
+	chart(f, &(struct chart){ .title = "GPU allocation over time", .y_label = "GPUs",
+				  .x = d->x, .n = d->n, .s = s, .n_series = 1,
+				  .y_max = (double)st->cluster_gpus, .y_line = (double)st->cluster_gpus,
+				  .y_line_label = "cluster GPUs", .x_label = d->x_label });
+	free(alloc);
+	double *pend = signal(&st->timeline, GT_SIG_PENDING);
+	double *run = signal(&st->timeline, GT_SIG_RUNNING);
+	struct series j[] = { { "jobs waiting", palette[2], pend, false },
+			      { "jobs running", palette[4], run, false } };
+	chart(f, &(struct chart){ .title = "Jobs waiting and running", .y_label = "jobs", .x = d->x,
+				  .n = d->n, .s = j, .n_series = 2, .y_line = -1,
+				  .x_label = d->x_label });
+	free(pend);
+	free(run);
+}
+
+static void fragmentation_chart(FILE *f, const struct gt_replay_stats *st, const struct tl_data *d)
+{
+	double *frag = signal(&st->timeline, GT_SIG_FRAG);
+	double *idle = signal(&st->timeline, GT_SIG_IDLE);
+	double *part = signal(&st->timeline, GT_SIG_PARTIAL);
+	struct series s[] = { { "free GPU share stranded on partly used GPUs (GPUs)", palette[1], frag, false },
+			      { "idle GPUs (nothing on them)", palette[3], idle, false },
+			      { "nodes with some but not all GPUs free", palette[6], part, true } };
+	chart(f, &(struct chart){ .title = "Fragmentation over time", .y_label = "GPUs / nodes",
+				  .x = d->x, .n = d->n, .s = s, .n_series = 3, .y_line = -1,
+				  .x_label = d->x_label });
+	free(frag);
+	free(idle);
+	free(part);
+}
+
+static void queue_charts(FILE *f, const struct gt_replay_stats *st, const struct tl_data *d)
+{
+	fprintf(f, "<h2>Per-queue allocation against fair share</h2>\n<p class=\"note\">Solid: GPUs the queue's pods held; dashed: its fair share as the last cycle computed it; dotted: its quota.</p>\n<div class=\"grid\">\n");
+	for (uint32_t i = 0; i < st->n_queues; i++) {
+		const struct gt_queue_stats *q = &st->queues[i];
+		if (!q->jobs)
+			continue;
+		/* the queue's index among all queues: its name's place in the timeline */
+		uint32_t k = q->timeline_index;
+		double *alloc = signal(&st->timeline, GT_SIG_QALLOC(k));
+		double *fair = signal(&st->timeline, GT_SIG_QFAIR(k));
+		const char *color = palette[i % PALETTE_N];
+		struct series s[] = { { "allocated GPUs", color, alloc, false },
+				      { "fair share (GPUs)", color, fair, true } };
+		char title[160];
+		snprintf(title, sizeof(title), "%s: %.1f%% of GPU time, %u jobs", q->name,
+			 100 * q->gpu_time_share, q->jobs);
+		chart(f, &(struct chart){ .title = title, .y_label = "GPUs", .x = d->x, .n = d->n,
+					  .s = s, .n_series = 2, .y_line = q->quota_gpus,
+					  .y_line_label = "quota", .x_label = d->x_label,
+					  .w = SMALL_W, .h = SMALL_H });
+		free(alloc);
+		free(fair);
+	}
+	fprintf(f, "</div>\n");
+}
+
+static void wait_cdf(FILE *f, const struct gt_replay_stats *st)
+{
+	enum { POINTS = 200 };
+	if (!st->n_waits)
+		return;
+	double max = st->waits_sorted[st->n_waits - 1];
+	double top = max > 10 ? max : 10;
+	double x[POINTS], y[POINTS];
+	/* log-spaced from 1 s to the longest wait; a wait of 0 counts at 1 s */
+	for (int i = 0; i < POINTS; i++) {
+		x[i] = pow(10, log10(top) * i / (POINTS - 1));
+		uint32_t lo = 0, hi = st->n_waits;
+		while (lo < hi) {
+			uint32_t mid = (lo + hi) / 2;
+			if (st->waits_sorted[mid] <= x[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		y[i] = 100.0 * lo / st->n_waits;
+	}
+	struct series s[] = { { "jobs that waited at most this long (%)", palette[0], y, false } };
+	chart(f, &(struct chart){ .title = "Queueing delay, cumulative distribution",
+				  .y_label = "% of started jobs", .x = x, .n = POINTS, .s = s,
+				  .n_series = 1, .y_max = 100, .y_line = -1, .log_x = true,
+				  .x_label = "waited at most (log scale)" });
+}
+
+/* ---------------------------------------------------------------- text */
+
+static void kv(FILE *f, const char *k, const char *v)
+{
+	fprintf(f, "<tr><th>");
+	esc(f, k);
+	fprintf(f, "</th><td>");
+	esc(f, v);
+	fprintf(f, "</td></tr>\n");
+}
+
+static void summary(FILE *f, const struct gt_replay_stats *st)
+{
+	char buf[256], a[32], b[32], c[32], d[32];
+	fprintf(f, "<table class=\"kv\">\n");
+	snprintf(buf, sizeof(buf), "%u jobs, %u pods; offered load %.3f", st->jobs, st->pods,
+		 st->offered_load);
+	kv(f, "workload", buf);
+	snprintf(buf, sizeof(buf), "%u nodes, %lld GPUs", st->nodes, (long long)st->cluster_gpus);
+	kv(f, "cluster", buf);
+	const struct gt_dist *w = &st->wait_s, *j = &st->jct_s;
+	gt_format_duration(w->mean, a, sizeof(a));
+	gt_format_duration(w->p50, b, sizeof(b));
+	gt_format_duration(w->p90, c, sizeof(c));
+	gt_format_duration(w->p99, d, sizeof(d));
+	snprintf(buf, sizeof(buf), "mean %s, p50 %s, p90 %s, p99 %s", a, b, c, d);
+	kv(f, "queueing delay", buf);
+	gt_format_duration(j->mean, a, sizeof(a));
+	gt_format_duration(j->p50, b, sizeof(b));
+	gt_format_duration(j->p90, c, sizeof(c));
+	gt_format_duration(j->p99, d, sizeof(d));
+	snprintf(buf, sizeof(buf), "mean %s, p50 %s, p90 %s, p99 %s", a, b, c, d);
+	kv(f, "job completion time", buf);
+	gt_format_duration((double)st->makespan_s, a, sizeof(a));
+	snprintf(buf, sizeof(buf), "%s; %u finished, %u never started", a, st->finished,
+		 st->never_started);
+	kv(f, "makespan", buf);
+	snprintf(buf, sizeof(buf), "allocation %.1f%%, utilization %.1f%%", 100 * st->gpu_allocation,
+		 100 * st->gpu_utilization);
+	kv(f, "GPUs", buf);
+	snprintf(buf, sizeof(buf), "%u jobs waited over 24 h; Jain's index %.3f", st->waited_over_24h,
+		 st->jain);
+	kv(f, "fairness", buf);
+	snprintf(buf, sizeof(buf), "%llu jobs (%llu pods), %.1f GPU-hours lost",
+		 (unsigned long long)st->job_evictions, (unsigned long long)st->pod_evictions,
+		 st->lost_gpu_hours);
+	kv(f, "evictions", buf);
+	snprintf(buf, sizeof(buf), "%.1f%% of milli-GPUs allocated, %lld GPUs idle, %.1f GPUs stranded",
+		 100 * st->packing.milli_gpu_allocation, (long long)st->packing.idle_gpus,
+		 st->packing.fragmented_gpus);
+	kv(f, "at the end", buf);
+	snprintf(buf, sizeof(buf), "%llu cycles, %.2f ms mean, %.2f ms p99; replay %.1f s",
+		 (unsigned long long)st->cycles, st->cycle_ms.mean, st->cycle_ms.p99, st->wall_s);
+	kv(f, "scheduler", buf);
+	fprintf(f, "</table>\n");
+}
+
+static void queue_table(FILE *f, const struct gt_replay_stats *st)
+{
+	fprintf(f, "<table class=\"queues\"><tr><th>queue</th><th>quota GPUs</th><th>quota share</th>"
+		   "<th>GPU-time share</th><th>fair-share share</th><th>got / fair</th><th>jobs</th>"
+		   "<th>mean wait</th><th>mean JCT</th></tr>\n");
+	for (uint32_t i = 0; i < st->n_queues; i++) {
+		const struct gt_queue_stats *q = &st->queues[i];
+		char wait[32], jct[32];
+		gt_format_duration(q->wait_mean_s, wait, sizeof(wait));
+		gt_format_duration(q->jct_mean_s, jct, sizeof(jct));
+		fprintf(f, "<tr><td>");
+		esc(f, q->name);
+		if (q->quota_gpus < 0)
+			fprintf(f, "</td><td>unlimited");
+		else
+			fprintf(f, "</td><td>%.1f", q->quota_gpus);
+		fprintf(f, "</td><td>%.1f%%</td><td>%.1f%%</td><td>%.1f%%</td><td>", 100 * q->quota_share,
+			100 * q->gpu_time_share, 100 * q->fair_time_share);
+		if (q->allocated_vs_fair < 0)
+			fprintf(f, "-");
+		else
+			fprintf(f, "%.2f", q->allocated_vs_fair);
+		fprintf(f, "</td><td>%u</td><td>%s</td><td>%s</td></tr>\n", q->jobs, wait, jct);
+	}
+	fprintf(f, "</table>\n");
+}
+
+static const char style[] =
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1120px;color:#222;padding:0 16px}"
+	"h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}"
+	".sub{color:#555;margin:0 0 16px;word-break:break-all}.note{color:#555;margin:0 0 8px}"
+	"table{border-collapse:collapse;margin:8px 0}th,td{padding:3px 10px;text-align:left;border-bottom:1px solid #e3e3e3}"
+	"table.queues td{text-align:right}table.queues td:first-child{text-align:left}"
+	"table.kv th{color:#555;font-weight:600}"
+	"figure{margin:12px 0}figcaption{font-weight:600;margin-bottom:4px}"
+	"svg.chart{max-width:100%;height:auto;background:#fff}svg text{font-size:11px;fill:#444}"
+	"svg text.label{font-size:12px;fill:#222}line.grid{stroke:#eee}line.frame{stroke:#999}"
+	".legend span{margin-right:16px;white-space:nowrap}.legend i{display:inline-block;width:22px;margin:0 6px 3px 0;vertical-align:middle}"
+	".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:8px}";
+
+int gt_replay_write_report(const char *path, const struct gt_replay_stats *st,
+			   struct gt_err *err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return gt_errf(err, GT_EIO, "%s: cannot write: %s", path, strerror(errno));
+	struct tl_data d;
+	tl_axis(st, &d);
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		   "<title>gantry replay: ");
+	esc(f, st->trace);
+	fprintf(f, "</title>\n<style>%s</style></head><body>\n<h1>gantry replay</h1>\n<p class=\"sub\">", style);
+	esc(f, st->trace);
+	fprintf(f, "<br>");
+	esc(f, st->policy);
+	fprintf(f, "</p>\n<h2>Summary</h2>\n");
+	summary(f, st);
+	fprintf(f, "<h2>Allocation</h2>\n");
+	allocation_chart(f, st, &d);
+	fprintf(f, "<h2>Waiting</h2>\n");
+	wait_cdf(f, st);
+	fprintf(f, "<h2>Queues</h2>\n");
+	queue_table(f, st);
+	queue_charts(f, st, &d);
+	fprintf(f, "<h2>Fragmentation</h2>\n");
+	fragmentation_chart(f, st, &d);
+	fprintf(f, "<p class=\"note\">Made by gantry replay: every scheduling decision above came from Gantry's scheduling core, cycle by cycle.</p>\n</body></html>\n");
+	free(d.x);
+	bool failed = ferror(f);
+	if (fclose(f) || failed)
+		return gt_errf(err, GT_EIO, "%s: write failed", path);
+	return 0;
+}
