@@ -28,7 +28,7 @@ PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import yaml' 2>/
 # keep object files make would see as intermediate (and delete after the last line of output)
 .SECONDARY:
 
-.PHONY: all test unit scenarios demo bench clean check-purity check-deploy cli kube-test kube-podgrouper-test binder-test kube-bench
+.PHONY: all test unit scenarios demo bench clean check-purity check-deploy cli kube-test kube-podgrouper-test binder-test kube-bench report-test
 all: $(BUILD)/gantry
 
 $(BUILD)/%.o: %.c
@@ -98,7 +98,11 @@ $(BUILD)/bench/fastdouble: tests/kube/fastdouble.c
 kube-bench: $(BUILD)/gantry $(BUILD)/bench/fastdouble
 	bench/kube_binds.sh --gantry $(BUILD)/gantry
 
-test: all check-purity check-deploy cli kube-test kube-podgrouper-test binder-test scenarios unit
+# The replay's HTML report drawn by headless Chromium (tools/install-deps --test installs it).
+report-test: $(BUILD)/gantry
+	GANTRY=$(BUILD)/gantry tools/check-report-in-browser
+
+test: all check-purity check-deploy cli kube-test kube-podgrouper-test binder-test report-test scenarios unit
 
 demo: $(BUILD)/gantry
 	$(BUILD)/gantry simulate -f examples/demo-cluster.yaml --cycles 3 --now 2026-01-01T09:00:00Z --show-cycles
