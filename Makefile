@@ -67,8 +67,9 @@ unit: $(UNIT_BIN)
 scenarios: $(BUILD)/gantry
 	$(PYTHON) tools/scenario-gate $(SCENARIOS) $(BUILD)/gantry
 
-# Static checks of deploy/: CRD schemas against KAI's, least-privilege RBAC, the Helm chart.
-check-deploy:
+# Static checks of deploy/: CRD schemas against KAI's, least-privilege RBAC, the Helm chart, and the
+# libraries build/gantry links against the Dockerfile's runtime stage (hence after the build).
+check-deploy: $(BUILD)/gantry
 	$(PYTHON) tools/check-deploy
 
 # What a user of the command line sees: exit codes, messages, the demo's story.
