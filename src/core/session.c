@@ -252,8 +252,11 @@ static void set_pod_state(struct gt_session *s, int32_t pod, const struct gt_pod
 {
 	s->epoch = ++s->epoch_seq;
 	int32_t job = s->c->pods[pod].job;
-	if (job != GT_NONE && s->job_req_valid)
+	if (job != GT_NONE) {
 		s->job_req_valid[job] = false;
+		s->job_active[job] += (uint32_t)gt_status_active_allocated(st->status) -
+				      (uint32_t)gt_status_active_allocated(s->pods[pod].status);
+	}
 	account_node(s, pod, &s->pods[pod], -1);
 	account_queue(s, pod, &s->pods[pod], -1);
 	s->pods[pod] = *st;
@@ -498,6 +501,7 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 	s->node_bonus = gt_xcalloc(c->n_nodes + 1, sizeof(*s->node_bonus));
 	s->job_req = gt_xcalloc(c->n_jobs + 1, sizeof(*s->job_req));
 	s->job_req_valid = gt_xcalloc(c->n_jobs + 1, sizeof(*s->job_req_valid));
+	s->job_active = gt_xcalloc(c->n_jobs + 1, sizeof(*s->job_active));
 	index_init(s);
 	s->n_base_names = (uint32_t)c->names->n_strs;
 	s->next_group = s->n_base_names;
@@ -534,6 +538,7 @@ void gt_session_release(struct gt_session *s)
 	free(s->group_names);
 	free(s->job_req);
 	free(s->job_req_valid);
+	free(s->job_active);
 	free(s->scratch);
 	free(s->fast_scratch);
 	index_release(&s->index);

@@ -145,6 +145,8 @@ struct gt_session {
 	 */
 	const uint64_t *node_mask;
 	struct gt_node_index index;
+	/* per job: its pods in an allocated state (gt_status_active_allocated) */
+	uint32_t *job_active;
 	/* tasks-to-allocate resources per job, valid until one of its pods changes */
 	int64_t (*job_req)[GT_NQRES];
 	bool *job_req_valid;

@@ -182,15 +182,6 @@ static void vq_push(struct victim_queue *vq, int32_t job, const int32_t *pods, u
 	vq->n_entries++;
 }
 
-static bool job_has_active(const struct gt_session *s, int32_t job)
-{
-	const struct gt_job *j = &s->c->jobs[job];
-	for (uint32_t i = 0; i < j->n_pods; i++)
-		if (gt_status_active_allocated(s->pods[j->pods[i]].status))
-			return true;
-	return false;
-}
-
 static void vq_init(struct victim_queue *vq, struct gt_solver *sv)
 {
 	struct gt_session *s = sv->s;
@@ -209,7 +200,7 @@ static void vq_init(struct victim_queue *vq, struct gt_solver *sv)
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
 		const struct gt_job *job = &c->jobs[j];
 		if ((int32_t)j == sv->job || job->queue == GT_NONE || !job->preemptible ||
-		    !job_has_active(s, (int32_t)j) || !sv->is_victim(sv, (int32_t)j))
+		    !s->job_active[j] || !sv->is_victim(sv, (int32_t)j))
 			continue;
 		if (sv->max_victim_jobs >= 0 && vq->n_jobs_admitted > sv->max_victim_jobs)
 			continue;
