@@ -352,7 +352,7 @@ static int load_trace(const struct cli *o, struct gt_trace *t)
 		return 2;
 	}
 	if (t->duplicates)
-		fprintf(stderr, "gantry replay: %s: %u rows repeat an earlier row exactly; each job is replayed once\n",
+		fprintf(stderr, "gantry replay: %s: rows repeating an earlier row exactly: %u (each job is replayed once)\n",
 			colon + 1, t->duplicates);
 	return 0;
 }

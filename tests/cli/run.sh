@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Command-line tests of `gantry simulate`: what users and scripts see (exit codes, messages,
-# the demo's story). usage: tests/cli/run.sh build/gantry
+# Command-line tests of `gantry simulate` and `gantry replay`: what users and scripts see (exit
+# codes, messages, the demo's story). usage: tests/cli/run.sh build/gantry
 set -u
 gantry=${1:?usage: run.sh GANTRY}
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -75,6 +75,26 @@ printf 'kind: Node\nmetadata: {name: [oops\n' >"$tmp/broken.yaml"
 check malformed_yaml_names_line expect_exit 2 "broken.yaml: line" simulate -f "$tmp/broken.yaml"
 check unknown_action expect_exit 2 "unknown action 'defrag'" simulate -f "$demo" --actions defrag
 check missing_file expect_exit 2 "cannot open" simulate -f "$tmp/nope.yaml"
+# gantry replay: the keys outside tools read (../shared/docs/REPLAY.md), a bad row named, repeats said
+data="$dir/../data/replay"
+"$gantry" replay --trace "philly:$data/philly_small.csv" --nodes 4x8 --vc-sizes "$data/vc_small.csv" \
+	--quiet -o json >"$tmp/replay.json" 2>/dev/null
+check replay_json_has_contract_keys python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert set(d) >= {"jobs", "offered_load", "cluster_gpus", "wait_s", "jct_s", "makespan_s",
+                  "gpu_utilization", "waited_over_24h", "queues", "packing"}, d.keys()
+assert d["jobs"] == 6 and d["cluster_gpus"] == 32, (d["jobs"], d["cluster_gpus"])
+for k in ("wait_s", "jct_s"):
+    assert set(d[k]) >= {"mean", "p50", "p90", "p99"}, d[k]
+assert set(d["queues"][0]) >= {"name", "quota_gpus", "gpu_time_share"}
+assert set(d["packing"]) >= {"milli_gpu_allocation", "idle_gpus", "fragmented_gpus"}
+assert 0 <= d["gpu_utilization"] <= 1
+' "$tmp/replay.json"
+check replay_bad_row_names_file_line_column expect_exit 2 "philly_bad_duration.csv:[0-9]+: column .duration." \
+	replay --trace "philly:$data/philly_bad_duration.csv" --nodes 4x8
+check replay_repeated_rows_said expect_exit 0 "rows repeating an earlier row exactly: 1 " \
+	replay --trace "philly:$data/philly_duplicates.csv" --nodes 4x8 --quiet
 check not_yet_commands expect_exit 1 "not implemented" binder
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
