@@ -9,9 +9,11 @@
 #ifndef GT_HARNESS_H
 #define GT_HARNESS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct gt_test {
@@ -23,6 +25,30 @@ extern int gt_test_failures;	/* failures in the running test */
 
 #define TEST(name) static void test_##name(void)
 #define T(name) { #name, test_##name }
+
+/*
+ * Append printf-formatted text to the growing buffer *@buf (*@n bytes used,
+ * *@cap allocated): the fixtures write their manifests with it.
+ */
+static inline __attribute__((format(printf, 4, 0))) void
+gt_test_vappendf(char **buf, size_t *n, size_t *cap, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int len = vsnprintf(NULL, 0, fmt, ap);
+	if (len < 0)
+		abort();
+	size_t need = *n + (size_t)len + 1;
+	if (need > *cap) {
+		*cap = need * 2;
+		*buf = realloc(*buf, *cap);
+		if (!*buf)
+			abort();
+	}
+	vsnprintf(*buf + *n, (size_t)len + 1, fmt, again);
+	va_end(again);
+	*n += (size_t)len;
+}
 
 /* Each test file defines these two. */
 extern const struct gt_test gt_tests[];

@@ -64,21 +64,8 @@ static inline __attribute__((format(printf, 2, 3))) void pgt_yaml(struct pgt *t,
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	gt_test_vappendf(&t->yaml, &t->n_yaml, &t->cap_yaml, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		abort();
-	size_t need = t->n_yaml + (size_t)n + 1;
-	if (need > t->cap_yaml) {
-		t->cap_yaml = need * 2;
-		t->yaml = realloc(t->yaml, t->cap_yaml);
-		if (!t->yaml)
-			abort();
-	}
-	va_start(ap, fmt);
-	vsnprintf(t->yaml + t->n_yaml, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	t->n_yaml += (size_t)n;
 }
 
 /* "Kind name" of an owner; the API version is looked up in pgt_api_of(). */

@@ -82,19 +82,8 @@ tl_yaml(struct tl_world *w, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	gt_test_vappendf(&w->yaml, &w->n_yaml, &w->cap_yaml, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		abort();
-	size_t need = w->n_yaml + (size_t)n + 1;
-	if (need > w->cap_yaml) {
-		w->cap_yaml = need * 2;
-		w->yaml = gt_xrealloc(w->yaml, w->cap_yaml);
-	}
-	va_start(ap, fmt);
-	vsnprintf(w->yaml + w->n_yaml, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	w->n_yaml += (size_t)n;
 }
 
 /* Parse and decode the manifest into w->c. 0, or the error code (w->err). */
