@@ -10,6 +10,7 @@
 
 #include "kube/kdoc.h"
 #include "kube/log.h"
+#include "util/clock.h"
 #include "util/mem.h"
 
 #define DEFAULT_NS "kai-resource-reservation"
@@ -68,13 +69,6 @@ struct gt_binder {
 	double ns_check_at;
 	unsigned seed;
 };
-
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void set_str(char **dst, const char *v)
 {
@@ -168,7 +162,7 @@ bool gt_binder_active(struct gt_binder *b)
 	if (b->o.mode != GT_RESERVE_AUTO)
 		return b->o.mode == GT_RESERVE_ON;
 	pthread_mutex_lock(&b->mu);
-	double now = mono();
+	double now = gt_mono_s();
 	bool ask = !b->ns_known || now >= b->ns_check_at, seen = b->ns_seen;
 	if (ask)
 		b->ns_check_at = now + NS_RECHECK_S;	/* meanwhile the others use the last answer */
@@ -348,7 +342,7 @@ static void reserve(struct gt_binder *b, struct resv *r)
 	r->uuid = uuid;
 	r->error = err;
 	r->created = created;
-	r->deadline = mono() + b->o.timeout_s;
+	r->deadline = gt_mono_s() + b->o.timeout_s;
 	pthread_mutex_unlock(&b->mu);
 }
 
@@ -590,7 +584,7 @@ static enum step judge(struct gt_binder *b, struct job *j, double now, bool *aga
 /* Move the parked binds whose reservations are ready (or failed) to the run queue; lock held. */
 static void poll_parked(struct gt_binder *b)
 {
-	double now = mono();
+	double now = gt_mono_s();
 	struct job **p = &b->parked;
 	while (*p) {
 		struct job *j = *p;
@@ -626,7 +620,7 @@ static void *worker(void *arg)
 			pthread_mutex_lock(&b->mu);
 			continue;
 		}
-		double now = mono();
+		double now = gt_mono_s();
 		if (b->parked && now >= b->next_poll) {
 			b->next_poll = now + POLL_S;
 			poll_parked(b);

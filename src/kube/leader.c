@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "kube/log.h"
+#include "util/clock.h"
 #include "util/mem.h"
 
 struct gt_leader {
@@ -24,13 +25,6 @@ struct gt_leader {
 	char *rv;		/* resourceVersion of our last write or read */
 	long long transitions;
 };
-
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void micro_time(char *buf, size_t len)
 {
@@ -95,7 +89,7 @@ static void try_acquire_or_renew(struct gt_leader *l)
 	path_of(l, true, path, sizeof(path));
 	struct gt_kube_resp r;
 	gt_kube_request(l->cl, GT_VERB_GET, "GET", path, NULL, NULL, &r);
-	double now = mono();
+	double now = gt_mono_s();
 	bool was = atomic_load(&l->leader);
 	bool ok = false;
 	if (r.status == 404) {

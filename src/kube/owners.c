@@ -9,6 +9,7 @@
 
 #include "kube/kdoc.h"
 #include "kube/log.h"
+#include "util/clock.h"
 #include "util/mem.h"
 #include "util/smap.h"
 
@@ -81,13 +82,6 @@ struct gt_owners {
 	struct gt_smap gvs;	/* "group/version" -> struct gv */
 	struct gt_owners_stats stats;
 };
-
-double gt_owners_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 struct gt_owners *gt_owners_new(struct gt_kube_client *cl, const struct gt_owners_opts *o)
 {
@@ -171,7 +165,7 @@ static void discover(struct gt_owners *ow, const char *api, struct gv *g)
 	struct gt_kube_resp r;
 	gt_kube_request(ow->cl, GT_VERB_GET, "GET", path, NULL, NULL, &r);
 	atomic_fetch_add(&ow->stats.discoveries, 1);
-	g->at = gt_owners_now();
+	g->at = gt_mono_s();
 	if (r.status != 200) {
 		char w[300];
 		why(&r, w, sizeof(w));
@@ -222,7 +216,7 @@ static int resolve_kind(struct gt_owners *ow, const char *api, const char *kind,
 		}
 		const struct resource *r = find_kind(g, kind);
 		/* a kind missing from an old answer may be a CRD installed since */
-		bool stale = !g || gt_owners_now() - g->at >= DISCOVERY_RETRY_S ||
+		bool stale = !g || gt_mono_s() - g->at >= DISCOVERY_RETRY_S ||
 			     (g->state == FAILED && g->code == GT_EIO);
 		if (r) {
 			snprintf(plural, cap, "%s", r->plural);
@@ -258,7 +252,7 @@ static void fetch(struct gt_owners *ow, const char *api, const char *kind, const
 	pthread_mutex_lock(&ow->mu);
 	int rc = resolve_kind(ow, api, kind, plural, sizeof(plural), &namespaced, &err);
 	pthread_mutex_unlock(&ow->mu);
-	e->at = gt_owners_now();
+	e->at = gt_mono_s();
 	if (rc) {
 		e->state = rc == GT_ENOTFOUND ? ABSENT : FAILED;
 		e->code = rc;
@@ -272,7 +266,7 @@ static void fetch(struct gt_owners *ow, const char *api, const char *kind, const
 	struct gt_kube_resp r;
 	gt_kube_request(ow->cl, GT_VERB_GET, "GET", path, NULL, NULL, &r);
 	atomic_fetch_add(&ow->stats.reads, 1);
-	e->at = gt_owners_now();
+	e->at = gt_mono_s();
 	json_t *j = r.status == 200 ? json_loads(r.body, 0, NULL) : NULL;
 	if (!json_is_object(j)) {
 		char w[300];
@@ -307,7 +301,7 @@ static void fetch(struct gt_owners *ow, const char *api, const char *kind, const
 /* Drop expired entries, then every idle one if that is not enough (locked). */
 static void sweep(struct gt_owners *ow)
 {
-	double now = gt_owners_now();
+	double now = gt_mono_s();
 	for (int pass = 0; pass < 2 && ow->entries.n >= ow->o.max_entries; pass++) {
 		size_t pos = 0;
 		const char *key;
@@ -324,7 +318,7 @@ static void sweep(struct gt_owners *ow)
 /* Is @e's answer still good for a reference with @uid? (locked) */
 static bool fresh(const struct gt_owners *ow, const struct entry *e, const char *uid, double not_before)
 {
-	double age = gt_owners_now() - e->at;
+	double age = gt_mono_s() - e->at;
 	if (e->at < not_before)
 		return false;
 	if (e->state == ABSENT)

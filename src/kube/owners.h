@@ -57,7 +57,7 @@ const struct gt_owners_stats *gt_owners_stats(const struct gt_owners *ow);
 /*
  * The object @kind @ns/@name of @api_version ("apps/v1", "v1"); @ns is
  * ignored for cluster-scoped kinds; @uid, when not NULL, must match; a copy
- * read before @not_before (monotonic seconds, gt_owners_now(); 0: any) is
+ * read before @not_before (monotonic seconds, gt_mono_s(); 0: any) is
  * not good enough. On 0,
  * *@out holds a reference (gt_owner_put() it). Otherwise, with a message
  * naming the object: GT_ENOTFOUND (no such object or uid, or the API server
@@ -69,8 +69,5 @@ int gt_owners_get(struct gt_owners *ow, const char *api_version, const char *kin
 		  struct gt_err *err);
 const struct gt_doc *gt_owner_doc(const struct gt_owner *o);
 void gt_owner_put(struct gt_owner *o);
-
-/* The clock of @not_before: monotonic seconds. */
-double gt_owners_now(void);
 
 #endif /* GT_KUBE_OWNERS_H */

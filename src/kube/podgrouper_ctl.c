@@ -20,6 +20,7 @@
 
 #include "kube/log.h"
 #include "kube/podgrouper_int.h"
+#include "util/clock.h"
 #include "util/mem.h"
 #include "util/smap.h"
 
@@ -175,7 +176,7 @@ static struct gt_pgctl_world *world_build(struct gt_pgctl *c)
 		w->docs[i] = w->objs[i]->doc;
 	gt_pg_index_build(&w->index, w->docs, w->n);
 	world_config(c, w);
-	w->built = gt_pgctl_now();
+	w->built = gt_mono_s();
 	return w;
 }
 
@@ -335,7 +336,7 @@ static void scan(struct gt_pgctl *c, unsigned long gen)
 	size_t n, n_todo = 0;
 	struct gt_kobj **pods = gt_cache_list(c->env.cache, GT_KRES_PODS, &n);
 	struct podstate **todo = gt_xmalloc((n + 1) * sizeof(*todo));
-	double now = gt_pgctl_now();
+	double now = gt_mono_s();
 	pthread_mutex_lock(&c->mu);
 	c->mark++;
 	c->next_retry = 0;
@@ -387,7 +388,7 @@ static void *scanner(void *arg)
 		}
 		unsigned long gen = counters(c), asked = c->settle_asked;
 		bool changed = !c->scanned || gen != c->gen || !c->o.reflectors;
-		bool due = c->next_retry && gt_pgctl_now() >= c->next_retry;
+		bool due = c->next_retry && gt_mono_s() >= c->next_retry;
 		if (changed || due || asked != c->settle_done) {
 			c->gen = gen;
 			c->scanned = true;
@@ -407,7 +408,7 @@ static void *scanner(void *arg)
 static void record(struct gt_pgctl *c, struct podstate *st, const struct gt_kobj *pod,
 		   const struct gt_pgctl_outcome *out)
 {
-	double now = gt_pgctl_now();
+	double now = gt_mono_s();
 	set_str(&st->rv, pod->rv);
 	set_str(&st->rv_written, out->rv_written);
 	set_str(&st->pg, out->pg);

@@ -64,7 +64,7 @@ struct gt_pgctl_outcome {
 
 /*
  * Group @pod (a cached object) and write what it needs. Owners read before
- * @read_after (gt_pgctl_now(); 0: whenever) are read again: a retry after a
+ * @read_after (gt_mono_s(); 0: whenever) are read again: a retry after a
  * failure sees what the user fixed meanwhile.
  */
 void gt_pgctl_reconcile(const struct gt_pgctl_env *env, const struct gt_pgctl_world *w,
@@ -75,7 +75,5 @@ const char *gt_pgctl_label(const struct gt_doc *d, const char *key);
 const char *gt_pgctl_annotation(const struct gt_doc *d, const char *key);
 /* Ours (@scheduler), not finished and not being deleted. */
 bool gt_pgctl_wants(const struct gt_doc *pod, const char *scheduler);
-
-double gt_pgctl_now(void);
 
 #endif /* GT_KUBE_PODGROUPER_INT_H */

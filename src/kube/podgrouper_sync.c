@@ -46,11 +46,6 @@ bool gt_pgctl_wants(const struct gt_doc *pod, const char *scheduler)
 	return !gt_doc_str(gt_doc_get(pod, "metadata"), "deletionTimestamp");
 }
 
-double gt_pgctl_now(void)
-{
-	return gt_owners_now();	/* one clock: retries compare it with owner reads */
-}
-
 /* ---------------------------------------------------------------- requests */
 
 static const char *why(const struct gt_kube_resp *r, char *buf, size_t cap)

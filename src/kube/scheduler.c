@@ -21,6 +21,7 @@
 #include "kube/reflector.h"
 #include "kube/snapshot.h"
 #include "kube/writer.h"
+#include "util/clock.h"
 #include "util/mem.h"
 
 struct opts {
@@ -253,18 +254,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static double mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Sleep until @until_ms (monotonic) or a stop, in short naps. */
 static void sleep_until(double until_ms)
 {
 	for (;;) {
-		double left = until_ms - mono_ms();
+		double left = until_ms - gt_mono_ms();
 		if (left <= 0 || stop_requested)
 			return;
 		double step = left > 50 ? 50 : left;
@@ -299,7 +293,7 @@ static void free_announced(struct sched *S)
  */
 static void cycle(struct sched *S)
 {
-	double t0 = mono_ms();
+	double t0 = gt_mono_ms();
 	struct gt_snapshot_opts so = { .scheduler_name = S->o.scheduler_name, .shard = S->o.shard,
 				       .grouped_only = S->o.require_podgroup < 0 ? S->o.podgrouper
 						       : S->o.require_podgroup };
@@ -313,18 +307,18 @@ static void cycle(struct sched *S)
 		pthread_mutex_unlock(&S->metrics.mu);
 		return;
 	}
-	double t1 = mono_ms();
+	double t1 = gt_mono_ms();
 	int64_t now = (int64_t)time(NULL);
 	struct gt_session s;
 	gt_session_open(&s, &snap.c, now);
 	gt_fairshare_compute(&s);
-	double t2 = mono_ms(), action_ms[GT_N_ACTIONS] = { 0 };
+	double t2 = gt_mono_ms(), action_ms[GT_N_ACTIONS] = { 0 };
 	for (int a = 1; a < GT_N_ACTIONS; a++) {
 		if (!(S->o.actions & (1u << a)))
 			continue;
-		double ta = mono_ms();
+		double ta = gt_mono_ms();
 		gt_action_run(&s, (enum gt_action)a);
-		action_ms[a] = mono_ms() - ta;
+		action_ms[a] = gt_mono_ms() - ta;
 	}
 	struct gt_plan_opts po = { .node_pool = "default", .reservation_ns = S->o.reservation.ns, .now = now,
 				   .announced = S->announced, .n_announced = S->n_announced };
@@ -335,9 +329,9 @@ static void cycle(struct sched *S)
 	free_announced(S);
 	S->announced = pipelined;
 	S->n_announced = n_pipelined;
-	double t3 = mono_ms();
+	double t3 = gt_mono_ms();
 	gt_writer_run(S->writer, &plan);
-	double t4 = mono_ms();
+	double t4 = gt_mono_ms();
 	gt_metrics_set_queues(&S->metrics, &s);
 	pthread_mutex_lock(&S->metrics.mu);
 	S->metrics.cycles++;
@@ -467,10 +461,10 @@ int gt_scheduler_main(int argc, char **argv)
 		bool lead = !leader || gt_leader_is_leader(leader);
 		atomic_store(&S.metrics.leader, lead);
 		if (!ready || !lead) {
-			sleep_until(mono_ms() + 50);
+			sleep_until(gt_mono_ms() + 50);
 			continue;
 		}
-		double start = mono_ms();
+		double start = gt_mono_ms();
 		cycle(&S);
 		if (S.o.cycles && ++done >= S.o.cycles)
 			break;
@@ -478,7 +472,7 @@ int gt_scheduler_main(int argc, char **argv)
 	}
 	/* a one-shot run (--cycles) sees its shared-GPU binds through; a signal gives them up */
 	while (S.o.cycles && !stop_requested && gt_writer_binds_in_flight(S.writer))
-		sleep_until(mono_ms() + 50);
+		sleep_until(gt_mono_ms() + 50);
 	gt_log(GT_LOG_INFO, "scheduler", "shutting down%s", stop_requested ? " (signal)" : "");
 	/* /metrics reads the writer's and reflectors' counters: stop serving first */
 	gt_metrics_stop(&S.metrics);

@@ -21,6 +21,7 @@
 
 #include "core/fairshare.h"
 #include "core/session.h"
+#include "util/clock.h"
 #include "util/mem.h"
 
 /* ---------------------------------------------------------------- event heap */
@@ -615,13 +616,6 @@ static bool prepare_snapshot(struct gt_replay *r)
 
 /* ---------------------------------------------------------------- the cycle */
 
-static double mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
 static void cycle(struct gt_replay *r)
 {
 	if (r->need_compact)
@@ -647,9 +641,9 @@ static void cycle(struct gt_replay *r)
 		gt_rp_set_signals(r);
 		return;
 	}
-	double t0 = mono_ms();
+	double t0 = gt_mono_ms();
 	gt_cycle_run(&s, &r->c, r->now, r->o.actions);
-	double dt = mono_ms() - t0;
+	double dt = gt_mono_ms() - t0;
 	GT_PUSH(r->cycle_ms, r->n_cycle_ms, r->cap_cycle_ms, dt);
 	r->st.cycles++;
 	observe(r, r->now);
@@ -706,7 +700,7 @@ static int64_t next_tick(struct gt_replay *r)
 
 void gt_replay_run(struct gt_replay *r, gt_replay_progress_fn fn, void *arg)
 {
-	double wall0 = mono_ms();
+	double wall0 = gt_mono_ms();
 	uint64_t ticks = 0;
 	if (!r->n_jobs)
 		return;
@@ -729,6 +723,6 @@ void gt_replay_run(struct gt_replay *r, gt_replay_progress_fn fn, void *arg)
 		fn(arg, r->n_jobs, r->n_jobs, r->now);
 	observe(r, r->st.end);
 	gt_rp_finish_stats(r);
-	r->st.wall_s = (mono_ms() - wall0) / 1000.0;
+	r->st.wall_s = (gt_mono_ms() - wall0) / 1000.0;
 }
 

@@ -1,0 +1,14 @@
+/*
+ * clock.h - the monotonic clock the long-running commands time things by
+ *
+ * Outside the core only: the scheduling core takes "now" as an argument.
+ */
+#ifndef GT_CLOCK_H
+#define GT_CLOCK_H
+
+/* Seconds on CLOCK_MONOTONIC: for intervals and deadlines, not dates. */
+double gt_mono_s(void);
+/* The same in milliseconds, for latencies. */
+double gt_mono_ms(void);
+
+#endif /* GT_CLOCK_H */
