@@ -22,6 +22,8 @@
 #include "kube/log.h"
 #include "kube/podgrouper_ctl.h"
 #include "kube/reflector.h"
+#include "kube/stop.h"
+#include "util/clock.h"
 #include "util/mem.h"
 
 #define SETTLE_TIMEOUT_S 60.0
@@ -40,14 +42,6 @@ struct opts {
 	int log_level;
 	long cycles;		/* 0: until stopped */
 };
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -247,14 +241,6 @@ static char *make_identity(void)
 	return gt_xstrdup(buf);
 }
 
-static void nap_ms(long ms)
-{
-	for (; ms > 0 && !stop_requested; ms -= 50) {
-		struct timespec ts = { 0, (ms > 50 ? 50 : ms) * 1000000L };
-		nanosleep(&ts, NULL);
-	}
-}
-
 static const enum gt_kres watched[] = { GT_KRES_PODS, GT_KRES_PODGROUPS, GT_KRES_PRIORITYCLASSES };
 #define N_WATCHED (sizeof(watched) / sizeof(watched[0]))
 
@@ -271,7 +257,7 @@ static int run(const struct opts *o, struct gt_cache *cache, struct gt_pgctl *pg
 	       atomic_bool *active)
 {
 	long done = 0;
-	while (!stop_requested) {
+	while (!gt_stop_requested()) {
 		if (leader && gt_leader_lost(leader))
 			return 1;
 		atomic_store(active, !leader || gt_leader_is_leader(leader));
@@ -281,10 +267,11 @@ static int run(const struct opts *o, struct gt_cache *cache, struct gt_pgctl *pg
 				       SETTLE_TIMEOUT_S);
 			if (++done >= o->cycles)
 				return 0;
-			nap_ms(200);	/* our writes come back through the watches meanwhile */
+			/* our writes come back through the watches meanwhile */
+			gt_stop_sleep_until(gt_mono_ms() + 200);
 			continue;
 		}
-		nap_ms(50);
+		gt_stop_sleep_until(gt_mono_ms() + 50);
 	}
 	return 0;
 }
@@ -308,7 +295,6 @@ int gt_podgrouper_main(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	gt_log_set_level((enum gt_log_level)o.log_level);
-	stop_requested = 0;
 	struct gt_pg_config cfg;
 	struct gt_err err = { 0 };
 	struct gt_kube_config kc;
@@ -325,11 +311,8 @@ int gt_podgrouper_main(int argc, char **argv)
 	struct gt_cache *cache = gt_cache_new();
 	char *identity = make_identity();
 	/* threads inherit this mask: the signals land on the main thread */
-	sigset_t sigs, old;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGINT);
-	pthread_sigmask(SIG_BLOCK, &sigs, &old);
+	sigset_t old;
+	gt_stop_block(&old);
 	struct gt_reflector *refl[N_WATCHED];
 	const struct gt_reflector_stats *stats[GT_N_KRES] = { 0 };
 	struct gt_reflector_opts ro = { .page_size = o.page_size, .watch_timeout_s = (int)o.watch_timeout_s };
@@ -348,14 +331,10 @@ int gt_podgrouper_main(int argc, char **argv)
 	struct gt_pgctl_opts po = { .cfg = &cfg, .workers = o.workers, .owner_ttl_s = o.owner_ttl_s,
 				    .reflectors = stats, .active = &active };
 	struct gt_pgctl *pg = gt_pgctl_start(cl, cache, &po);
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	gt_stop_catch(&old);
 
 	rc = run(&o, cache, pg, leader, &active);
-	gt_log(GT_LOG_INFO, "podgrouper", "shutting down%s", stop_requested ? " (signal)" : "");
+	gt_log(GT_LOG_INFO, "podgrouper", "shutting down%s", gt_stop_requested() ? " (signal)" : "");
 	log_summary(pg);
 	atomic_store(&active, false);
 	gt_leader_stop(leader);

@@ -20,6 +20,7 @@
 #include "kube/podgrouper_ctl.h"
 #include "kube/reflector.h"
 #include "kube/snapshot.h"
+#include "kube/stop.h"
 #include "kube/writer.h"
 #include "util/clock.h"
 #include "util/mem.h"
@@ -46,14 +47,6 @@ struct opts {
 	const char *podgrouper_config;
 	int require_podgroup;	/* -1: as podgrouper */
 };
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -254,19 +247,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* Sleep until @until_ms (monotonic) or a stop, in short naps. */
-static void sleep_until(double until_ms)
-{
-	for (;;) {
-		double left = until_ms - gt_mono_ms();
-		if (left <= 0 || stop_requested)
-			return;
-		double step = left > 50 ? 50 : left;
-		struct timespec ts = { 0, (long)(step * 1e6) };
-		nanosleep(&ts, NULL);
-	}
-}
-
 struct sched {
 	struct opts o;
 	struct gt_kube_client *cl;
@@ -378,7 +358,6 @@ int gt_scheduler_main(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	gt_log_set_level((enum gt_log_level)S.o.log_level);
-	stop_requested = 0;
 	struct gt_kube_config cfg;
 	struct gt_err err = { 0 };
 	struct gt_pg_config pg_cfg;
@@ -409,11 +388,8 @@ int gt_scheduler_main(int argc, char **argv)
 		gt_log(GT_LOG_INFO, "scheduler", "serving /metrics, /healthz and /readyz on port %d", S.metrics.port);
 	}
 	/* worker threads inherit this mask: the signals land on the main thread */
-	sigset_t sigs, old;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGINT);
-	pthread_sigmask(SIG_BLOCK, &sigs, &old);
+	sigset_t old;
+	gt_stop_block(&old);
 	struct gt_reflector *refl[GT_N_KRES];
 	struct gt_reflector_opts ro = { .page_size = S.o.page_size, .watch_timeout_s = (int)S.o.watch_timeout_s };
 	for (int r = 0; r < GT_N_KRES; r++) {
@@ -439,15 +415,11 @@ int gt_scheduler_main(int argc, char **argv)
 					    .active = &S.metrics.leader };
 		pgctl = gt_pgctl_start(S.cl, S.cache, &po);
 	}
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	gt_stop_catch(&old);
 
 	long done = 0;
 	bool was_ready = false;
-	while (!stop_requested) {
+	while (!gt_stop_requested()) {
 		if (leader && gt_leader_lost(leader)) {
 			rc = 1;
 			break;
@@ -461,19 +433,19 @@ int gt_scheduler_main(int argc, char **argv)
 		bool lead = !leader || gt_leader_is_leader(leader);
 		atomic_store(&S.metrics.leader, lead);
 		if (!ready || !lead) {
-			sleep_until(gt_mono_ms() + 50);
+			gt_stop_sleep_until(gt_mono_ms() + 50);
 			continue;
 		}
 		double start = gt_mono_ms();
 		cycle(&S);
 		if (S.o.cycles && ++done >= S.o.cycles)
 			break;
-		sleep_until(start + S.o.period_s * 1000);
+		gt_stop_sleep_until(start + S.o.period_s * 1000);
 	}
 	/* a one-shot run (--cycles) sees its shared-GPU binds through; a signal gives them up */
-	while (S.o.cycles && !stop_requested && gt_writer_binds_in_flight(S.writer))
-		sleep_until(gt_mono_ms() + 50);
-	gt_log(GT_LOG_INFO, "scheduler", "shutting down%s", stop_requested ? " (signal)" : "");
+	while (S.o.cycles && !gt_stop_requested() && gt_writer_binds_in_flight(S.writer))
+		gt_stop_sleep_until(gt_mono_ms() + 50);
+	gt_log(GT_LOG_INFO, "scheduler", "shutting down%s", gt_stop_requested() ? " (signal)" : "");
 	/* /metrics reads the writer's and reflectors' counters: stop serving first */
 	gt_metrics_stop(&S.metrics);
 	gt_writer_free(S.writer);
