@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kube/log.h"
 #include "util/clock.h"
@@ -196,4 +197,23 @@ void gt_leader_stop(struct gt_leader *l)
 	free(l->seen_renew);
 	free(l->rv);
 	free(l);
+}
+
+char *gt_leader_identity(void)
+{
+	char host[256] = "gantry";
+	gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	unsigned r = (unsigned)ts.tv_nsec ^ ((unsigned)getpid() << 16);
+	FILE *f = fopen("/dev/urandom", "rb");
+	if (f) {
+		if (fread(&r, sizeof(r), 1, f) != 1)
+			r ^= (unsigned)ts.tv_sec;
+		fclose(f);
+	}
+	char buf[300];
+	snprintf(buf, sizeof(buf), "%s_%08x", host, r);
+	return gt_xstrdup(buf);
 }

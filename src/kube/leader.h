@@ -27,6 +27,9 @@ struct gt_leader_opts {
 
 struct gt_leader;
 
+/* This process's identity in the Lease: "<host>_<8 random hex digits>", to free(). */
+char *gt_leader_identity(void);
+
 struct gt_leader *gt_leader_start(struct gt_kube_client *cl, const struct gt_leader_opts *o);
 bool gt_leader_is_leader(const struct gt_leader *l);
 /* Held the lease and could not renew it in time. */

@@ -230,17 +230,6 @@ static void apply_flags(const struct opts *o, struct gt_pg_config *cfg)
 		cfg->search_legacy_pg = o->search_legacy;
 }
 
-static char *make_identity(void)
-{
-	char host[256] = "gantry", buf[320];
-	gethostname(host, sizeof(host) - 1);
-	host[sizeof(host) - 1] = '\0';
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(buf, sizeof(buf), "%s_%08lx", host, (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 12));
-	return gt_xstrdup(buf);
-}
-
 static const enum gt_kres watched[] = { GT_KRES_PODS, GT_KRES_PODGROUPS, GT_KRES_PRIORITYCLASSES };
 #define N_WATCHED (sizeof(watched) / sizeof(watched[0]))
 
@@ -309,7 +298,7 @@ int gt_podgrouper_main(int argc, char **argv)
 	       kc.insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
 	struct gt_kube_client *cl = gt_kube_client_new(&kc, o.qps, o.burst, (long)(o.api_timeout_s * 1000));
 	struct gt_cache *cache = gt_cache_new();
-	char *identity = make_identity();
+	char *identity = gt_leader_identity();
 	/* threads inherit this mask: the signals land on the main thread */
 	sigset_t old;
 	gt_stop_block(&old);

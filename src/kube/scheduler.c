@@ -332,25 +332,6 @@ static void cycle(struct sched *S)
 	gt_snapshot_release(&snap);
 }
 
-static char *make_identity(void)
-{
-	char host[256] = "gantry";
-	gethostname(host, sizeof(host) - 1);
-	host[sizeof(host) - 1] = '\0';
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	unsigned r = (unsigned)ts.tv_nsec ^ ((unsigned)getpid() << 16);
-	FILE *f = fopen("/dev/urandom", "rb");
-	if (f) {
-		if (fread(&r, sizeof(r), 1, f) != 1)
-			r ^= (unsigned)ts.tv_sec;
-		fclose(f);
-	}
-	char buf[300];
-	snprintf(buf, sizeof(buf), "%s_%08x", host, r);
-	return gt_xstrdup(buf);
-}
-
 int gt_scheduler_main(int argc, char **argv)
 {
 	struct sched S = { 0 };
@@ -373,7 +354,7 @@ int gt_scheduler_main(int argc, char **argv)
 	pg_cfg.scheduler_name = gt_xstrdup(S.o.scheduler_name);
 	gt_log(GT_LOG_INFO, "scheduler", "connecting to %s from %s%s", cfg.server, cfg.source,
 	       cfg.insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
-	char *identity = make_identity();
+	char *identity = gt_leader_identity();
 	S.cl = gt_kube_client_new(&cfg, S.o.qps, S.o.burst, (long)(S.o.api_timeout_s * 1000));
 	S.cache = gt_cache_new();
 	gt_metrics_init(&S.metrics, S.o.metrics_ns);
