@@ -138,19 +138,31 @@ static int assign_pod(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 			  idx, gt_pg_id(x->top.doc).s);
 }
 
-/* Does a PodGroup of the old, flat shape exist for this JobSet (@prefix, or @prefix-*)? */
-static bool legacy_podgroup_exists(const struct gt_pg_ctx *x, const char *prefix)
+static bool flat_podgroup(const struct gt_pg_ctx *x, const char *name)
 {
-	struct gt_pg_iter it = { 0, -2 };
-	const struct gt_doc *d;
-	size_t len = strlen(prefix);
-	while ((d = gt_pg_each_of_kind(x, "PodGroup", &it))) {
-		const char *name = gt_pg_name(d);
-		if (strcmp(gt_pg_ns(d), gt_pg_ns(x->top.doc)) || strncmp(name, prefix, len) ||
-		    (name[len] && name[len] != '-'))
-			continue;
-		const struct gt_doc *subs = gt_doc_path(d, "spec.subGroups");
-		if (!subs || subs->kind != GT_DOC_SEQ || !subs->n)
+	const struct gt_doc *d = gt_pg_find(x, "PodGroup", gt_pg_ns(x->top.doc), name);
+	const struct gt_doc *subs = gt_doc_path(d, "spec.subGroups");
+	return d && (!subs || subs->kind != GT_DOC_SEQ || !subs->n);
+}
+
+/*
+ * Does a PodGroup of the old, flat shape exist for this JobSet: @prefix
+ * (AnyOrder) or @prefix-<replicated job> (InOrder)? KAI lists the namespace's
+ * PodGroups and takes any @prefix-*; looking up the names the old shape
+ * gives costs a few index lookups per pod instead of a pass over every
+ * PodGroup, and finds the same ones (the JobSet's replicated jobs cannot
+ * change).
+ */
+static bool legacy_podgroup_exists(const struct gt_pg_ctx *x, const char *prefix,
+				   const struct gt_doc *rjs)
+{
+	if (flat_podgroup(x, prefix))
+		return true;
+	for (size_t i = 0; i < rjs->n; i++) {
+		const char *rj = gt_doc_str(rjs->items[i], "name");
+		char name[600];
+		if (rj && snprintf(name, sizeof(name), "%s-%s", prefix, rj) < (int)sizeof(name) &&
+		    flat_podgroup(x, name))
 			return true;
 	}
 	return false;
@@ -184,7 +196,7 @@ int gt_pg_rule_jobset(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 	if (!rjs || rjs->kind != GT_DOC_SEQ || !rjs->n)
 		return gt_pg_fail(x, "%s has no spec.replicatedJobs", gt_pg_id(x->top.doc).s);
 	gt_pg_default_top(x, &x->top, "train", pg);
-	if (legacy_podgroup_exists(x, pg->name))
+	if (legacy_podgroup_exists(x, pg->name, rjs))
 		return legacy_shape(x, pg);
 	int32_t min_subgroup = 0;
 	int rc = podgroup_min_subgroup(x, rjs->n, &min_subgroup);
