@@ -14,12 +14,17 @@
 
 #define MAX_OWNER_DEPTH 16	/* owner chains are short; this catches cycles */
 
+struct new_pg {
+	struct gt_doc *doc;		/* the PodGroup as the pods so far made it */
+	struct gt_podgroup last;	/* what the last of them computed */
+};
+
 struct batch {
 	const struct gt_pg_config *cfg;
 	struct gt_doc **objs;		/* every object, v1 Lists unpacked */
 	size_t n_objs, cap_objs;
 	struct gt_pg_index index;	/* of objs */
-	struct gt_doc **pgs;		/* new PodGroups, as the pods so far made them */
+	struct new_pg *pgs;		/* new PodGroups, as the pods so far made them */
 	size_t n_pgs, cap_pgs;
 	struct gt_strtab pg_keys;	/* "namespace\nname" of pgs[i] has id i */
 	struct gt_pg_batch *out;
@@ -117,26 +122,35 @@ static void warn(struct batch *b, const struct gt_doc *pod, const char *msg)
 }
 
 /*
- * Keep @pg as the PodGroup to create, unless it exists already. A PodGroup
- * an earlier pod of this batch made is updated as KAI's reconciler updates
- * it for the next pod (gt_pg_podgroup_update: the queue it was made with
- * stays, labels and annotations add up).
+ * Keep @pg (taken over) as the PodGroup to create, unless it exists already.
+ * A PodGroup an earlier pod of this batch made is updated as KAI's
+ * reconciler updates it for the next pod (gt_pg_podgroup_update: the queue
+ * it was made with stays, labels and annotations add up).
  */
-static void keep_podgroup(struct batch *b, const struct gt_podgroup *pg)
+static void keep_podgroup(struct batch *b, struct gt_podgroup *pg)
 {
-	if (find_object(b, "PodGroup", pg->namespace, pg->name))
+	if (find_object(b, "PodGroup", pg->namespace, pg->name)) {
+		gt_podgroup_release(pg);
 		return;
+	}
 	char *key = NULL;
 	gt_pg_setf(&key, "%s\n%s", pg->namespace, pg->name);
 	uint32_t id = gt_strtab_intern(&b->pg_keys, key);
 	free(key);
-	if (id < b->n_pgs) {
-		struct gt_doc *updated = gt_pg_podgroup_update(b->cfg, b->pgs[id], pg);
-		gt_doc_free(b->pgs[id]);
-		b->pgs[id] = updated;
+	if (id == b->n_pgs) {
+		struct new_pg n = { gt_podgroup_to_doc(pg), *pg };
+		GT_PUSH(b->pgs, b->n_pgs, b->cap_pgs, n);
 		return;
 	}
-	GT_PUSH(b->pgs, b->n_pgs, b->cap_pgs, gt_podgroup_to_doc(pg));
+	struct new_pg *n = &b->pgs[id];
+	/* the update is idempotent: a pod that computes what the last one did changes nothing */
+	if (!gt_pg_podgroup_equal(&n->last, pg)) {
+		struct gt_doc *updated = gt_pg_podgroup_update(b->cfg, n->doc, pg);
+		gt_doc_free(n->doc);
+		n->doc = updated;
+	}
+	gt_podgroup_release(&n->last);
+	n->last = *pg;
 }
 
 static void group_one(struct batch *b, struct gt_doc *pod)
@@ -164,8 +178,7 @@ static void group_one(struct batch *b, struct gt_doc *pod)
 	gt_pg_set(&a.podgroup, pg.name);
 	gt_pg_set(&a.subgroup, pg.pod_subgroup);
 	GT_PUSH(b->out->pods, b->out->n_pods, b->out->cap_pods, a);
-	keep_podgroup(b, &pg);
-	gt_podgroup_release(&pg);
+	keep_podgroup(b, &pg);	/* takes @pg over */
 }
 
 /*
@@ -213,9 +226,10 @@ int gt_pg_group_all(const struct gt_pg_config *cfg, struct gt_doc *const *docs, 
 			group_one(&b, b.objs[i]);
 	for (size_t i = 0; i < b.n_pgs; i++) {
 		if (!rc)
-			GT_PUSH(out->podgroups, out->n_podgroups, out->cap_podgroups, b.pgs[i]);
+			GT_PUSH(out->podgroups, out->n_podgroups, out->cap_podgroups, b.pgs[i].doc);
 		else
-			gt_doc_free(b.pgs[i]);
+			gt_doc_free(b.pgs[i].doc);
+		gt_podgroup_release(&b.pgs[i].last);
 	}
 	free(b.pgs);
 	gt_strtab_release(&b.pg_keys);

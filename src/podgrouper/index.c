@@ -58,10 +58,12 @@ void gt_pg_index_build(struct gt_pg_index *ix, const struct gt_doc *const *objs,
 	}
 	free(last);
 	free(kind_last);
+	ix->kartas = gt_pg_kartas_build(ix);
 }
 
 void gt_pg_index_release(struct gt_pg_index *ix)
 {
+	gt_pg_kartas_free(ix->kartas);
 	gt_strtab_release(&ix->keys);
 	gt_strtab_release(&ix->kinds);
 	free(ix->first);

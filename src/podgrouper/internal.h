@@ -139,6 +139,11 @@ void gt_pg_set_min_subgroup(struct gt_pg_subgroup *sg, int64_t n);
 void gt_pg_topology_release(struct gt_pg_topology *t);
 void gt_pg_set_owner(struct gt_pg_owner_ref *o, const struct gt_doc *d);
 void gt_pg_owner_release(struct gt_pg_owner_ref *o);
+/*
+ * Would @a and @b make the same PodGroup document (gt_podgroup_to_doc)? The
+ * pod's own sub-group, the rule and the warning do not count.
+ */
+bool gt_pg_podgroup_equal(const struct gt_podgroup *a, const struct gt_podgroup *b);
 /* pg-<name>-<uid>, or pg-<name> when there is no uid. */
 void gt_pg_name_uid(char **field, const char *name, const char *uid);
 /* The default PodGroup name for @d: pg-<name of d>-<uid of d>. */
@@ -247,5 +252,8 @@ int gt_pg_rule_custom(struct gt_pg_ctx *x, const struct gt_pg_custom_rule *r,
  * untouched but for pg->warning when Kartas were passed over).
  */
 int gt_pg_rule_karta(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+/* The Kartas among @ix's objects, read and validated once (NULL when there are none). */
+struct gt_pg_kartas *gt_pg_kartas_build(const struct gt_pg_index *ix);
+void gt_pg_kartas_free(struct gt_pg_kartas *k);
 
 #endif /* GT_PODGROUPER_INTERNAL_H */

@@ -108,7 +108,9 @@ static void karta_release(struct karta *k)
 	}
 	free(k->c);
 	free(k->members);
-	memset(k, 0, sizeof(*k));
+	k->c = NULL;
+	k->members = NULL;
+	k->n = k->n_members = 0;	/* k->why stays: the reason a Karta is not valid */
 }
 
 static int invalid(struct karta *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -336,23 +338,68 @@ static int eval_fail(struct eval *e, const char *what, const char *why)
 			  gt_pg_id(e->workload).s, gt_pg_name(e->k->doc), what, why);
 }
 
-static int run(struct eval *e, const struct gt_jq *q, const struct gt_doc *on, const char *what,
-	       struct gt_jq_results *r)
+/*
+ * What was evaluated is put into words (@fmt) only when it fails: a pod of a
+ * large workload evaluates the same paths many times.
+ */
+static int vfailf(struct eval *e, const char *why, const char *fmt, va_list ap)
+{
+	char what[300];
+	vsnprintf(what, sizeof(what), fmt, ap);
+	return eval_fail(e, what, why);
+}
+
+static int failf(struct eval *e, const char *why, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int failf(struct eval *e, const char *why, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vfailf(e, why, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int vrun(struct eval *e, const struct gt_jq *q, const struct gt_doc *on,
+		struct gt_jq_results *r, const char *fmt, va_list ap)
 {
 	char why[300];
 	if (gt_jq_eval(q, on, r, why, sizeof(why)))
-		return eval_fail(e, what, why);
+		return vfailf(e, why, fmt, ap);
 	return 0;
 }
 
+static int run(struct eval *e, const struct gt_jq *q, const struct gt_doc *on,
+	       struct gt_jq_results *r, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int run(struct eval *e, const struct gt_jq *q, const struct gt_doc *on,
+	       struct gt_jq_results *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vrun(e, q, on, r, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 /* KAI's evaluateStringField: exactly one non-empty result, as text (into @buf). */
-static int single_string(struct eval *e, const struct gt_jq *q, const char *what, char *buf,
-			 size_t size)
+static int single_string(struct eval *e, const struct gt_jq *q, char *buf, size_t size,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int single_string(struct eval *e, const struct gt_jq *q, char *buf, size_t size,
+			 const char *fmt, ...)
 {
 	struct gt_jq_results r;
-	int rc = run(e, q, e->pod, what, &r);
-	if (rc)
+	va_list ap, again;
+	va_start(ap, fmt);
+	va_copy(again, ap);
+	int rc = vrun(e, q, e->pod, &r, fmt, ap);
+	va_end(ap);
+	if (rc) {
+		va_end(again);
 		return rc;
+	}
 	enum gt_jq_type t = r.n == 1 ? gt_jq_type(r.v[0]) : GT_JQ_NULL;
 	char why[80] = "";
 	if (r.n != 1)
@@ -365,7 +412,9 @@ static int single_string(struct eval *e, const struct gt_jq *q, const char *what
 	else
 		snprintf(buf, size, "%s", r.v[0]->scalar);
 	gt_jq_results_release(&r);
-	return *why ? eval_fail(e, what, why) : 0;
+	rc = *why ? vfailf(e, why, fmt, again) : 0;
+	va_end(again);
+	return rc;
 }
 
 /* Does the pod belong to component @c's type (componentTypeSelector)? 1, 0, or an error. */
@@ -374,9 +423,7 @@ static int matches_type(struct eval *e, const struct component *c)
 	if (!c->type_key)
 		return 0;
 	struct gt_jq_results r;
-	char what[300];
-	snprintf(what, sizeof(what), "component %s's componentTypeSelector", c->name);
-	int rc = run(e, c->type_key, e->pod, what, &r);
+	int rc = run(e, c->type_key, e->pod, &r, "component %s's componentTypeSelector", c->name);
 	if (rc)
 		return rc;
 	int match = 0;
@@ -396,15 +443,15 @@ static int instance_ids(struct eval *e, const struct component *c, struct gt_jq_
 	memset(ids, 0, sizeof(*ids));
 	if (!c->instance_ids)
 		return 0;
-	char what[300];
-	snprintf(what, sizeof(what), "component %s's instanceIdPath", c->name);
-	int rc = run(e, c->instance_ids, e->workload, what, ids);
+	int rc = run(e, c->instance_ids, e->workload, ids, "component %s's instanceIdPath", c->name);
 	for (size_t i = 0; !rc && i < ids->n; i++) {
 		enum gt_jq_type t = gt_jq_type(ids->v[i]);
 		if (t != GT_JQ_STRING && t != GT_JQ_NULL)
-			rc = eval_fail(e, what, "an instance id is not a string");
+			rc = failf(e, "an instance id is not a string", "component %s's instanceIdPath",
+				   c->name);
 		else if (t == GT_JQ_NULL || !*ids->v[i]->scalar)
-			rc = eval_fail(e, what, "instance id path contained empty string values");
+			rc = failf(e, "instance id path contained empty string values",
+				   "component %s's instanceIdPath", c->name);
 	}
 	if (rc)
 		gt_jq_results_release(ids);
@@ -430,9 +477,7 @@ static int scale_values(struct eval *e, const struct component *c, const struct 
 	if (!q)
 		return 0;
 	struct gt_jq_results r;
-	char what[300];
-	snprintf(what, sizeof(what), "component %s's scaleDefinition.%s", c->name, path);
-	int rc = run(e, q, e->workload, what, &r);
+	int rc = run(e, q, e->workload, &r, "component %s's scaleDefinition.%s", c->name, path);
 	if (rc)
 		return rc;
 	*out = gt_xcalloc(r.n ? r.n : 1, sizeof(**out));
@@ -442,7 +487,8 @@ static int scale_values(struct eval *e, const struct component *c, const struct 
 			(*out)[i] = -1;
 		else if (!gt_jq_number(r.v[i], &v) || v != (double)(int64_t)v || v < INT32_MIN ||
 			 v > INT32_MAX)
-			rc = eval_fail(e, what, "a result is not an int32 replica count");
+			rc = failf(e, "a result is not an int32 replica count",
+				   "component %s's scaleDefinition.%s", c->name, path);
 		else
 			(*out)[i] = (int64_t)v;
 	}
@@ -476,9 +522,7 @@ static int scales(struct eval *e, const struct component *c, int64_t **eff, size
 		char why[120];
 		snprintf(why, sizeof(why), "instance ids count (%zu) does not match results count (%zu)",
 			 n_ids(c, ids), count);
-		char what[300];
-		snprintf(what, sizeof(what), "component %s's scaleDefinition", c->name);
-		rc = eval_fail(e, what, why);
+		rc = failf(e, why, "component %s's scaleDefinition", c->name);
 	}
 	if (!rc) {
 		*eff = gt_xcalloc(count ? count : 1, sizeof(**eff));
@@ -714,15 +758,15 @@ static int pod_component(struct eval *e, size_t *at)
 	return eval_fail(e, "its component", "no component found for the pod");
 }
 
+#define FILTER "podGroups[%zu] (%s) filters[%zu] for component %s"
+
 /* Does the pod pass every filter of @m? 1, 0, or an error. */
 static int passes(struct eval *e, const struct member *m)
 {
 	for (size_t i = 0; i < m->n_filters; i++) {
 		struct gt_jq_results r;
-		char what[300];
-		snprintf(what, sizeof(what), "podGroups[%zu] (%s) filter %zu for component %s", m->at,
-			 m->group ? m->group : "", i, m->component);
-		int rc = run(e, m->filters[i], e->pod, what, &r);
+		const char *group = m->group ? m->group : "";
+		int rc = run(e, m->filters[i], e->pod, &r, FILTER, m->at, group, i, m->component);
 		if (rc)
 			return rc;
 		enum gt_jq_type t = r.n == 1 ? gt_jq_type(r.v[0]) : GT_JQ_NULL;
@@ -730,7 +774,8 @@ static int passes(struct eval *e, const struct member *m)
 			     (t == GT_JQ_STRING && !*r.v[0]->scalar);
 		gt_jq_results_release(&r);
 		if (empty)
-			return eval_fail(e, what, "expected a single non-empty result");
+			return failf(e, "expected a single non-empty result", FILTER, m->at, group, i,
+				     m->component);
 		if (t != GT_JQ_TRUE)
 			return 0;
 	}
@@ -770,9 +815,8 @@ static int pod_instance(struct eval *e, const struct component *c, char *buf, si
 		gt_jq_results_release(&ids);
 		return rc;
 	}
-	char what[300];
-	snprintf(what, sizeof(what), "component %s's componentInstanceSelector", c->name);
-	rc = single_string(e, c->instance_key, what, buf, size);
+	rc = single_string(e, c->instance_key, buf, size, "component %s's componentInstanceSelector",
+			   c->name);
 	for (size_t i = 0; !rc && i < ids.n && !*out; i++)
 		if (!strcmp(ids.v[i]->scalar, buf))
 			*out = buf;
@@ -780,7 +824,7 @@ static int pod_instance(struct eval *e, const struct component *c, char *buf, si
 		char why[400];
 		snprintf(why, sizeof(why), "could not match instance id \"%s\" with the workload's",
 			 buf);
-		rc = eval_fail(e, what, why);
+		rc = failf(e, why, "component %s's componentInstanceSelector", c->name);
 	}
 	gt_jq_results_release(&ids);
 	return rc;
@@ -820,10 +864,9 @@ static int group_by_members(struct eval *e, struct gt_podgroup *pg)
 	if (effective == comp)
 		rc = pod_instance(e, &e->k->c[comp], instance_buf, sizeof(instance_buf), &instance);
 	for (size_t i = 0; !rc && i < m->n_group_by; i++) {
-		char key[256], what[200];
-		snprintf(what, sizeof(what), "podGroups[%zu] (%s) groupByKeyPaths[%zu]", m->at,
-			 m->group ? m->group : "", i);
-		rc = single_string(e, m->group_by[i], what, key, sizeof(key));
+		char key[256];
+		rc = single_string(e, m->group_by[i], key, sizeof(key), "podGroups[%zu] (%s) "
+				   "groupByKeyPaths[%zu]", m->at, m->group ? m->group : "", i);
 		if (!rc)
 			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s", i ? "-" : "",
 				 key);
@@ -894,6 +937,69 @@ static void add_warning(struct gt_podgroup *pg, const char *fmt, ...)
 		gt_pg_set(&pg->warning, msg);
 }
 
+/*
+ * The Kartas among an index's objects, read and validated once: the
+ * controller's world and gantry simulate's batch group many pods against the
+ * same few Kartas.
+ */
+struct gt_pg_kartas {
+	const struct gt_doc **docs;
+	struct karta *k;	/* k[i].why is set when docs[i] is not valid */
+	bool *valid;
+	size_t n;
+};
+
+struct gt_pg_kartas *gt_pg_kartas_build(const struct gt_pg_index *ix)
+{
+	int32_t cursor;
+	size_t n = 0;
+	for (const struct gt_doc *d = gt_pg_index_first_of_kind(ix, "Karta", &cursor); d;
+	     d = gt_pg_index_next_of_kind(ix, &cursor))
+		n += gt_pg_in_group(d, "run.ai");
+	if (!n)
+		return NULL;
+	struct gt_pg_kartas *c = gt_xcalloc(1, sizeof(*c));
+	c->docs = gt_xcalloc(n, sizeof(*c->docs));
+	c->k = gt_xcalloc(n, sizeof(*c->k));
+	c->valid = gt_xcalloc(n, sizeof(*c->valid));
+	for (const struct gt_doc *d = gt_pg_index_first_of_kind(ix, "Karta", &cursor); d;
+	     d = gt_pg_index_next_of_kind(ix, &cursor)) {
+		if (!gt_pg_in_group(d, "run.ai"))
+			continue;
+		c->docs[c->n] = d;
+		c->valid[c->n] = !karta_load(&c->k[c->n], d);
+		c->n++;
+	}
+	return c;
+}
+
+void gt_pg_kartas_free(struct gt_pg_kartas *c)
+{
+	for (size_t i = 0; c && i < c->n; i++)
+		karta_release(&c->k[i]);
+	if (c) {
+		free(c->docs);
+		free(c->k);
+		free(c->valid);
+	}
+	free(c);
+}
+
+/* Karta @d read: from the index's cache when it has it, else into @local (to release). */
+static const struct karta *read_karta(const struct gt_pg_ctx *x, const struct gt_doc *d,
+				      struct karta *local, bool *valid)
+{
+	const struct gt_pg_kartas *c = x->req->index ? x->req->index->kartas : NULL;
+	for (size_t i = 0; c && i < c->n; i++) {
+		if (c->docs[i] == d) {
+			*valid = c->valid[i];
+			return &c->k[i];
+		}
+	}
+	*valid = !karta_load(local, d);
+	return local;
+}
+
 int gt_pg_rule_karta(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 {
 	char group[128];
@@ -901,37 +1007,40 @@ int gt_pg_rule_karta(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 	gt_pg_group_version(x->top.doc, group, sizeof(group), &version);
 	struct gt_pg_iter it = { 0, -2 };
 	const struct gt_doc *d;
-	struct karta chosen = { 0 }, k;
+	struct karta local[2] = { { 0 } };	/* read here: the chosen one, and the one at hand */
+	const struct karta *chosen = NULL;
 	size_t n_valid = 0;
 	char names[400] = "";
 	while ((d = gt_pg_each_of_kind(x, "Karta", &it))) {
 		if (!describes(d, group, version, kind) || !has_gang_instructions(d))
 			continue;
-		if (karta_load(&k, d)) {
+		bool valid;
+		struct karta *slot = chosen == &local[0] ? &local[1] : &local[0];
+		const struct karta *k = read_karta(x, d, slot, &valid);
+		if (!valid)
 			add_warning(pg, "Karta %s, which describes %s, is not valid and was passed "
-				    "over: %s", gt_pg_name(d), kind, k.why);
-			karta_release(&k);
-			continue;
-		}
-		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-			 n_valid ? ", " : "", gt_pg_name(d));
-		if (n_valid++)
-			karta_release(&k);
-		else
+				    "over: %s", gt_pg_name(d), kind, k->why);
+		if (valid && !n_valid++)
 			chosen = k;
+		else if (valid)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), ", %s",
+				 gt_pg_name(d));
+		if (k == slot && k != chosen)
+			karta_release(slot);
 	}
-	if (n_valid != 1) {
-		if (n_valid > 1)
-			add_warning(pg, "found multiple Kartas with gang scheduling instructions for "
-				    "%s%s%s/%s (%s): none is used", group, *group ? "/" : "",
-				    version, kind, names);
-		karta_release(&chosen);
-		return 0;
+	int rc = 0;
+	if (n_valid > 1) {
+		add_warning(pg, "found multiple Kartas with gang scheduling instructions for "
+			    "%s%s%s/%s (%s%s): none is used", group, *group ? "/" : "", version, kind,
+			    gt_pg_name(chosen->doc), names);
+	} else if (n_valid == 1) {
+		gt_pg_default_top(x, &x->top, "train", pg);
+		pg->rule = "karta";
+		struct eval e = { x, chosen, x->top.doc, x->pod };
+		rc = chosen->pod_group ? group_by_components(&e, pg) : group_by_members(&e, pg);
+		rc = rc ? rc : 1;
 	}
-	gt_pg_default_top(x, &x->top, "train", pg);
-	pg->rule = "karta";
-	struct eval e = { x, &chosen, x->top.doc, x->pod };
-	int rc = chosen.pod_group ? group_by_components(&e, pg) : group_by_members(&e, pg);
-	karta_release(&chosen);
-	return rc ? rc : 1;
+	karta_release(&local[0]);
+	karta_release(&local[1]);
+	return rc;
 }

@@ -128,6 +128,8 @@ void gt_pg_config_add_priority_class(struct gt_pg_config *c, const char *name);
  * related object (a Job's legacy PodGroup, a Grove PodGang) in O(1) rather
  * than by scanning them all: what grouping thousands of pods needs.
  */
+struct gt_pg_kartas;
+
 struct gt_pg_index {
 	const struct gt_doc *const *objs;	/* borrowed */
 	size_t n;
@@ -137,6 +139,7 @@ struct gt_pg_index {
 	struct gt_strtab kinds;	/* "kind" */
 	int32_t *kind_first;	/* kind id -> first object of that kind */
 	int32_t *kind_next;	/* object -> next object of the same kind, or -1 */
+	struct gt_pg_kartas *kartas;	/* the Kartas among @objs, read once (karta.c), or NULL */
 };
 
 /* Index @objs[0..n) (borrowed: they must outlive the index). */

@@ -140,6 +140,61 @@ void gt_pg_default_name(char **field, const struct gt_doc *d)
 	gt_pg_name_uid(field, gt_pg_name(d), gt_pg_uid(d));
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same_topology(const struct gt_pg_topology *a, const struct gt_pg_topology *b)
+{
+	return same_str(a->topology, b->topology) && same_str(a->required, b->required) &&
+	       same_str(a->preferred, b->preferred);
+}
+
+static bool same_kvs(const struct gt_pg_kvs *a, const struct gt_pg_kvs *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (!same_str(a->items[i].value, gt_pg_kvs_get(b, a->items[i].key)))
+			return false;
+	return true;
+}
+
+static bool same_duration(const struct gt_pg_duration *a, const struct gt_pg_duration *b)
+{
+	return a->set == b->set && (!a->set || a->ns == b->ns);
+}
+
+static bool same_subgroup(const struct gt_pg_subgroup *a, const struct gt_pg_subgroup *b)
+{
+	return same_str(a->name, b->name) && same_str(a->parent, b->parent) &&
+	       a->has_min_subgroup == b->has_min_subgroup &&
+	       (a->has_min_subgroup ? a->min_subgroup == b->min_subgroup
+				    : a->min_member == b->min_member) &&
+	       same_topology(&a->topology, &b->topology);
+}
+
+bool gt_pg_podgroup_equal(const struct gt_podgroup *a, const struct gt_podgroup *b)
+{
+	bool same = same_str(a->name, b->name) && same_str(a->namespace, b->namespace) &&
+		    same_str(a->queue, b->queue) && same_str(a->priority_class, b->priority_class) &&
+		    same_str(a->preemptibility, b->preemptibility) &&
+		    a->has_min_subgroup == b->has_min_subgroup &&
+		    (a->has_min_subgroup ? a->min_subgroup == b->min_subgroup
+					 : a->min_member == b->min_member) &&
+		    same_duration(&a->preemption_delay, &b->preemption_delay) &&
+		    same_duration(&a->staleness_grace, &b->staleness_grace) &&
+		    same_topology(&a->topology, &b->topology) && same_kvs(&a->labels, &b->labels) &&
+		    same_kvs(&a->annotations, &b->annotations) &&
+		    same_str(a->owner.api_version, b->owner.api_version) &&
+		    same_str(a->owner.kind, b->owner.kind) && same_str(a->owner.name, b->owner.name) &&
+		    same_str(a->owner.uid, b->owner.uid) && a->n_subgroups == b->n_subgroups;
+	for (size_t i = 0; same && i < a->n_subgroups; i++)
+		same = same_subgroup(&a->subgroups[i], &b->subgroups[i]);
+	return same;
+}
+
 void gt_podgroup_release(struct gt_podgroup *pg)
 {
 	free(pg->name);
