@@ -453,13 +453,25 @@ static struct gt_jq *parse_or(struct parser *ps)
 	return a;
 }
 
+/* Right-associative operators recurse: bound that as parse_term bounds nesting. */
+static bool deeper(struct parser *ps)
+{
+	if (++ps->depth <= MAX_DEPTH)
+		return true;
+	fail_parse(ps, "nested more than %d deep", MAX_DEPTH);
+	return false;
+}
+
 static struct gt_jq *parse_alt(struct parser *ps)
 {
+	if (!deeper(ps))
+		return NULL;
 	struct gt_jq *a = parse_or(ps);
 	if (a && accept(ps, "//")) {
 		struct gt_jq *b = parse_alt(ps);
-		return b ? node(OP_ALT, a, b) : (gt_jq_free(a), NULL);
+		a = b ? node(OP_ALT, a, b) : (gt_jq_free(a), NULL);
 	}
+	ps->depth--;
 	return a;
 }
 
@@ -475,11 +487,14 @@ static struct gt_jq *parse_comma(struct parser *ps)
 
 static struct gt_jq *parse_pipe(struct parser *ps)
 {
+	if (!deeper(ps))
+		return NULL;
 	struct gt_jq *a = parse_comma(ps);
 	if (a && accept(ps, "|")) {
 		struct gt_jq *b = parse_pipe(ps);
-		return b ? node(OP_PIPE, a, b) : (gt_jq_free(a), NULL);
+		a = b ? node(OP_PIPE, a, b) : (gt_jq_free(a), NULL);
 	}
+	ps->depth--;
 	return a;
 }
 

@@ -171,7 +171,7 @@ static int read_component(struct karta *k, const struct gt_doc *def, const char 
 	const struct gt_doc *instance = gt_doc_get(selector, "componentInstanceSelector");
 	c->scale = !gt_doc_is_null(scale);
 	c->selector = !gt_doc_is_null(selector);
-	c->type_value = gt_doc_str(type, "value");
+	c->type_value = gt_doc_is_null(gt_doc_get(type, "value")) ? NULL : gt_doc_str(type, "value");
 	bool has_ids = !gt_doc_is_null(gt_doc_get(def, "instanceIdPath"));
 	if (has_ids != !gt_doc_is_null(instance))
 		return invalid(k, has_ids ? "%s: component '%s' has instance id path but no pod "

@@ -137,6 +137,20 @@ TEST(grove_takes_the_preemption_delay_of_its_top_owner)
 	pgt_free(&t);
 }
 
+TEST(an_empty_preemptibility_label_decides)
+{
+	/* KAI's ParsePreemptibility("") is valid (derive it from the priority) and stops the search */
+	struct pgt t;
+	pgt_init(&t);
+	pgt_obj(&t, &(struct pgt_obj){ .kind = "ReplicaSet", .name = "rs",
+				       .labels = "kai.scheduler/preemptibility: ''" });
+	pgt_pod(&t, &(struct pgt_pod){ .name = "p", .owner = "ReplicaSet rs",
+				      .labels = "kai.scheduler/preemptibility: non-preemptible" });
+	PGT_OK(&t, "p");
+	ASSERT_TRUE(!t.pg.preemptibility);
+	pgt_free(&t);
+}
+
 /* ---------------------------------------------------------------- skip-podgrouper */
 
 static enum gt_pg_skip skip_of(struct pgt *t, const char *pod_name, const struct gt_doc **by)
@@ -488,6 +502,15 @@ TEST(jq_subset_evaluates_as_jq_does)
 		if (!*cases[i].want)
 			ASSERT_STR("", out);
 	}
+	/* nesting is bounded, so a hostile Karta cannot exhaust the stack */
+	char deep[400] = "", out[400];
+	for (int i = 0; i < 100; i++)
+		strcat(deep, "(");
+	strcat(deep, "1");
+	for (int i = 0; i < 100; i++)
+		strcat(deep, ")");
+	jq_run(deep, in, out, sizeof(out));
+	ASSERT_CONTAINS(out, "parse error: nested more than 64 deep");
 }
 
 /* ---------------------------------------------------------------- Karta */
@@ -818,6 +841,7 @@ const struct gt_test gt_tests[] = {
 	T(default_rule_reads_durations_along_the_owner_chain),
 	T(knative_revision_podgroup_has_no_delays),
 	T(grove_takes_the_preemption_delay_of_its_top_owner),
+	T(an_empty_preemptibility_label_decides),
 	T(skip_podgrouper_is_honoured_on_the_pod_and_on_any_owner),
 	T(group_all_leaves_pods_of_a_skipped_owner_alone),
 	T(a_skipped_wrapper_lends_its_kind_defaults),
