@@ -633,6 +633,39 @@ TEST(karta_pod_groups_group_by_keys_and_filters)
 	pgt_free(&t);
 }
 
+TEST(karta_selector_without_a_value_asks_for_the_key)
+{
+	/* componentTypeSelector without value (or value: null): the key must exist */
+	static const char *const selectors[] = { "{keyPath: .metadata.labels.leader}",
+						 "{keyPath: .metadata.labels.leader, value: null}" };
+	for (size_t i = 0; i < 2; i++) {
+		char body[1400];
+		snprintf(body, sizeof(body),
+			 "spec: {structureDefinition: {rootComponent: {name: r, kind: {group: "
+			 "e2e.example.com, version: v1, kind: CustomJob}, statusDefinition: "
+			 "{statusMappings: {}}}, childComponents: [{name: lead, ownerRef: r, "
+			 "scaleDefinition: {replicasPath: '1'}, podSelector: {componentTypeSelector: %s}}, "
+			 "{name: rest, ownerRef: r, scaleDefinition: {replicasPath: .spec.n}}]}, "
+			 "optimizationInstructions: {gangScheduling: {podGroup: {name: g, subGroups: "
+			 "[{componentName: lead}, {componentName: rest}]}}}}", selectors[i]);
+		struct pgt t;
+		pgt_init(&t);
+		pgt_obj(&t, &(struct pgt_obj){ .kind = "Karta", .name = "k",
+					       .labels = CUSTOMJOB_LABELS, .body = body });
+		pgt_obj(&t, &(struct pgt_obj){ .kind = "CustomJob", .name = "cj", .body = "spec: {n: 3}" });
+		pgt_pod(&t, &(struct pgt_pod){ .name = "a", .owner = "CustomJob cj",
+					      .labels = "leader: 'no'" });
+		pgt_pod(&t, &(struct pgt_pod){ .name = "b", .owner = "CustomJob cj" });
+		PGT_OK(&t, "a");
+		ASSERT_STR("lead", t.pg.pod_subgroup);	/* any value: the key is there */
+		ASSERT_EQ(1, pgt_sub_min(&t.pg, "lead"));
+		ASSERT_EQ(3, pgt_sub_min(&t.pg, "rest"));
+		PGT_OK(&t, "b");
+		ASSERT_TRUE(!t.pg.pod_subgroup);
+		pgt_free(&t);
+	}
+}
+
 TEST(karta_instances_are_counted_per_instance)
 {
 	/* a component with instances (a RayCluster's worker groups): the pod's instance only */
@@ -853,6 +886,7 @@ const struct gt_test gt_tests[] = {
 	T(karta_pod_group_with_a_subgroup_per_component),
 	T(karta_pod_group_without_subgroups_is_the_whole_workload),
 	T(karta_pod_groups_group_by_keys_and_filters),
+	T(karta_selector_without_a_value_asks_for_the_key),
 	T(karta_instances_are_counted_per_instance),
 	T(karta_is_passed_over_when_invalid_or_ambiguous),
 	T(karta_is_not_used_when_it_does_not_apply),
