@@ -312,48 +312,6 @@ static bool contains(const json_t *have, const json_t *want)
 	return true;
 }
 
-static json_t *child(json_t *o, const char *key)
-{
-	json_t *c = json_object_get(o, key);
-	if (!json_is_object(c)) {
-		c = json_object();
-		json_object_set_new(o, key, c);
-	}
-	return c;
-}
-
-/*
- * KAI's handler: an existing PodGroup keeps its queue, markUnschedulable,
- * schedulingBackoff, node-pool label and queue label, whatever the rules say
- * now, so a user's hand edits stick. (A node-pool label it never had is not
- * added later.)
- */
-static void keep_user_fields(const struct gt_pg_config *cfg, const json_t *have, json_t *want)
-{
-	json_t *hs = json_object_get(have, "spec"), *ws = child(want, "spec");
-	static const char *const keep[] = { "markUnschedulable", "schedulingBackoff" };
-	for (size_t i = 0; i < 2; i++) {
-		json_t *v = json_object_get(hs, keep[i]);
-		if (v && !json_is_null(v))
-			json_object_set(ws, keep[i], v);
-		else
-			json_object_del(ws, keep[i]);
-	}
-	const char *queue = json_string_value(json_object_get(hs, "queue"));
-	if (queue && *queue)
-		json_object_set_new(ws, "queue", json_string(queue));
-	json_t *hl = json_object_get(json_object_get(have, "metadata"), "labels");
-	json_t *wl = child(child(want, "metadata"), "labels");
-	json_t *pool = *cfg->node_pool_label ? json_object_get(hl, cfg->node_pool_label) : NULL;
-	if (pool)
-		json_object_set(wl, cfg->node_pool_label, pool);
-	else if (*cfg->node_pool_label)
-		json_object_del(wl, cfg->node_pool_label);
-	json_t *ql = json_object_get(hl, cfg->queue_label);
-	if (ql)
-		json_object_set(wl, cfg->queue_label, ql);
-}
-
 /* KAI's equality: the spec and owners alike, our labels and annotations present. */
 static bool podgroup_same(const json_t *have, const json_t *want)
 {
@@ -456,7 +414,13 @@ static enum gt_pgctl_result update_podgroup(const struct gt_pgctl_env *env, cons
 					    const struct gt_pg_config *cfg, const struct gt_podgroup *pg,
 					    json_t *want, const json_t *have)
 {
-	keep_user_fields(cfg, have, want);
+	/* what the update may change is the podgrouper's to say (podgrouper/merge.c) */
+	struct gt_doc *old = gt_kdoc_from_json(have, 0), *merged = gt_pg_podgroup_update(cfg, old, pg);
+	json_t *m = gt_kdoc_to_json(merged);
+	json_object_update(want, m);
+	json_decref(m);
+	gt_doc_free(merged);
+	gt_doc_free(old);
 	if (podgroup_same(have, want))
 		return GT_PGR_OK;
 	json_t *hm = json_object_get(have, "metadata"), *wm = json_object_get(want, "metadata");
