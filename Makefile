@@ -28,7 +28,7 @@ PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import yaml' 2>/
 # keep object files make would see as intermediate (and delete after the last line of output)
 .SECONDARY:
 
-.PHONY: all test unit scenarios demo bench clean check-purity check-deploy cli kube-test kube-podgrouper-test binder-test kube-bench report-test image
+.PHONY: all test unit scenarios demo bench clean check-purity check-deploy cli kube-test kube-podgrouper-test binder-test kube-bench report-test image control-plane e2e
 all: $(BUILD)/gantry
 
 $(BUILD)/%.o: %.c
@@ -109,6 +109,16 @@ $(BUILD)/bench/fastdouble: tests/kube/fastdouble.c
 # Binds per second and the scheduler's CPU time: 10,000 pods on 1,000 nodes through the fast double.
 kube-bench: $(BUILD)/gantry $(BUILD)/bench/fastdouble
 	bench/kube_binds.sh --gantry $(BUILD)/gantry
+
+# The real control plane (kube-apiserver, etcd, kube-controller-manager, kubectl, helm) built from
+# the Go modules pinned in tests/k8s, cached outside the repository by go.sum (first build: ~10 min).
+control-plane:
+	tools/control-plane build
+
+# Gantry against the real control plane on loopback (tests/e2e): install, RBAC, controllers,
+# Jobs, gangs, reclaim through PDBs, leader election, garbage collection, Helm. About 1 min.
+e2e: $(BUILD)/gantry control-plane
+	$(PYTHON) tests/e2e/run-e2e --gantry $(BUILD)/gantry
 
 # The replay's HTML report drawn by headless Chromium (tools/install-deps --test installs it).
 report-test: $(BUILD)/gantry
