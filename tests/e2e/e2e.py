@@ -112,7 +112,6 @@ class Cluster:
             return
         self.kubectl("apply", "--validate=strict", "-f", os.path.join(ROOT, "deploy", "crds"))
         self.kubectl("wait", "--for", "condition=established", "--timeout=60s", "crd", "--all")
-        self.kubectl("create", "namespace", "kai-resource-reservation")  # TEMP until the deploy branch lands
         self.kubectl("apply", "--validate=strict", "-f", os.path.join(ROOT, "deploy", "rbac.yaml"),
                      "-f", os.path.join(ROOT, "deploy", "defaults.yaml"))
         wait_for("the gantry-scheduler ServiceAccount",

@@ -54,32 +54,58 @@ def test_crds_and_manifests(t):
 
 
 def test_helm_chart(t):
-    """helm lint and helm template on deploy/helm/gantry, default and non-default values; the
-    rendered objects pass the real server's dry run."""
+    """helm lint and helm template on deploy/helm/gantry with default, non-default and KAI v0.17
+    values; the rendered objects pass the real server's dry run; then a real install, upgrade and
+    uninstall with a KAI values file, the scheduler's Deployment as rendered."""
     chart = os.path.join(ROOT, "deploy", "helm", "gantry")
+    kai_values = os.path.join(ROOT, "tests", "data", "kai-values-v017.yaml")
     e2e.CLUSTER.install()
     out = e2e.CLUSTER.helm("version", "--short")
     check(out.stdout.strip().startswith("v4."), "helm version: %s" % out.stdout)
-    e2e.CLUSTER.helm("lint", chart)
     e2e.CLUSTER.helm("lint", chart, "--strict")
     variants = {
         "default": [],
-        "custom": ["--set", "replicaCount=1", "--set", "podgrouper.enabled=false",
-                   "--set", "scheduler.logLevel=debug", "--set", "image.tag=test"],
+        "custom": ["--set", "replicas=1", "--set", "podgrouper.enabled=false", "--set", "logLevel=debug",
+                   "--set", "image.tag=test"],
+        "kai-v0.17": ["-f", kai_values],
     }
     for name, extra in variants.items():
         out = e2e.CLUSTER.helm("template", "gantry", chart, "-n", "kai-scheduler", "--kube-version", "1.37.2", *extra,
-                           check_rc=False)
+                               check_rc=False)
         check(out.returncode == 0, "helm template (%s values) failed:\n%s" % (name, out.stderr[-2000:]))
         docs = [d for d in yaml.safe_load_all(out.stdout) if d]
         check(len(docs) >= 5, "helm template (%s) rendered %d objects" % (name, len(docs)))
+        dep = [d for d in docs if d["kind"] == "Deployment"]
+        check(dep, "no Deployment rendered with %s values" % name)
+        args = dep[0]["spec"]["template"]["spec"]["containers"][0]["args"]
+        if name == "custom":
+            check(dep[0]["spec"]["replicas"] == 1 and "--log-level=debug" in args and
+                  "--require-podgroup" in " ".join(args), "custom values not rendered: %s %s"
+                  % (dep[0]["spec"]["replicas"], args))
         path = os.path.join(t.tmp, "rendered-%s.yaml" % name)
         with open(path, "w") as f:
             f.write(out.stdout)
-        res = e2e.CLUSTER.kubectl("apply", "--validate=strict", "--dry-run=server", "-f", path,
-                              check_rc=False)
+        # a dry run cannot create a namespace and then objects in it: the namespaces first
+        for d in docs:
+            if d["kind"] == "Namespace" and not t.c.get_or_none("Namespace", d["metadata"]["name"]):
+                t.c.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": d["metadata"]["name"]}})
+        res = e2e.CLUSTER.kubectl("apply", "--validate=strict", "--dry-run=server", "-f", path, check_rc=False)
         check(res.returncode == 0, "the chart rendered with %s values is refused by the server:\n%s"
               % (name, res.stderr[-2000:]))
+    # for real: the release installs beside what deploy/ already made, as docs/deploy.md's switch
+    # from KAI installs beside KAI's release (the default objects left to their owner), upgrades, goes
+    keep = "createPriorityClasses=false,createDefaultQueues=false,createSchedulingShard=false"
+    e2e.CLUSTER.helm("install", "gantry-e2e", chart, "-n", "gantry-e2e", "--create-namespace", "-f", kai_values,
+                     "--set", "replicas=1", "--set", keep, "--wait=false")
+    dep = wait_for("the release's Deployment", lambda: [d for d in t.c.list("Deployment", "gantry-e2e")])
+    check(dep[0]["spec"]["template"]["spec"]["serviceAccountName"], "no ServiceAccount on %s" % dep[0]["metadata"]["name"])
+    e2e.CLUSTER.helm("upgrade", "gantry-e2e", chart, "-n", "gantry-e2e", "-f", kai_values, "--set", "replicas=2",
+                     "--set", keep, "--wait=false")
+    wait_for("the upgrade's replicas", lambda: t.c.get("Deployment", dep[0]["metadata"]["name"], "gantry-e2e")
+             ["spec"]["replicas"] == 2)
+    e2e.CLUSTER.helm("uninstall", "gantry-e2e", "-n", "gantry-e2e", "--wait=false")
+    wait_for("the release's Deployment gone", lambda: not t.c.list("Deployment", "gantry-e2e"))
+    t.c.delete("Namespace", "gantry-e2e")
 
 
 # ---------------------------------------------------------------- tests: scheduling
