@@ -5,6 +5,7 @@ The runner (run-e2e) sets ARGS and CLUSTER before the first test.
 """
 
 import base64  # noqa: F401
+import concurrent.futures
 import glob
 import json
 import os
@@ -116,6 +117,11 @@ class Cluster:
                      "-f", os.path.join(ROOT, "deploy", "defaults.yaml"))
         wait_for("the gantry-scheduler ServiceAccount",
                  lambda: self.c.get_or_none("ServiceAccount", "gantry-scheduler", "kai-scheduler"))
+        # the RuntimeClass the GPU-sharing reservation pods run with, which NVIDIA's GPU operator
+        # makes on a GPU cluster: without it the RuntimeClass admission plugin refuses them
+        if not self.c.get_or_none("RuntimeClass", "nvidia"):
+            self.c.create({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia"},
+                           "handler": "nvidia"})
         self.installed = True
 
     def third_party_crds(self, docs):
@@ -134,6 +140,7 @@ class Cluster:
                 continue
             group, version = d["apiVersion"].split("/")
             want.setdefault((group, d["kind"]), set()).add(version)
+        made = []
         for (group, kind), versions in sorted(want.items()):
             plural = kind.lower() + ("es" if kind.lower().endswith("s") else "s")
             versions = sorted(versions)
@@ -148,7 +155,24 @@ class Cluster:
                                          for v in versions]}}
             if not self.c.get_or_none("CustomResourceDefinition", crd["metadata"]["name"]):
                 self.c.create(crd)
-        self.kubectl("wait", "--for", "condition=established", "--timeout=60s", "crd", "--all")
+            made.append(("%s/%s" % (group, versions[-1]), kind, crd["metadata"]["name"]))
+        # Established and in discovery (where clients, Gantry's owner reads included, look kinds up)
+        for api_version, kind, name in made:
+            wait_for("CRD %s established" % name, lambda: (condition(self.c.get("CustomResourceDefinition", name),
+                                                                     "Established") or {}).get("status") == "True")
+            wait_for("%s %s in discovery" % (api_version, kind), lambda: kind in {
+                r["kind"] for r in self.c.request("GET", "/apis/" + api_version)["resources"]})
+
+        # The first create of a new resource waits about 2 s in the API server (its storage and
+        # admission getting ready); a dry-run create pays that, for all of them at once.
+        def warm(api_version, kind, name):
+            obj = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "warm-up", "namespace": "default"}}
+            wait_for("a dry-run create of %s %s" % (api_version, kind), lambda: self.c.request(
+                "POST", "/apis/%s/namespaces/default/%s" % (api_version, name.split(".")[0]), obj,
+                query={"dryRun": "All"}))
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            for f in [pool.submit(warm, *m) for m in made]:
+                f.result()
 
     def token(self, sa="gantry-scheduler", ns="kai-scheduler"):
         """A bound token of the ServiceAccount (the TokenRequest API, as a projected volume gets it)."""
@@ -190,26 +214,37 @@ class Cluster:
 
 def node(name, gpus=8, cpu="64", memory="256Gi", labels=None, taints=None, unschedulable=False, gpu_memory="40960"):
     lab = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "nvidia.com/gpu.memory": gpu_memory,
-           "nvidia.com/gpu.count": str(gpus), "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB",
-           "e2e.gantry.test/node": "true"}
+           "nvidia.com/gpu.count": str(gpus), "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB"}
     lab.update(labels or {})
     res = {"cpu": cpu, "memory": memory, "pods": "110"}
     if gpus:
         res["nvidia.com/gpu"] = str(gpus)
+    spec = {}
+    if taints:
+        spec["taints"] = taints
+    if unschedulable:
+        spec["unschedulable"] = True
+    return ready_node({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": lab}, "spec": spec,
+                       "status": {"allocatable": res}})
+
+
+def ready_node(obj):
+    """@obj, a Node with labels and status.allocatable (as examples write them), as the tests make
+    nodes: the label teardown finds them by, and the status (Ready) the fake kubelet keeps on them."""
+    obj = json.loads(json.dumps(obj))
+    md = obj["metadata"]
+    md.setdefault("labels", {})["e2e.gantry.test/node"] = "true"
+    res = dict(obj.get("status", {}).get("allocatable") or {})
     status = {"allocatable": res, "capacity": dict(res),
               "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                               "message": "fake-kubelet is posting ready status"}],
               "nodeInfo": {"kubeletVersion": "v1.37.2", "architecture": "amd64", "operatingSystem": "linux",
                            "bootID": "", "containerRuntimeVersion": "", "kernelVersion": "", "kubeProxyVersion": "",
                            "machineID": "", "osImage": "", "systemUUID": ""}}
-    spec = {}
-    if taints:
-        spec["taints"] = taints
-    if unschedulable:
-        spec["unschedulable"] = True
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": lab, "annotations": {"e2e.gantry.test/status": json.dumps(status)}},
-            "spec": spec, "status": status}
+    md.setdefault("annotations", {})["e2e.gantry.test/status"] = json.dumps(status)
+    obj.setdefault("spec", {})
+    obj["status"] = status
+    return obj
 
 
 def queue(name, gpu_quota=-1, gpu_limit=-1, parent=None, priority=None, weight=1):
@@ -310,13 +345,49 @@ class T:
         self.procs = []
         self.c = CLUSTER.c
         self.audit_at = CLUSTER.audit_offset()
+        self.namespaces = []      # made by the test, deleted at teardown
+        self.cleanup = []         # (apiVersion, kind, name) of cluster-scoped objects, deleted at teardown
 
     def setup(self):
         CLUSTER.install()
-        self.c.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
-        # pods are refused until the namespace's default ServiceAccount exists
-        wait_for("the default ServiceAccount in " + self.ns,
-                 lambda: self.c.get_or_none("ServiceAccount", "default", self.ns))
+        self.namespace()
+
+    def namespace(self, suffix=None):
+        """A namespace of the test's (its own, or "<its own>-<suffix>"), once its default
+        ServiceAccount exists: pods are refused until then."""
+        name = self.ns + ("-" + suffix if suffix else "")
+        self.c.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+        self.namespaces.append(name)
+        wait_for("the default ServiceAccount in " + name, lambda: self.c.get_or_none("ServiceAccount", "default", name))
+        return name
+
+    def nodes_ready(self):
+        """Waits until every node of the test is Ready without the not-ready taint, as the fake
+        kubelet leaves them (a test that compares with `gantry simulate` must not read them before)."""
+        def ready():
+            for n in self.c.list("Node", selector="e2e.gantry.test/node=true"):
+                if any(t.get("key") == "node.kubernetes.io/not-ready" for t in n["spec"].get("taints") or []):
+                    return False
+                if (condition(n, "Ready") or {}).get("status") != "True" or not n["status"].get("allocatable"):
+                    return False
+            return True
+        wait_for("the nodes ready", ready)
+
+    def requests(self, user=SA_USER):
+        """The requests of @user (Gantry's ServiceAccount by default) that completed since the test
+        began, in the order the audit log has them. A request of the test's own is made and awaited
+        in the log first, so that everything before it has been written."""
+        mark = "e2e-audit-mark-%d" % time.time_ns()
+        try:
+            self.c.get("ConfigMap", mark, self.ns)
+        except kube.ApiError:
+            pass
+
+        def events():
+            evs = [ev for ev in CLUSTER.audit_since(self.audit_at) if ev.get("stage") == "ResponseComplete"]
+            return evs if any((ev.get("objectRef") or {}).get("name") == mark for ev in evs) else None
+        return [ev for ev in wait_for("the audit log written", events, timeout=10)
+                if ev.get("user", {}).get("username") == user]
 
     def sa_kubeconfig(self):
         """The kubeconfig with the token of Gantry's ServiceAccount, written once: a process
@@ -358,13 +429,8 @@ class T:
 
     def forbidden(self):
         """Requests by Gantry's ServiceAccount that the API server refused with 403 since the test began."""
-        bad = []
-        for ev in CLUSTER.audit_since(self.audit_at):
-            if ev.get("stage") != "ResponseComplete":
-                continue
-            if ev.get("user", {}).get("username") == SA_USER and ev.get("responseStatus", {}).get("code") == 403:
-                bad.append("%s %s" % (ev.get("verb"), ev.get("requestURI")))
-        return bad
+        return ["%s %s" % (ev.get("verb"), ev.get("requestURI")) for ev in self.requests()
+                if ev.get("responseStatus", {}).get("code") == 403]
 
     def teardown(self, ok):
         for p in self.procs:
@@ -378,10 +444,24 @@ class T:
             c.delete("Node", n["metadata"]["name"])
         for q in c.list("Queue", selector="e2e.gantry.test/queue=true"):
             c.delete("Queue", q["metadata"]["name"])
-        for ns in (self.ns, "kai-resource-reservation"):
+        for api_version, kind, name in self.cleanup:
+            try:
+                c.request("DELETE", c.resource_path(api_version, kind, name))
+            except kube.ApiError as e:
+                if e.code != 404:
+                    raise
+        # the controllers' objects first, or they would make the pods again while the namespace
+        # goes, and a later test's scheduler would bind them
+        for ns in self.namespaces:
+            for kind in ("Deployment", "ReplicaSet", "StatefulSet", "Job"):
+                for o in c.list(kind, ns):
+                    c.delete(kind, o["metadata"]["name"], ns, propagation="Background")
+        for ns in self.namespaces + ["kai-resource-reservation"]:
             for p in c.list("Pod", ns):
                 c.delete("Pod", p["metadata"]["name"], ns, grace=0)
-        c.delete("Namespace", self.ns)
+        for ns in self.namespaces:
+            c.delete("Namespace", ns)
+        wait_for("the test's pods gone", lambda: not any(c.list("Pod", ns) for ns in self.namespaces), timeout=30)
         for lease in c.list("Lease", "kai-scheduler"):
             c.delete("Lease", lease["metadata"]["name"], "kai-scheduler")
         if ok:
@@ -400,3 +480,253 @@ def condition(obj, typ):
     return None
 
 
+
+
+# ---------------------------------------------------------------- workloads, as their operators leave them
+
+EXAMPLES = os.path.join(ROOT, "examples", "workloads")
+
+# The pods of these kinds (and a Deployment's ReplicaSets) are kube-controller-manager's to make.
+CONTROLLED = {"ReplicaSet", "StatefulSet", "Job"}
+# what those controllers write on a pod themselves: left out of the templates made from example pods
+CONTROLLER_LABELS = {"pod-template-hash", "controller-revision-hash", "statefulset.kubernetes.io/pod-name",
+                     "apps.kubernetes.io/pod-index", "job-name", "controller-uid", "batch.kubernetes.io/job-name",
+                     "batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-completion-index"}
+CONTROLLER_ANNOTATIONS = {"batch.kubernetes.io/job-completion-index"}
+
+
+def example(*names):
+    """The objects of examples/workloads/<name>.yaml, in file order (dates as strings)."""
+    out = []
+    for name in names:
+        with open(os.path.join(EXAMPLES, name + ".yaml")) as f:
+            out += [json.loads(json.dumps(d, default=str)) for d in yaml.safe_load_all(f) if d]
+    return out
+
+
+def key(o):
+    return "%s/%s" % (o["metadata"].get("namespace", ""), o["metadata"]["name"])
+
+
+def labels(o):
+    return o["metadata"].get("labels") or {}
+
+
+def annotations(o):
+    return o["metadata"].get("annotations") or {}
+
+
+def controller_of(o):
+    """(kind, name) of the ownerReference with controller: true, or None."""
+    for r in o["metadata"].get("ownerReferences") or []:
+        if r.get("controller"):
+            return r["kind"], r["name"]
+    return None
+
+
+def example_cluster(t, nodes=None):
+    """examples/workloads/00-cluster.yaml on the server: its Nodes (the first @nodes of them, made
+    ready), the Queues that are not there yet (deploy/defaults.yaml makes the default ones) and its
+    Topology; teardown removes them."""
+    objs = example("00-cluster")
+    made = [o for o in objs if o["kind"] == "Node"][:nodes]
+    t.create(*[ready_node(n) for n in made])
+    for q in [o for o in objs if o["kind"] == "Queue"]:
+        if not t.c.get_or_none("Queue", q["metadata"]["name"]):
+            q["metadata"].setdefault("labels", {})["e2e.gantry.test/queue"] = "true"
+            t.create(q)
+    for o in objs:
+        if o["kind"] not in ("Node", "Queue"):
+            t.c.create_any(o)
+            t.cleanup.append((o["apiVersion"], o["kind"], o["metadata"]["name"]))
+    t.nodes_ready()
+    return made
+
+
+class Workloads:
+    """Makes workloads as their operators leave them in the API server, owners first.
+
+    An example's uids are made up: each object gets the uid the server gave its owner in its
+    ownerReferences (a dangling uid would have the garbage collector delete it), and any other
+    field that quotes a made-up uid (a selector on the revision's uid, say) quotes the real one.
+    Namespaces are renamed by @ns_map, in metadata and in any reference. A status is written through the status subresource.
+
+    Objects of the kinds kube-controller-manager runs (Deployment, ReplicaSet, StatefulSet, Job)
+    are left to their controllers: made valid (a selector, the template of the first example pod
+    they own, a container where the example abbreviates it), they make the pods (and a
+    Deployment its ReplicaSet) themselves; the example's own are not created. A StatefulSet's pods
+    have the names of the example's, and get the labels and annotations the example gives each
+    (a LeaderWorkerSet's group index, which its webhook writes); other controllers' pods are found
+    by their owner. settle() waits for them all."""
+
+    def __init__(self, t, ns_map=None):
+        self.t, self.c = t, t.c
+        self.ns_map = dict(ns_map or {})
+        self.uids = {}            # made-up uid -> the server's
+        self.expected = {}        # namespace -> pods the workloads made so far will have
+
+    def ns(self, ns):
+        return self.ns_map.get(ns, ns)
+
+    def create(self, *objs):
+        """Creates @objs in order; the objects as the server returned them (controller-made ones left out)."""
+        objs = [json.loads(json.dumps(o)) for o in objs]
+        unserved = [o for o in objs if not self._served(o)]
+        if unserved:
+            CLUSTER.third_party_crds(unserved)
+        by_key = {(o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]): o for o in objs}
+
+        def controlled_by(o):
+            """The object of @objs that a controller of kube-controller-manager makes @o for, else None."""
+            c = controller_of(o)
+            owner = c and by_key.get((c[0], o["metadata"].get("namespace"), c[1]))
+            if not owner:
+                return None
+            if o["kind"] == "Pod" and owner["kind"] in CONTROLLED:
+                return controlled_by(owner) or owner
+            if o["kind"] == "ReplicaSet" and owner["kind"] == "Deployment":
+                return owner
+            return None
+        made_for = {id(o): controlled_by(o) for o in objs}
+        pods_of = {}
+        for o in objs:
+            if o["kind"] == "Pod" and made_for[id(o)] is not None:
+                pods_of.setdefault(id(made_for[id(o)]), []).append(o)
+        out = []
+        for o in objs:
+            ns = o["metadata"].get("namespace")
+            if o["kind"] == "Pod":
+                self.expected[self.ns(ns)] = self.expected.get(self.ns(ns), 0) + 1
+            if made_for[id(o)] is not None:
+                if o["kind"] == "Pod" and made_for[id(o)]["kind"] == "StatefulSet":
+                    self._dress_stateful_pod(o)
+                continue
+            if o["kind"] in ("Deployment", "ReplicaSet", "StatefulSet", "Job") and id(o) in pods_of:
+                self._make_valid(o, pods_of[id(o)])
+            out.append(self._create(o))
+        return out
+
+    def _served(self, o):
+        try:
+            self.c.resource_path(o["apiVersion"], o["kind"])
+            return True
+        except kube.ApiError as e:
+            if e.code != 404:
+                raise
+            return False
+
+    def _real(self, o):
+        """@o with the server's uids and the mapped namespace, ready to create."""
+        md = o["metadata"]
+        fake = md.pop("uid", None)
+        for f in ("resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink"):
+            md.pop(f, None)
+        if md.get("namespace"):
+            md["namespace"] = self.ns(md["namespace"])
+        for r in md.get("ownerReferences") or []:
+            if r["uid"] not in self.uids:
+                self.uids[r["uid"]] = self._uid_of(r["apiVersion"], r["kind"], r["name"], md.get("namespace"))
+        o = self._replace_uids(o)
+        return o, fake
+
+    def _replace_uids(self, v):
+        """@v with the server's uids for made-up ones, and mapped namespaces in every "namespace"
+        field (a PodGang names its pods with theirs)."""
+        if isinstance(v, dict):
+            return {k: (self.ns(x) if k == "namespace" and isinstance(x, str) else self._replace_uids(x))
+                    for k, x in v.items()}
+        if isinstance(v, list):
+            return [self._replace_uids(x) for x in v]
+        return self.uids.get(v, v) if isinstance(v, str) else v
+
+    def _uid_of(self, api_version, kind, name, ns):
+        """The uid of an owner this helper did not create (a pod a controller made, say)."""
+        obj = wait_for("%s %s/%s on the server" % (kind, ns, name),
+                       lambda: self.c.get_any(api_version, kind, name, ns), timeout=20)
+        return obj["metadata"]["uid"]
+
+    def _create(self, o):
+        o, fake = self._real(o)
+        status = o.pop("status", None)
+        made = self.c.create_any(o)
+        if not o["metadata"].get("namespace"):
+            self.t.cleanup.append((o["apiVersion"], o["kind"], o["metadata"]["name"]))
+        if status and o["kind"] != "Pod":
+            made = self.c.patch_any(o["apiVersion"], o["kind"], o["metadata"]["name"], {"status": status},
+                                    o["metadata"].get("namespace"), sub="status")
+        if fake:
+            self.uids[fake] = made["metadata"]["uid"]
+        return made
+
+    def _make_valid(self, o, pods):
+        """@o (a Deployment, ReplicaSet, StatefulSet or Job) with the template its first pod shows."""
+        first = pods[0]
+        tmpl = {"metadata": {"labels": {k: v for k, v in labels(first).items() if k not in CONTROLLER_LABELS},
+                             "annotations": {k: v for k, v in annotations(first).items()
+                                             if k not in CONTROLLER_ANNOTATIONS}},
+                "spec": json.loads(json.dumps(first["spec"]))}
+        pspec = tmpl["spec"]
+        pspec.pop("nodeName", None)
+        if not pspec.get("containers"):
+            pspec["containers"] = [{"name": "main", "image": "registry.example/workload:1"}]
+        spec = o.setdefault("spec", {})
+        if o["kind"] == "Job":
+            if pspec.get("restartPolicy") not in ("Never", "OnFailure"):
+                pspec["restartPolicy"] = "OnFailure"
+        else:
+            pspec.pop("restartPolicy", None)     # Always, the only one these take
+            sel = (spec.get("selector") or {}).get("matchLabels")
+            if not sel or any(tmpl["metadata"]["labels"].get(k) != v for k, v in sel.items()):
+                sel = {"e2e.gantry.test/workload": o["metadata"]["name"]}
+                tmpl["metadata"]["labels"].update(sel)
+            spec["selector"] = {"matchLabels": sel}
+        if o["kind"] == "StatefulSet":
+            prefix = o["metadata"]["name"] + "-"
+            ordinals = [int(p["metadata"]["name"][len(prefix):]) for p in pods
+                        if p["metadata"]["name"][len(prefix):].isdigit()]
+            if ordinals and min(ordinals):
+                spec["ordinals"] = {"start": min(ordinals)}
+        spec["template"] = tmpl
+
+    def _dress_stateful_pod(self, o):
+        """The StatefulSet's pod of @o's name, once its controller made it, with @o's labels and annotations."""
+        ns, name = self.ns(o["metadata"]["namespace"]), o["metadata"]["name"]
+        made = wait_for("pod %s/%s made by its StatefulSet" % (ns, name),
+                        lambda: self.c.get_or_none("Pod", name, ns), timeout=20)
+        want = {"labels": {k: v for k, v in labels(o).items() if k not in CONTROLLER_LABELS},
+                "annotations": dict(annotations(o))}
+        want = self._replace_uids(want)
+        self.c.patch("Pod", name, {"metadata": want}, namespace=ns)
+        if o["metadata"].get("uid"):
+            self.uids[o["metadata"]["uid"]] = made["metadata"]["uid"]
+
+    def settle(self):
+        """Waits until every workload's pods exist (the ones controllers make included)."""
+        for ns, n in self.expected.items():
+            wait_for("%d pods in %s" % (n, ns), lambda: len(self.c.list("Pod", ns)) >= n, timeout=30)
+        for ns, n in self.expected.items():
+            have = len(self.c.list("Pod", ns))
+            check(have == n, "%s has %d pods, its workloads %d" % (ns, have, n))
+
+
+def read_back(c, kinds, namespaces=()):
+    """The objects of @kinds [(apiVersion, kind)] on the server, each with its kind and apiVersion;
+    namespaced kinds from @namespaces only."""
+    items = []
+    for api_version, kind in kinds:
+        c.resource_path(api_version, kind)      # discovery, for the scope
+        namespaced = c.discovered[api_version][kind][1]
+        items += [o for o in c.list_any(api_version, kind)
+                  if not namespaced or o["metadata"]["namespace"] in namespaces]
+    return items
+
+
+def simulate(t, items, *flags):
+    """`gantry simulate -o json` of @items."""
+    fx = os.path.join(t.tmp, "simulate-input.json")
+    with open(fx, "w") as f:
+        json.dump({"apiVersion": "v1", "kind": "List", "items": items}, f)
+    sim = subprocess.run([ARGS.gantry, "simulate", "-f", fx, "-o", "json", *flags], capture_output=True, text=True,
+                         timeout=60)
+    check(sim.returncode == 0, "simulate failed: " + sim.stderr)
+    return json.loads(sim.stdout)

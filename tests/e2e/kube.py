@@ -36,11 +36,13 @@ KINDS = {
     "PersistentVolumeClaim": ("/api/v1", "persistentvolumeclaims", True),
     "Job": ("/apis/batch/v1", "jobs", True),
     "Deployment": ("/apis/apps/v1", "deployments", True),
+    "StatefulSet": ("/apis/apps/v1", "statefulsets", True),
     "ReplicaSet": ("/apis/apps/v1", "replicasets", True),
     "PodDisruptionBudget": ("/apis/policy/v1", "poddisruptionbudgets", True),
     "Lease": ("/apis/coordination.k8s.io/v1", "leases", True),
     "PriorityClass": ("/apis/scheduling.k8s.io/v1", "priorityclasses", False),
     "StorageClass": ("/apis/storage.k8s.io/v1", "storageclasses", False),
+    "RuntimeClass": ("/apis/node.k8s.io/v1", "runtimeclasses", False),
     "CustomResourceDefinition": ("/apis/apiextensions.k8s.io/v1", "customresourcedefinitions", False),
     "Queue": ("/apis/scheduling.run.ai/v2", "queues", False),
     "PodGroup": ("/apis/scheduling.run.ai/v2alpha2", "podgroups", True),
@@ -71,6 +73,7 @@ class Client:
             self.ctx.load_cert_chain(cert, key)
         self.token = token
         self.user_agent = user_agent
+        self.discovered = {}      # apiVersion -> {kind: (plural, namespaced)}
 
     def request(self, method, path, body=None, content_type="application/json", query=None, timeout=30):
         url = self.server + path
@@ -91,6 +94,48 @@ class Client:
                 return json.loads(raw) if raw else None
         except urllib.error.HTTPError as e:
             raise ApiError(e.code, e.read().decode(errors="replace"), "%s %s" % (method, path)) from None
+
+    # ------------------------------------------------------------ any kind, through discovery
+
+    def resource_path(self, api_version, kind, name=None, namespace=None, sub=None):
+        """The path of @kind of @api_version (a CRD's too), its plural found by discovery."""
+        if api_version not in self.discovered:
+            prefix = "/api/" if "/" not in api_version else "/apis/"
+            doc = self.request("GET", prefix + api_version)
+            self.discovered[api_version] = {r["kind"]: (r["name"], r["namespaced"]) for r in doc["resources"]
+                                            if "/" not in r["name"]}
+        res = self.discovered[api_version].get(kind)
+        if not res:
+            self.discovered.pop(api_version)    # a CRD made since: look again next time
+            raise ApiError(404, "{}", "%s %s is not served" % (api_version, kind))
+        plural, namespaced = res
+        p = ("/api/" if "/" not in api_version else "/apis/") + api_version
+        if namespaced and namespace:
+            p += "/namespaces/" + namespace
+        p += "/" + plural
+        if name:
+            p += "/" + name
+        if sub:
+            p += "/" + sub
+        return p
+
+    def create_any(self, obj):
+        md = obj["metadata"]
+        return self.request("POST", self.resource_path(obj["apiVersion"], obj["kind"], None, md.get("namespace")), obj)
+
+    def get_any(self, api_version, kind, name, namespace=None):
+        return self.request("GET", self.resource_path(api_version, kind, name, namespace))
+
+    def list_any(self, api_version, kind, namespace=None):
+        """The objects, each with its kind and apiVersion (a LIST leaves them out)."""
+        items = self.request("GET", self.resource_path(api_version, kind, None, namespace))["items"]
+        for o in items:
+            o["kind"], o["apiVersion"] = kind, api_version
+        return items
+
+    def patch_any(self, api_version, kind, name, patch, namespace=None, sub=None):
+        return self.request("PATCH", self.resource_path(api_version, kind, name, namespace, sub), patch,
+                            content_type="application/merge-patch+json")
 
     # ------------------------------------------------------------ objects
 

@@ -11,7 +11,6 @@ import urllib.request
 import yaml
 
 import e2e
-import kube
 from e2e import ROOT, Fail, Gantry, check, condition, no_403, node, pod, pod_spec, podgroup, queue, wait_for  # noqa: F401
 
 
@@ -310,18 +309,6 @@ def test_metrics_and_health(t):
     no_403(t)
 
 
-def server_objects(t, *kinds):
-    """The objects of these kinds on the server, as `kubectl get -o yaml` prints them (kind set)."""
-    versions = {"Node": "v1", "Pod": "v1", "Queue": "scheduling.run.ai/v2", "PodGroup": "scheduling.run.ai/v2alpha2",
-                "PriorityClass": "scheduling.k8s.io/v1", "SchedulingShard": "kai.scheduler/v1"}
-    items = []
-    for kind in kinds:
-        for o in t.c.list(kind, t.ns if kube.KINDS[kind][2] else None):
-            o["kind"], o["apiVersion"] = kind, versions[kind]
-            items.append(o)
-    return items
-
-
 def test_same_as_simulate(t):
     """The scheduler on the real server places a mixed workload exactly as `gantry simulate` places
     the same objects read back from the server (after the podgrouper has grouped the pods, so
@@ -341,13 +328,11 @@ def test_same_as_simulate(t):
     wait_for("every pod grouped", lambda: all((p["metadata"].get("annotations") or {}).get("pod-group-name")
                                               for p in t.pods().values()))
     g.stop()
-    items = server_objects(t, "Node", "Queue", "PodGroup", "Pod", "PriorityClass", "SchedulingShard")
-    fx = os.path.join(t.tmp, "cluster.json")
-    with open(fx, "w") as f:
-        json.dump({"apiVersion": "v1", "kind": "List", "items": items}, f)
-    sim = subprocess.run([e2e.ARGS.gantry, "simulate", "-f", fx, "-o", "json"], capture_output=True, text=True, timeout=60)
-    check(sim.returncode == 0, "simulate failed: " + sim.stderr)
-    want = {p["name"]: p["node"] for p in json.loads(sim.stdout)["pods"] if p["status"] == "Binding"}
+    items = e2e.read_back(t.c, [("v1", "Node"), ("scheduling.run.ai/v2", "Queue"),
+                                ("scheduling.run.ai/v2alpha2", "PodGroup"), ("v1", "Pod"),
+                                ("scheduling.k8s.io/v1", "PriorityClass"), ("kai.scheduler/v1", "SchedulingShard")],
+                          [t.ns])
+    want = {p["name"]: p["node"] for p in e2e.simulate(t, items)["pods"] if p["status"] == "Binding"}
     check(len(want) >= 8, "simulate bound only %s" % want)
     s = t.scheduler("--cycles", "1", "--gpu-sharing-reservation", "false", kc=kc)
     rc = s.proc.wait(60)
