@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/quantity.h"
+#include "util/time.h"
 #include "util/mem.h"
 
 #define DEFAULT_QUEUE "default-queue"
@@ -72,121 +73,6 @@ void gt_decoder_add(struct gt_decoder *d, struct gt_doc *doc)
 }
 
 /* ---------------------------------------------------------------- scalars */
-
-/* @n decimal digits at @p, no sign, no spaces. */
-static bool fixed_digits(const char *p, int n, int *out)
-{
-	int v = 0;
-	for (int i = 0; i < n; i++) {
-		if (p[i] < '0' || p[i] > '9')
-			return false;
-		v = v * 10 + (p[i] - '0');
-	}
-	*out = v;
-	return true;
-}
-
-static int days_in_month(int y, int m)
-{
-	static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-	return m == 2 && leap ? 29 : days[m - 1];
-}
-
-int gt_parse_time(const char *s, int64_t *out)
-{
-	int y, mo, da, h, mi, se;
-	if (!s || strlen(s) < 20 || !fixed_digits(s, 4, &y) || s[4] != '-' ||
-	    !fixed_digits(s + 5, 2, &mo) || s[7] != '-' || !fixed_digits(s + 8, 2, &da) ||
-	    (s[10] != 'T' && s[10] != 't') || !fixed_digits(s + 11, 2, &h) || s[13] != ':' ||
-	    !fixed_digits(s + 14, 2, &mi) || s[16] != ':' || !fixed_digits(s + 17, 2, &se))
-		return GT_EINVAL;
-	const char *p = s + 19;
-	if (*p == '.') {
-		if (p[1] < '0' || p[1] > '9')
-			return GT_EINVAL;
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			;
-	}
-	int64_t off = 0;
-	if (*p == 'Z' || *p == 'z') {
-		p++;
-	} else if (*p == '+' || *p == '-') {
-		int oh, om;
-		if (!fixed_digits(p + 1, 2, &oh) || p[3] != ':' || !fixed_digits(p + 4, 2, &om) ||
-		    oh > 23 || om > 59)
-			return GT_EINVAL;
-		off = (*p == '-' ? -1 : 1) * (oh * 3600 + om * 60);
-		p += 6;
-	} else {
-		return GT_EINVAL;
-	}
-	if (*p || mo < 1 || mo > 12 || da < 1 || da > days_in_month(y, mo) || h > 23 || mi > 59 ||
-	    se > 59)
-		return GT_EINVAL;
-	/* days from civil (Howard Hinnant's algorithm) */
-	int64_t yy = y - (mo <= 2);
-	int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
-	int64_t yoe = yy - era * 400;
-	int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + da - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	int64_t days = era * 146097 + doe - 719468;
-	*out = days * 86400 + h * 3600 + mi * 60 + se - off;
-	return 0;
-}
-
-/*
- * Go's time.ParseDuration: an optional sign, then one or more decimal
- * numbers (with an optional fraction) each followed by a unit (ns, us, ms,
- * s, m, h); "0" alone is zero. Whole seconds, rounded down; at most 100
- * years, which no scheduler setting needs to exceed.
- */
-int gt_parse_duration(const char *s, int64_t *out)
-{
-	static const struct {
-		const char *unit;
-		double seconds;
-	} units[] = { { "ns", 1e-9 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 }, { "ms", 1e-3 },
-		      { "s", 1 }, { "m", 60 }, { "h", 3600 } };
-	if (!s || !*s)
-		return GT_EINVAL;
-	const char *p = s;
-	int sign = 1;
-	if (*p == '-' || *p == '+')
-		sign = *p++ == '-' ? -1 : 1;
-	if (!strcmp(p, "0")) {
-		*out = 0;
-		return 0;
-	}
-	double total = 0;
-	if (!*p)
-		return GT_EINVAL;
-	while (*p) {
-		double whole = 0, frac = 0, scale = 1;
-		bool digits = false;
-		for (; *p >= '0' && *p <= '9'; p++, digits = true)
-			whole = whole * 10 + (*p - '0');
-		if (*p == '.')
-			for (p++; *p >= '0' && *p <= '9'; p++, digits = true)
-				frac += (*p - '0') * (scale /= 10);
-		if (!digits)
-			return GT_EINVAL;
-		size_t k = 0, n_units = sizeof(units) / sizeof(units[0]);
-		size_t best = n_units;
-		for (k = 0; k < n_units; k++)	/* the longest unit that matches */
-			if (!strncmp(p, units[k].unit, strlen(units[k].unit)) &&
-			    (best == n_units || strlen(units[k].unit) > strlen(units[best].unit)))
-				best = k;
-		if (best == n_units)
-			return GT_EINVAL;
-		p += strlen(units[best].unit);
-		total += (whole + frac) * units[best].seconds;
-		if (total > 100.0 * 365 * 86400)
-			return GT_EINVAL;
-	}
-	*out = sign * (int64_t)total;
-	return 0;
-}
 
 /* A finite decimal number (no inf, nan or hex): what a float64 field holds. */
 static int parse_number(const char *s, double *out)
@@ -391,7 +277,7 @@ static int decode_shard(struct ctx *x, const struct gt_doc *o)
 		cfg->plugins_off |= 1u << GT_PLUGIN_GPUPACK;
 	const struct gt_doc *args = gt_doc_get(spec, "args");
 	const char *grace = gt_doc_str(args, "default-staleness-grace-period");
-	if (grace && gt_parse_duration(grace, &cfg->staleness_grace_s))
+	if (grace && gt_duration_parse_whole(grace, &cfg->staleness_grace_s))
 		return fail(x, o, "spec.args.default-staleness-grace-period", "not a duration", grace);
 	const char *maxc = gt_doc_str(args, "max-consolidation-preemptees");
 	int64_t v;
@@ -401,9 +287,9 @@ static int decode_shard(struct ctx *x, const struct gt_doc *o)
 		cfg->max_consolidation_preemptees = (int32_t)v;
 	const struct gt_doc *mr = gt_doc_get(spec, "minRuntime");
 	const char *pm = gt_doc_str(mr, "preemptMinRuntime"), *rm = gt_doc_str(mr, "reclaimMinRuntime");
-	if (pm && gt_parse_duration(pm, &cfg->preempt_min_runtime_s))
+	if (pm && gt_duration_parse_whole(pm, &cfg->preempt_min_runtime_s))
 		return fail(x, o, "spec.minRuntime.preemptMinRuntime", "not a duration", pm);
-	if (rm && gt_parse_duration(rm, &cfg->reclaim_min_runtime_s))
+	if (rm && gt_duration_parse_whole(rm, &cfg->reclaim_min_runtime_s))
 		return fail(x, o, "spec.minRuntime.reclaimMinRuntime", "not a duration", rm);
 	return 0;
 }
@@ -460,7 +346,7 @@ static int decode_queue(struct ctx *x, const struct gt_doc *o)
 	if (prio)
 		q->priority = (int32_t)v;
 	const char *created = gt_doc_str(gt_doc_get(o, "metadata"), "creationTimestamp");
-	if (created && gt_parse_time(created, &q->created))
+	if (created && gt_time_parse(created, &q->created))
 		return fail(x, o, "metadata.creationTimestamp", "not an RFC 3339 time", created);
 	/* units: GPUs in devices, CPU in millicores, memory in MB (10^6 bytes) */
 	int rc = queue_resource(x, o, q, "gpu", GT_QGPU, 1000.0);
@@ -470,9 +356,9 @@ static int decode_queue(struct ctx *x, const struct gt_doc *o)
 		return rc;
 	const char *pm = gt_doc_str(gt_doc_get(o, "spec"), "preemptMinRuntime");
 	const char *rm = gt_doc_str(gt_doc_get(o, "spec"), "reclaimMinRuntime");
-	if (pm && gt_parse_duration(pm, &q->preempt_min_runtime_s))
+	if (pm && gt_duration_parse_whole(pm, &q->preempt_min_runtime_s))
 		return fail(x, o, "spec.preemptMinRuntime", "not a duration", pm);
-	if (rm && gt_parse_duration(rm, &q->reclaim_min_runtime_s))
+	if (rm && gt_duration_parse_whole(rm, &q->reclaim_min_runtime_s))
 		return fail(x, o, "spec.reclaimMinRuntime", "not a duration", rm);
 	set_lookup(x, &x->queue_by_name, name, (int32_t)c->n_queues);
 	c->n_queues++;
@@ -877,12 +763,12 @@ static int decode_podgroup(struct ctx *x, const struct gt_doc *o)
 	const char *cs = gt_doc_str(gt_doc_get(o, "metadata"), "creationTimestamp");
 	const char *ls = annotation_of(o, "kai.scheduler/last-start-timestamp");
 	const char *ss = annotation_of(o, "kai.scheduler/stale-podgroup-timestamp");
-	if (cs && gt_parse_time(cs, &created))
+	if (cs && gt_time_parse(cs, &created))
 		return fail(x, o, "metadata.creationTimestamp", "not an RFC 3339 time", cs);
-	if (ls && gt_parse_time(ls, &last_start))
+	if (ls && gt_time_parse(ls, &last_start))
 		return fail(x, o, "metadata.annotations.kai.scheduler/last-start-timestamp",
 			    "not an RFC 3339 time", ls);
-	if (ss && gt_parse_time(ss, &stale))
+	if (ss && gt_time_parse(ss, &stale))
 		return fail(x, o, "metadata.annotations.kai.scheduler/stale-podgroup-timestamp",
 			    "not an RFC 3339 time", ss);
 	struct gt_job *j = new_job(x, ns, name);
@@ -1215,7 +1101,7 @@ static int decode_pod(struct ctx *x, const struct gt_doc *o)
 	const char *app = label_of(o, "app");
 	p->reservation = app && !strcmp(app, "kai-resource-reservation");
 	const char *cs = gt_doc_str(gt_doc_get(o, "metadata"), "creationTimestamp");
-	if (cs && gt_parse_time(cs, &p->created))
+	if (cs && gt_time_parse(cs, &p->created))
 		return fail(x, o, "metadata.creationTimestamp", "not an RFC 3339 time", cs);
 	read_labels(x, gt_doc_path(o, "metadata.labels"), &p->labels);
 	int rc = pod_resources(x, o, p);

@@ -39,9 +39,4 @@ void gt_decoder_add(struct gt_decoder *d, struct gt_doc *doc);
  */
 int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *err);
 
-/* RFC 3339 time ("2026-01-01T00:00:00Z", offsets allowed) to Unix seconds. */
-int gt_parse_time(const char *s, int64_t *out);
-/* Go duration ("60s", "1m30s", "-1s", "1h") to seconds (rounded down). */
-int gt_parse_duration(const char *s, int64_t *out);
-
 #endif /* GT_DECODE_H */

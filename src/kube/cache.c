@@ -9,7 +9,9 @@
 
 #include "api/decode.h"
 #include "kube/kdoc.h"
+#include "util/hash.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 const struct gt_kres_info gt_kres[GT_N_KRES] = {
 	[GT_KRES_NODES] = { "nodes", "Node", "v1", false, false },
@@ -93,17 +95,9 @@ struct gt_cache {
 	size_t n_inflight, cap_inflight;
 };
 
-static uint64_t hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 static size_t find_slot(const struct store *st, const char *key, bool *found)
 {
-	size_t mask = st->cap - 1, i = hash(key) & mask, first_free = SIZE_MAX;
+	size_t mask = st->cap - 1, i = gt_hash_str(key) & mask, first_free = SIZE_MAX;
 	for (;; i = (i + 1) & mask) {
 		struct gt_kobj *o = st->slots[i];
 		if (!o) {
@@ -228,7 +222,7 @@ struct gt_kobj *gt_cache_make(struct gt_cache *c, enum gt_kres r, json_t *obj, s
 	o->uid = gt_xstrdup(uid ? uid : "");
 	o->rv = gt_xstrdup(rv ? rv : "");
 	const char *cts = json_string_value(json_object_get(md, "creationTimestamp"));
-	if (!cts || gt_parse_time(cts, &o->created))
+	if (!cts || gt_time_parse(cts, &o->created))
 		o->created = 0;
 	o->doc = gt_kdoc_from_json(obj, o->serial);
 	return o;

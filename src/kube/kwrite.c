@@ -3,37 +3,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "kube/kdoc.h"
 #include "kube/log.h"
+#include "util/hash.h"
 #include "util/mem.h"
-
-void gt_kw_now(char *buf, size_t len, bool micro)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	struct tm tm;
-	gmtime_r(&ts.tv_sec, &tm);
-	size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (micro)
-		snprintf(buf + n, len - n, ".%06ldZ", ts.tv_nsec / 1000);
-	else
-		snprintf(buf + n, len - n, "Z");
-}
+#include "util/time.h"
 
 bool gt_kw_event(const struct gt_kw *k, enum gt_kres res, const char *ns, const char *name, const char *uid,
 		 const char *reason, const char *msg, bool warning)
 {
 	char ts[48], mts[48], ename[400], path[600];
-	gt_kw_now(ts, sizeof(ts), false);
-	gt_kw_now(mts, sizeof(mts), true);
+	gt_time_now_rfc3339(ts, sizeof(ts), 0);
+	gt_time_now_rfc3339(mts, sizeof(mts), 6);
 	/* named after its content and time: a retried create meets 409, not a duplicate */
-	uint64_t h = 1469598103934665603ULL;
-	const char *parts[] = { uid, reason, msg, mts };
-	for (size_t i = 0; i < 4; i++)
-		for (const char *p = parts[i]; *p; p++)
-			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	uint64_t h = gt_hash_add(gt_hash_add(gt_hash_add(gt_hash_str(uid), reason), msg), mts);
 	snprintf(ename, sizeof(ename), "%.200s.%016llx", name, (unsigned long long)h);
 	const char *evns = *ns ? ns : "default";
 	json_t *ev = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, "

@@ -25,9 +25,6 @@ struct gt_kw {
 	const char *instance;	/* this replica */
 };
 
-/* RFC 3339 UTC now, with microseconds when @micro (an event's eventTime). */
-void gt_kw_now(char *buf, size_t len, bool micro);
-
 /* Post an event; failures are logged, never fatal. True when the server took it. */
 bool gt_kw_event(const struct gt_kw *k, enum gt_kres res, const char *ns, const char *name, const char *uid,
 		 const char *reason, const char *msg, bool warning);

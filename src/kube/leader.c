@@ -12,6 +12,7 @@
 #include "kube/log.h"
 #include "util/clock.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 struct gt_leader {
 	pthread_t thread;
@@ -26,16 +27,6 @@ struct gt_leader {
 	char *rv;		/* resourceVersion of our last write or read */
 	long long transitions;
 };
-
-static void micro_time(char *buf, size_t len)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	struct tm tm;
-	gmtime_r(&ts.tv_sec, &tm);
-	size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, len - n, ".%06ldZ", ts.tv_nsec / 1000);
-}
 
 static void path_of(const struct gt_leader *l, bool item, char *buf, size_t len)
 {
@@ -54,7 +45,7 @@ static bool write_lease(struct gt_leader *l, const char *rv, const char *holder,
 			long long transitions, int duration)
 {
 	char now[48], path[600];
-	micro_time(now, sizeof(now));
+	gt_time_now_rfc3339(now, sizeof(now), 6);
 	json_t *md = json_pack("{s:s, s:s}", "name", l->name, "namespace", l->ns);
 	if (rv)
 		json_object_set_new(md, "resourceVersion", json_string(rv));

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/time.h"
+
 static atomic_int log_level = GT_LOG_INFO;
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
@@ -40,13 +42,10 @@ void gt_log(enum gt_log_level level, const char *component, const char *fmt, ...
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	struct tm tm;
-	gmtime_r(&ts.tv_sec, &tm);
-	size_t n = strftime(line, 64, "time=%Y-%m-%dT%H:%M:%S", &tm);
-	n += (size_t)snprintf(line + n, sizeof(line) - n, ".%03ldZ level=%s component=%s msg=\"",
-			      ts.tv_nsec / 1000000, level_names[level], component);
+	char now[GT_TIME_LEN];
+	gt_time_now_rfc3339(now, sizeof(now), 3);
+	size_t n = (size_t)snprintf(line, sizeof(line), "time=%s level=%s component=%s msg=\"", now,
+				    level_names[level], component);
 	/* quote the message: a record stays one line whatever an object's name holds */
 	for (const char *p = msg; *p && n + 4 < sizeof(line); p++) {
 		if (*p == '"' || *p == '\\') {

@@ -4,25 +4,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/actions.h"
 #include "kube/kdoc.h"
+#include "util/hash.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 #define LABEL_MAX 63
 #define COND_TYPE "UnschedulableOnNodePool"
 #define DEFAULT_RESERVATION_NS "kai-resource-reservation"
 #define CM_ANNOTATION "runai/shared-gpu-configmap"
 #define CONTAINER_ANNOTATION "gpu-fraction-container-name"
-
-void gt_format_time(int64_t t, char *buf, size_t len)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	gmtime_r(&tt, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
 
 static const char *str(const struct gt_kube_snapshot *snap, uint32_t id)
 {
@@ -110,10 +103,7 @@ static const char *group_name(struct gt_kube_snapshot *snap, const struct gt_ses
 	for (unsigned k = 0;; k++) {
 		snprintf(buf, sizeof(buf), "%s-gpu%u", nn, k);
 		if (!label_value_ok(buf)) {
-			uint64_t h = 1469598103934665603ULL;
-			for (const char *p = nn; *p; p++)
-				h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-			snprintf(buf, sizeof(buf), "gpu-%016llx-%u", (unsigned long long)h, k);
+			snprintf(buf, sizeof(buf), "gpu-%016llx-%u", (unsigned long long)gt_hash_str(nn), k);
 		}
 		if (gt_strtab_find(&snap->names, buf) < 0)
 			break;
@@ -233,18 +223,18 @@ static void plan_podgroup(struct gt_kplan *p, const struct gt_kube_snapshot *sna
 	const struct gt_job *job = &snap->c.jobs[j];
 	const struct gt_job_state *js = &s->jobs[j];
 	char ts[40];
-	gt_format_time(o->now, ts, sizeof(ts));
+	gt_time_format(o->now, ts, sizeof(ts));
 	/* annotations the core keeps across cycles */
 	if (js->last_start != job->last_start || js->stale_since != job->stale_since) {
 		json_t *ann = json_object();
 		char t[40];
 		if (js->last_start != job->last_start) {
-			gt_format_time(js->last_start, t, sizeof(t));
+			gt_time_format(js->last_start, t, sizeof(t));
 			json_object_set_new(ann, "kai.scheduler/last-start-timestamp",
 					    js->last_start ? json_string(t) : json_null());
 		}
 		if (js->stale_since != job->stale_since) {
-			gt_format_time(js->stale_since, t, sizeof(t));
+			gt_time_format(js->stale_since, t, sizeof(t));
 			json_object_set_new(ann, "kai.scheduler/stale-podgroup-timestamp",
 					    js->stale_since ? json_string(t) : json_null());
 		}
@@ -299,7 +289,7 @@ static void plan_pod_conditions(struct gt_kplan *p, const struct gt_kube_snapsho
 	if (mark && !strcmp(mark, "false"))
 		return;
 	char ts[40];
-	gt_format_time(o->now, ts, sizeof(ts));
+	gt_time_format(o->now, ts, sizeof(ts));
 	const struct gt_job *job = &snap->c.jobs[j];
 	for (uint32_t k = 0; k < job->n_pods; k++) {
 		int32_t pi = job->pods[k];

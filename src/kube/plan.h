@@ -98,7 +98,4 @@ void gt_plan_build(struct gt_kube_snapshot *snap, const struct gt_session *s,
 		   size_t *n_pipelined);
 void gt_plan_release(struct gt_kplan *plan);
 
-/* RFC 3339 UTC for @t. */
-void gt_format_time(int64_t t, char *buf, size_t len);
-
 #endif /* GT_KUBE_PLAN_H */

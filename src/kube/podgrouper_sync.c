@@ -15,7 +15,9 @@
 #include "kube/kdoc.h"
 #include "kube/log.h"
 #include "kube/podgrouper_int.h"
+#include "util/hash.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 #define MAX_OWNER_DEPTH 16	/* owner chains are short; this catches cycles too */
 #define MAX_EXTRAS 4		/* related objects read for one pod */
@@ -76,14 +78,6 @@ static char *dump(const json_t *j)
 
 /* ---------------------------------------------------------------- warnings */
 
-static void now_rfc3339(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /*
  * A PodGrouperWarning event on @pod. Its name derives from the pod and the
  * message, so the same failure, retried or met again after a restart, is
@@ -91,14 +85,10 @@ static void now_rfc3339(char *buf, size_t len)
  */
 static void warn(const struct gt_pgctl_env *env, const struct gt_kobj *pod, const char *msg)
 {
-	uint64_t h = 1469598103934665603ULL;
-	const char *parts[] = { pod->uid, WARNING_REASON, msg };
-	for (size_t k = 0; k < 3; k++)
-		for (const char *p = parts[k]; *p; p++)
-			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	uint64_t h = gt_hash_add(gt_hash_add(gt_hash_str(pod->uid), WARNING_REASON), msg);
 	char name[300], ts[48], path[400];
 	snprintf(name, sizeof(name), "%.200s.%016llx", pod->name, (unsigned long long)h);
-	now_rfc3339(ts, sizeof(ts));
+	gt_time_now_rfc3339(ts, sizeof(ts), 0);
 	json_t *ev = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, "
 			       "s:{s:s}, s:s, s:s, s:i, s:s, s:s}",
 			       "apiVersion", "v1", "kind", "Event", "metadata", "name", name, "namespace",

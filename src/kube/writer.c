@@ -10,6 +10,7 @@
 #include "kube/kwrite.h"
 #include "kube/log.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 struct gt_writer {
 	struct gt_kw kw;
@@ -85,7 +86,7 @@ static void assume_deleting(struct gt_doc *doc, void *arg)
 {
 	(void)arg;
 	char ts[48];
-	gt_kw_now(ts, sizeof(ts), false);
+	gt_time_now_rfc3339(ts, sizeof(ts), 0);
 	const char *p[] = { "metadata", "deletionTimestamp" };
 	gt_kdoc_set(doc, p, 2, ts, true);
 }

@@ -22,12 +22,14 @@
 #include "core/fairshare.h"
 #include "core/session.h"
 #include "util/clock.h"
+#include "util/heap.h"
 #include "util/mem.h"
 
 /* ---------------------------------------------------------------- event heap */
 
-static bool ev_before(const struct rp_event *a, const struct rp_event *b)
+static bool ev_before(const void *ctx, const struct rp_event *a, const struct rp_event *b)
 {
+	(void)ctx;
 	if (a->t != b->t)
 		return a->t < b->t;
 	if (a->kind != b->kind)
@@ -35,40 +37,16 @@ static bool ev_before(const struct rp_event *a, const struct rp_event *b)
 	return a->job < b->job;
 }
 
+GT_HEAP_DEFINE(event_heap, struct rp_event, const void, ev_before)
+
 static void heap_push(struct gt_replay *r, struct rp_event ev)
 {
-	GT_GROW(r->heap, r->n_heap + 1, r->cap_heap);
-	uint32_t i = r->n_heap++;
-	while (i > 0) {
-		uint32_t parent = (i - 1) / 2;
-		if (!ev_before(&ev, &r->heap[parent]))
-			break;
-		r->heap[i] = r->heap[parent];
-		i = parent;
-	}
-	r->heap[i] = ev;
+	event_heap_push(&r->heap, &r->n_heap, &r->cap_heap, ev, NULL);
 }
 
 static struct rp_event heap_pop(struct gt_replay *r)
 {
-	struct rp_event top = r->heap[0];
-	struct rp_event last = r->heap[--r->n_heap];
-	uint32_t i = 0;
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-		const struct rp_event *best = &last;
-		if (l < r->n_heap && ev_before(&r->heap[l], best))
-			best = &r->heap[m = l];
-		if (l + 1 < r->n_heap && ev_before(&r->heap[l + 1], best))
-			m = l + 1;
-		if (m == i)
-			break;
-		r->heap[i] = r->heap[m];
-		i = m;
-	}
-	if (r->n_heap)
-		r->heap[i] = last;
-	return top;
+	return event_heap_pop(r->heap, &r->n_heap, NULL);
 }
 
 /* Drop events made stale by an eviction, so the heap top is a real one. */

@@ -12,6 +12,7 @@
 #include "replay/output.h"
 #include "replay/setup.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 struct cli {
 	const char *trace;	/* FORMAT:FILE */
@@ -119,7 +120,7 @@ static int parse_seconds(const char *flag, const char *v, int64_t *out)
 		*out = (int64_t)n;
 		return 0;
 	}
-	if (gt_parse_duration(v, out) || *out < 0)
+	if (gt_duration_parse_whole(v, out) || *out < 0)
 		return bad(flag, v, "needs seconds or a duration such as 90s or 1h");
 	return 0;
 }

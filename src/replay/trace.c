@@ -7,6 +7,7 @@
 
 #include "replay/csv.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 static const char *const format_names[GT_N_TRACE_FORMATS] = {
 	[GT_TRACE_PHILLY] = "philly",
@@ -65,17 +66,6 @@ static int need_cols(const struct gt_csv *r, const char *const *names, int *cols
 	return 0;
 }
 
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-	/* Howard Hinnant's algorithm: proleptic Gregorian days since 1970-01-01 */
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 int gt_trace_parse_datetime(const char *s, int64_t *out)
 {
 	int y, mo, d, h, mi, se, n = 0;
@@ -83,7 +73,7 @@ int gt_trace_parse_datetime(const char *s, int64_t *out)
 	    mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60 || h < 0 ||
 	    mi < 0 || se < 0)
 		return GT_EPARSE;
-	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+	*out = gt_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
 	return 0;
 }
 

@@ -3,12 +3,12 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/messages.h"
 #include "core/order.h"
 #include "sim/simulate.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 static const char *str(const struct gt_cluster *c, uint32_t id)
 {
@@ -18,14 +18,6 @@ static const char *str(const struct gt_cluster *c, uint32_t id)
 static double gpus(int64_t milli)
 {
 	return (double)milli / 1000.0;
-}
-
-static void format_time(int64_t t, char *buf, size_t len)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	gmtime_r(&tt, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 static bool job_scheduled(const struct gt_session *s, int32_t job)
@@ -110,19 +102,19 @@ void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s,
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
 		const struct gt_job *job = &c->jobs[j];
 		json_t *o = json_object();
-		char ts[40];
+		char ts[GT_TIME_LEN];
 		json_object_set_new(o, "namespace", json_string(str(c, job->ns)));
 		json_object_set_new(o, "name", json_string(str(c, job->name)));
 		json_object_set_new(o, "queue", json_string(str(c, job->queue_name)));
 		json_object_set_new(o, "scheduled", json_boolean(job_scheduled(s, (int32_t)j)));
 		if (s->jobs[j].last_start) {
-			format_time(s->jobs[j].last_start, ts, sizeof(ts));
+			gt_time_format(s->jobs[j].last_start, ts, sizeof(ts));
 			json_object_set_new(o, "lastStartTimestamp", json_string(ts));
 		} else {
 			json_object_set_new(o, "lastStartTimestamp", json_null());
 		}
 		if (s->jobs[j].stale_since) {	/* kai.scheduler/stale-podgroup-timestamp */
-			format_time(s->jobs[j].stale_since, ts, sizeof(ts));
+			gt_time_format(s->jobs[j].stale_since, ts, sizeof(ts));
 			json_object_set_new(o, "staleTimestamp", json_string(ts));
 		}
 		const char *msg = s->jobs[j].message;

@@ -13,6 +13,7 @@
 #include "podgrouper/podgrouper.h"
 #include "sim/output.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 struct sim_opts {
 	const char **files;
@@ -82,7 +83,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 			if (parse_actions(v, &o->actions))
 				return 2;
 		} else if (!strcmp(a, "--now")) {
-			if (gt_parse_time(v, &o->now)) {
+			if (gt_time_parse(v, &o->now)) {
 				fprintf(stderr, "gantry simulate: --now must be an RFC 3339 time, not '%s'\n", v);
 				return 2;
 			}

@@ -379,35 +379,6 @@ TEST(init_containers_and_limits)
 	tl_free(&w);
 }
 
-TEST(times_and_durations)
-{
-	int64_t v = 0;
-	ASSERT_EQ(0, gt_parse_time("2026-01-01T00:00:00Z", &v));
-	ASSERT_EQ(TL_EPOCH, v);
-	ASSERT_EQ(0, gt_parse_time("2026-01-01T01:00:00+01:00", &v));
-	ASSERT_EQ(TL_EPOCH, v);
-	ASSERT_EQ(0, gt_parse_time("2025-12-31T19:00:00.250-05:00", &v));
-	ASSERT_EQ(TL_EPOCH, v);
-	ASSERT_EQ(0, gt_parse_time("2024-02-29T00:00:00Z", &v));
-	ASSERT_EQ(1709164800, v);
-	ASSERT_TRUE(gt_parse_time("2026-01-01", &v) != 0);
-	ASSERT_TRUE(gt_parse_time("2026-13-01T00:00:00Z", &v) != 0);
-	ASSERT_TRUE(gt_parse_time("2026-01-01T00:00:00", &v) != 0);
-	ASSERT_TRUE(gt_parse_time("2026-01-01T00:00:00Zjunk", &v) != 0);
-	static const struct {
-		const char *in;
-		int64_t s;
-	} durs[] = { { "60s", 60 }, { "1m30s", 90 }, { "1h", 3600 }, { "1.5h", 5400 },
-		     { "-1s", -1 }, { "0", 0 }, { "1500ms", 1 }, { "2h45m", 9900 } };
-	for (size_t i = 0; i < sizeof(durs) / sizeof(durs[0]); i++) {
-		ASSERT_EQ(0, gt_parse_duration(durs[i].in, &v));
-		ASSERT_EQ(durs[i].s, v);
-	}
-	static const char *const bad[] = { "", "5", "s", "1x", "1s ", "1d" };
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ASSERT_TRUE(gt_parse_duration(bad[i], &v) != 0);
-}
-
 TEST(scheduling_shard)
 {
 	struct tl_world w;
@@ -493,33 +464,7 @@ TEST(queue_quota_inf_nan_rejected)
 	ASSERT_EQ(GT_EINVAL, rc);
 }
 
-TEST(durations_are_go_durations)
-{
-	static const char *const bad[] = { "infs", "nanh", "9e18h", "1e3s", "0x10s", " 1s", "--1s", "+-1s" };
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		int64_t v;
-		if (gt_parse_duration(bad[i], &v) == 0) {
-			fprintf(stderr, "accepted '%s' as %lld\n", bad[i], (long long)v);
-			ASSERT_TRUE(false);
-		}
-	}
-}
-
-TEST(rfc3339_strict)
-{
-	static const char *const bad[] = { "2026-02-30T00:00:00Z", "2026-1-1T0:0:0Z", " 2026-01-01T00:00:00Z" };
-	for (size_t i = 0; i < 3; i++) {
-		int64_t v;
-		if (gt_parse_time(bad[i], &v) == 0) {
-			fprintf(stderr, "accepted '%s'\n", bad[i]);
-			ASSERT_TRUE(false);
-		}
-	}
-}
-
 const struct gt_test gt_tests[] = {
-	T(rfc3339_strict),
-	T(durations_are_go_durations),
 	T(queue_quota_inf_nan_rejected),
 	T(gpu_fraction_above_one),
 	T(gpu_fraction_not_a_number),
@@ -544,7 +489,6 @@ const struct gt_test gt_tests[] = {
 	T(pod_states_from_the_manifest),
 	T(subgroup_label_must_name_a_subgroup),
 	T(init_containers_and_limits),
-	T(times_and_durations),
 	T(scheduling_shard),
 	T(scheduling_shard_bad_strategy),
 	T(scheduling_shard_bad_duration),
