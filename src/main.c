@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/podgrouper_ctl.h"
-#include "kube/scheduler.h"
+#include "pgctl/pgctl.h"
+#include "scheduler/command.h"
 #include "replay/replay.h"
 #include "sim/simulate.h"
 

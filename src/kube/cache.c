@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "api/decode.h"
-#include "kube/kdoc.h"
+#include "api/json.h"
 #include "util/hash.h"
 #include "util/mem.h"
 #include "util/time.h"

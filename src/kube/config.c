@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "api/doc.h"
-#include "kube/kdoc.h"
+#include "api/json.h"
 #include "util/mem.h"
 
 #define MAX_FILES 16

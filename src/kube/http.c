@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kube/log.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 #define TOKEN_REREAD_S 60

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kube/log.h"
+#include "util/log.h"
 #include "util/clock.h"
 #include "util/mem.h"
 #include "util/time.h"

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "kube/kdoc.h"
-#include "kube/log.h"
+#include "api/json.h"
+#include "util/log.h"
 #include "util/clock.h"
 #include "util/mem.h"
 #include "util/smap.h"

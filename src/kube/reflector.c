@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kube/log.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 #define BACKOFF_MIN_S 0.2

@@ -11,10 +11,10 @@
 #include "core/actions.h"
 #include "harness.h"
 #include "kube/cache.h"
-#include "kube/kdoc.h"
-#include "kube/log.h"
-#include "kube/plan.h"
-#include "kube/snapshot.h"
+#include "api/json.h"
+#include "util/log.h"
+#include "scheduler/writes.h"
+#include "scheduler/snapshot.h"
 
 const char *gt_suite = "kube_cache";
 

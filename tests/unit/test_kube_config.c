@@ -11,7 +11,7 @@
 
 #include "harness.h"
 #include "kube/config.h"
-#include "kube/kdoc.h"
+#include "api/json.h"
 
 const char *gt_suite = "kube_config";
 

@@ -1,5 +1,5 @@
 /*
- * plan.h - what a cycle's outcome means for the API server
+ * writes.h - what a cycle's outcome means for the API server
  *
  * Reads the session after the actions ran and lists the writes it calls
  * for, without doing any of them (writer.h does), so the translation can be
@@ -32,14 +32,14 @@
  * Jobs without a PodGroup object (a bare pod's implicit group) get the pod
  * writes only.
  */
-#ifndef GT_KUBE_PLAN_H
-#define GT_KUBE_PLAN_H
+#ifndef GT_WRITES_H
+#define GT_WRITES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/session.h"
-#include "kube/snapshot.h"
+#include "scheduler/snapshot.h"
 
 enum gt_kop_kind { GT_KOP_BIND, GT_KOP_EVICT, GT_KOP_PATCH, GT_KOP_EVENT, GT_KOP_DELETE };
 
@@ -98,4 +98,4 @@ void gt_plan_build(struct gt_kube_snapshot *snap, const struct gt_session *s,
 		   size_t *n_pipelined);
 void gt_plan_release(struct gt_kplan *plan);
 
-#endif /* GT_KUBE_PLAN_H */
+#endif /* GT_WRITES_H */

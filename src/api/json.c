@@ -1,4 +1,4 @@
-#include "kube/kdoc.h"
+#include "api/json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "kube/flags.h"
+#include "util/flags.h"
 
 #include <stdlib.h>
 #include <string.h>

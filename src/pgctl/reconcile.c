@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "kube/kdoc.h"
-#include "kube/log.h"
-#include "kube/podgrouper_int.h"
+#include "api/json.h"
+#include "util/log.h"
+#include "pgctl/internal.h"
 #include "util/hash.h"
 #include "util/mem.h"
 #include "util/time.h"

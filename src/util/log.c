@@ -1,4 +1,4 @@
-#include "kube/log.h"
+#include "util/log.h"
 
 #include <pthread.h>
 #include <stdarg.h>

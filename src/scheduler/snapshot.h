@@ -27,8 +27,8 @@
  * whose pod is gone or was re-created, or whose pod was bound elsewhere is
  * ignored and listed in @stale_brs for the plan to delete, as KAI does.
  */
-#ifndef GT_KUBE_SNAPSHOT_H
-#define GT_KUBE_SNAPSHOT_H
+#ifndef GT_SNAPSHOT_H
+#define GT_SNAPSHOT_H
 
 #include "core/cluster.h"
 #include "kube/cache.h"
@@ -82,4 +82,4 @@ void gt_snapshot_release(struct gt_kube_snapshot *s);
 struct gt_kobj *gt_snapshot_find(const struct gt_kube_snapshot *s, enum gt_kres r, const char *ns,
 				 const char *name);
 
-#endif /* GT_KUBE_SNAPSHOT_H */
+#endif /* GT_SNAPSHOT_H */

@@ -5,8 +5,8 @@
  * way KAI's Go flags do: "500ms", "1.5s", "2m", "1h" (or plain seconds), and
  * "--flag", "--flag=true", "--flag=false".
  */
-#ifndef GT_KUBE_FLAGS_H
-#define GT_KUBE_FLAGS_H
+#ifndef GT_FLAGS_H
+#define GT_FLAGS_H
 
 #include <stdbool.h>
 
@@ -20,4 +20,4 @@ bool gt_flag_bool(const char *v, bool *out);
  */
 bool gt_flag_split(const char *arg, char *name, unsigned cap, const char **value);
 
-#endif /* GT_KUBE_FLAGS_H */
+#endif /* GT_FLAGS_H */

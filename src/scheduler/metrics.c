@@ -1,4 +1,4 @@
-#include "kube/metrics.h"
+#include "scheduler/metrics.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>

@@ -1,4 +1,4 @@
-#include "kube/scheduler.h"
+#include "scheduler/command.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -12,16 +12,16 @@
 #include "kube/cache.h"
 #include "kube/config.h"
 #include "kube/http.h"
-#include "kube/flags.h"
+#include "util/flags.h"
 #include "kube/leader.h"
-#include "kube/log.h"
-#include "kube/metrics.h"
-#include "kube/plan.h"
-#include "kube/podgrouper_ctl.h"
+#include "util/log.h"
+#include "scheduler/metrics.h"
+#include "scheduler/writes.h"
+#include "pgctl/pgctl.h"
 #include "kube/reflector.h"
-#include "kube/snapshot.h"
-#include "kube/stop.h"
-#include "kube/writer.h"
+#include "scheduler/snapshot.h"
+#include "util/stop.h"
+#include "scheduler/writer.h"
 #include "util/clock.h"
 #include "util/mem.h"
 

@@ -1,5 +1,5 @@
 /*
- * kdoc.h - API-server JSON as the document trees src/api decodes
+ * json.h - API-server JSON as the document trees src/api decodes
  *
  * The API server speaks JSON; the decoders (src/api/decode.h) walk
  * struct gt_doc trees. Converting jansson values directly (rather than
@@ -11,8 +11,8 @@
  * each object with its own serial there, so a decoder error, which names
  * "(line N)", leads back to the object that caused it.
  */
-#ifndef GT_KDOC_H
-#define GT_KDOC_H
+#ifndef GT_JSON_H
+#define GT_JSON_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -40,4 +40,4 @@ char *gt_json_dump_take(json_t *j);
 /* Standard base64 (padding optional, whitespace skipped). 0, or -1 if malformed. */
 int gt_base64_decode(const char *in, unsigned char **out, size_t *len);
 
-#endif /* GT_KDOC_H */
+#endif /* GT_JSON_H */

@@ -1,5 +1,5 @@
 /*
- * kwrite.h - the writes both the plan's writer and the binder make
+ * bind.h - the writes both the plan's writer and the binder make
  *
  * An event, the Binding of a pod, the GPU-group labels of a shared pod.
  * Each goes through gt_kube_call() (retried on transport errors and 5xx)
@@ -7,8 +7,8 @@
  * meets 409 reads the pod and counts as done when an earlier attempt put it
  * on our node.
  */
-#ifndef GT_KUBE_KWRITE_H
-#define GT_KUBE_KWRITE_H
+#ifndef GT_BIND_H
+#define GT_BIND_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -16,7 +16,7 @@
 
 #include "kube/cache.h"
 #include "kube/http.h"
-#include "kube/plan.h"
+#include "scheduler/writes.h"
 
 /* Who writes: the client, and the events' source. */
 struct gt_kw {
@@ -54,4 +54,4 @@ bool gt_kw_patch_groups(const struct gt_kw *k, const struct gt_kop *op, bool rem
 /* The cache's copy of the pod, assumed bound to op->node with op's groups (plan.h's op->rv). */
 void gt_kw_assume_bound(struct gt_cache *cache, const struct gt_kop *op);
 
-#endif /* GT_KUBE_KWRITE_H */
+#endif /* GT_BIND_H */

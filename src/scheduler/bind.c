@@ -1,11 +1,11 @@
-#include "kube/kwrite.h"
+#include "scheduler/bind.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/kdoc.h"
-#include "kube/log.h"
+#include "api/json.h"
+#include "util/log.h"
 #include "util/hash.h"
 #include "util/mem.h"
 #include "util/time.h"

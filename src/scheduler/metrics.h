@@ -13,8 +13,8 @@
  * reflector has listed its resource (a standby that is not the leader is
  * ready too: it would schedule at once on taking over).
  */
-#ifndef GT_KUBE_METRICS_H
-#define GT_KUBE_METRICS_H
+#ifndef GT_METRICS_H
+#define GT_METRICS_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -25,7 +25,7 @@
 #include "kube/cache.h"
 #include "kube/http.h"
 #include "kube/reflector.h"
-#include "kube/writer.h"
+#include "scheduler/writer.h"
 #include "util/err.h"
 
 struct gt_queue_metric {
@@ -61,4 +61,4 @@ void gt_metrics_write(struct gt_metrics *m, FILE *out);
 int gt_metrics_serve(struct gt_metrics *m, const char *addr, struct gt_err *err);
 void gt_metrics_stop(struct gt_metrics *m);
 
-#endif /* GT_KUBE_METRICS_H */
+#endif /* GT_METRICS_H */

@@ -6,8 +6,8 @@
  * checks gt_stop_requested() and naps in short steps so that a stop is
  * seen within 50 ms.
  */
-#ifndef GT_KUBE_STOP_H
-#define GT_KUBE_STOP_H
+#ifndef GT_STOP_H
+#define GT_STOP_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -20,4 +20,4 @@ bool gt_stop_requested(void);
 /* Sleep until @until_ms (gt_mono_ms()) or a stop. */
 void gt_stop_sleep_until(double until_ms);
 
-#endif /* GT_KUBE_STOP_H */
+#endif /* GT_STOP_H */

@@ -1,4 +1,4 @@
-#include "kube/writer.h"
+#include "scheduler/writer.h"
 
 #include <jansson.h>
 #include <pthread.h>
@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/kdoc.h"
-#include "kube/kwrite.h"
-#include "kube/log.h"
+#include "api/json.h"
+#include "scheduler/bind.h"
+#include "util/log.h"
 #include "util/mem.h"
 #include "util/time.h"
 

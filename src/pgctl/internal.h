@@ -1,13 +1,13 @@
 /*
- * podgrouper_int.h - what the podgrouper controller's files share; not an API
+ * internal.h - what the podgrouper controller's files share; not an API
  *
  * podgrouper_ctl.c runs the machinery (which pods need work, the queue, the
  * workers, the world they read); podgrouper_sync.c does one pod (owners,
  * grouping, the PodGroup, the pod, the warning); podgrouper_cmd.c is the
  * `gantry podgrouper` command.
  */
-#ifndef GT_KUBE_PODGROUPER_INT_H
-#define GT_KUBE_PODGROUPER_INT_H
+#ifndef GT_PGCTL_INTERNAL_H
+#define GT_PGCTL_INTERNAL_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -16,7 +16,7 @@
 #include "kube/cache.h"
 #include "kube/http.h"
 #include "kube/owners.h"
-#include "kube/podgrouper_ctl.h"
+#include "pgctl/pgctl.h"
 #include "podgrouper/podgrouper.h"
 
 /* What reconciling one pod uses besides the pod. */
@@ -76,4 +76,4 @@ const char *gt_pgctl_annotation(const struct gt_doc *d, const char *key);
 /* Ours (@scheduler), not finished and not being deleted. */
 bool gt_pgctl_wants(const struct gt_doc *pod, const char *scheduler);
 
-#endif /* GT_KUBE_PODGROUPER_INT_H */
+#endif /* GT_PGCTL_INTERNAL_H */

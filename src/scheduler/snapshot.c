@@ -1,4 +1,4 @@
-#include "kube/snapshot.h"
+#include "scheduler/snapshot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 #include <sys/types.h>
 
 #include "api/decode.h"
-#include "kube/log.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 /* Passes over a refused object before the cycle gives up. */

@@ -1,4 +1,4 @@
-#include "kube/binder.h"
+#include "scheduler/binder.h"
 
 #include <jansson.h>
 #include <pthread.h>
@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kube/kdoc.h"
-#include "kube/log.h"
+#include "api/json.h"
+#include "util/log.h"
 #include "util/clock.h"
 #include "util/mem.h"
 

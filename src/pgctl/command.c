@@ -16,13 +16,13 @@
 
 #include "kube/cache.h"
 #include "kube/config.h"
-#include "kube/flags.h"
+#include "util/flags.h"
 #include "kube/http.h"
 #include "kube/leader.h"
-#include "kube/log.h"
-#include "kube/podgrouper_ctl.h"
+#include "util/log.h"
+#include "pgctl/pgctl.h"
 #include "kube/reflector.h"
-#include "kube/stop.h"
+#include "util/stop.h"
 #include "util/clock.h"
 #include "util/mem.h"
 

@@ -33,16 +33,16 @@
  * Garbage collection of reservation pods whose group has no more pods is
  * the plan's (plan.h), every cycle.
  */
-#ifndef GT_KUBE_BINDER_H
-#define GT_KUBE_BINDER_H
+#ifndef GT_BINDER_H
+#define GT_BINDER_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "kube/cache.h"
-#include "kube/kwrite.h"
-#include "kube/plan.h"
+#include "scheduler/bind.h"
+#include "scheduler/writes.h"
 
 /*
  * AUTO (the zero value): reservation pods when the reservation namespace
@@ -85,4 +85,4 @@ size_t gt_binder_pending(struct gt_binder *b);
  */
 void gt_binder_free(struct gt_binder *b);
 
-#endif /* GT_KUBE_BINDER_H */
+#endif /* GT_BINDER_H */

@@ -1,5 +1,5 @@
 /*
- * podgrouper_ctl.h - `gantry podgrouper`: PodGroups for pods, on a cluster
+ * pgctl.h - `gantry podgrouper`: PodGroups for pods, on a cluster
  *
  * The controller that puts the grouping rules of src/podgrouper to work on a
  * live cluster, as KAI's podgrouper does (KAI-SPEC section 8.1):
@@ -32,8 +32,8 @@
  * done) and reacts at once to a pod's change, to a retry falling due and to
  * a PodGroup deleted under its pods.
  */
-#ifndef GT_KUBE_PODGROUPER_CTL_H
-#define GT_KUBE_PODGROUPER_CTL_H
+#ifndef GT_PGCTL_H
+#define GT_PGCTL_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -101,4 +101,4 @@ int gt_pgctl_load_config(const char *path, struct gt_pg_config *cfg, struct gt_e
 /* Run `gantry podgrouper ARGS` (argv[0] = "podgrouper"); the process exit status. */
 int gt_podgrouper_main(int argc, char **argv);
 
-#endif /* GT_KUBE_PODGROUPER_CTL_H */
+#endif /* GT_PGCTL_H */

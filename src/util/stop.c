@@ -1,4 +1,4 @@
-#include "kube/stop.h"
+#include "util/stop.h"
 
 #include <pthread.h>
 #include <time.h>

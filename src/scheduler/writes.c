@@ -1,4 +1,4 @@
-#include "kube/plan.h"
+#include "scheduler/writes.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/actions.h"
-#include "kube/kdoc.h"
+#include "api/json.h"
 #include "util/hash.h"
 #include "util/mem.h"
 #include "util/time.h"

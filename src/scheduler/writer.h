@@ -33,18 +33,18 @@
  * idempotent (merge patches; events with a name derived from their
  * content; binds checked as above).
  */
-#ifndef GT_KUBE_WRITER_H
-#define GT_KUBE_WRITER_H
+#ifndef GT_WRITER_H
+#define GT_WRITER_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "core/session.h"
-#include "kube/binder.h"
+#include "scheduler/binder.h"
 #include "kube/cache.h"
 #include "kube/http.h"
-#include "kube/plan.h"
+#include "scheduler/writes.h"
 
 struct gt_writer_opts {
 	int workers;		/* concurrent writes; default 16 */
@@ -79,4 +79,4 @@ const struct gt_writer_stats *gt_writer_stats(const struct gt_writer *w);
 /* Stop the workers and the binder (binds waiting for a reservation pod are given up) and free; call between runs. */
 void gt_writer_free(struct gt_writer *w);
 
-#endif /* GT_KUBE_WRITER_H */
+#endif /* GT_WRITER_H */

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kube/log.h"
-#include "kube/podgrouper_int.h"
+#include "util/log.h"
+#include "pgctl/internal.h"
 #include "util/clock.h"
 #include "util/mem.h"
 #include "util/smap.h"
