@@ -443,7 +443,6 @@ void gt_replay_free(struct gt_replay *r)
 	free(r->slot_id);
 	free(r->dev_names);
 	free(r->dev0);
-	free(r->minted);
 	free(r->heap);
 	free(r->wake_after);
 	free(r->q_alloc_milli);

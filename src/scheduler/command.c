@@ -300,17 +300,19 @@ static void cycle(struct sched *S)
 		gt_action_run(&s, (enum gt_action)a);
 		action_ms[a] = gt_mono_ms() - ta;
 	}
-	struct gt_plan_opts po = { .node_pool = "default", .reservation_ns = S->o.reservation.ns, .now = now,
-				   .announced = S->announced, .n_announced = S->n_announced };
-	struct gt_kplan plan;
+	struct gt_plan plan;
+	gt_plan_build(&plan, &s, NULL);
+	struct gt_writes_opts wo = { .node_pool = "default", .reservation_ns = S->o.reservation.ns, .now = now,
+				     .announced = S->announced, .n_announced = S->n_announced };
+	struct gt_writes writes;
 	char **pipelined;
 	size_t n_pipelined;
-	gt_plan_build(&snap, &s, &po, &plan, &pipelined, &n_pipelined);
+	gt_writes_build(&snap, &plan, &wo, &writes, &pipelined, &n_pipelined);
 	free_announced(S);
 	S->announced = pipelined;
 	S->n_announced = n_pipelined;
 	double t3 = gt_mono_ms();
-	gt_writer_run(S->writer, &plan);
+	gt_writer_run(S->writer, &writes);
 	double t4 = gt_mono_ms();
 	gt_metrics_set_queues(&S->metrics, &s);
 	pthread_mutex_lock(&S->metrics.mu);
@@ -322,11 +324,12 @@ static void cycle(struct sched *S)
 	memcpy(S->metrics.action_ms, action_ms, sizeof(action_ms));
 	S->metrics.skipped_objects = snap.n_skipped;
 	pthread_mutex_unlock(&S->metrics.mu);
-	enum gt_log_level lvl = plan.n_binds || plan.n_evictions ? GT_LOG_INFO : GT_LOG_DEBUG;
+	enum gt_log_level lvl = writes.n_binds || writes.n_evictions ? GT_LOG_INFO : GT_LOG_DEBUG;
 	gt_log(lvl, "scheduler", "cycle: %u nodes, %u pods, %u jobs; %zu binds, %zu evictions, %u pipelined, "
 	       "%zu writes; decode %.1f ms, actions %.1f ms, writes %.1f ms",
-	       snap.c.n_nodes, snap.c.n_pods, snap.c.n_jobs, plan.n_binds, plan.n_evictions, s.n_pipelines,
-	       plan.n, t1 - t0, t3 - t2, t4 - t3);
+	       snap.c.n_nodes, snap.c.n_pods, snap.c.n_jobs, writes.n_binds, writes.n_evictions, plan.n_pipelines,
+	       writes.n, t1 - t0, t3 - t2, t4 - t3);
+	gt_writes_release(&writes);
 	gt_plan_release(&plan);
 	gt_session_release(&s);
 	gt_snapshot_release(&snap);

@@ -23,7 +23,7 @@ struct gt_writer {
 	int n_threads;
 	pthread_mutex_t mu;
 	pthread_cond_t work, idle;
-	const struct gt_kplan *plan;	/* the batch being written */
+	const struct gt_writes *plan;	/* the batch being written */
 	size_t next, done;
 	bool quit;
 };
@@ -262,7 +262,7 @@ struct gt_writer *gt_writer_new(struct gt_kube_client *cl, struct gt_cache *cach
 	return w;
 }
 
-void gt_writer_run(struct gt_writer *w, const struct gt_kplan *plan)
+void gt_writer_run(struct gt_writer *w, const struct gt_writes *plan)
 {
 	if (!plan->n)
 		return;

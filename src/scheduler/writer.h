@@ -72,7 +72,7 @@ struct gt_writer *gt_writer_new(struct gt_kube_client *cl, struct gt_cache *cach
  * Run every write of @plan; returns when all are done (or given up), except
  * shared-GPU binds handed to the binder, which go on in the background.
  */
-void gt_writer_run(struct gt_writer *w, const struct gt_kplan *plan);
+void gt_writer_run(struct gt_writer *w, const struct gt_writes *plan);
 /* Shared-GPU binds still in the binder's hands. */
 size_t gt_writer_binds_in_flight(struct gt_writer *w);
 const struct gt_writer_stats *gt_writer_stats(const struct gt_writer *w);

@@ -5,13 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/actions.h"
 #include "api/json.h"
-#include "util/hash.h"
 #include "util/mem.h"
 #include "util/time.h"
 
-#define LABEL_MAX 63
 #define COND_TYPE "UnschedulableOnNodePool"
 #define DEFAULT_RESERVATION_NS "kai-resource-reservation"
 #define CM_ANNOTATION "runai/shared-gpu-configmap"
@@ -22,7 +19,7 @@ static const char *str(const struct gt_kube_snapshot *snap, uint32_t id)
 	return gt_strtab_str(&snap->names, id);
 }
 
-static struct gt_kop *push(struct gt_kplan *p, enum gt_kop_kind kind, enum gt_kres res,
+static struct gt_kop *push(struct gt_writes *p, enum gt_kop_kind kind, enum gt_kres res,
 			   const struct gt_kobj *o)
 {
 	GT_GROW(p->ops, p->n + 1, p->cap);
@@ -37,7 +34,7 @@ static struct gt_kop *push(struct gt_kplan *p, enum gt_kop_kind kind, enum gt_kr
 	return op;
 }
 
-void gt_plan_release(struct gt_kplan *p)
+void gt_writes_release(struct gt_writes *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		struct gt_kop *op = &p->ops[i];
@@ -64,95 +61,7 @@ void gt_plan_release(struct gt_kplan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* ---------------------------------------------------------------- GPU groups */
-
-static bool label_value_ok(const char *v)
-{
-	size_t n = strlen(v);
-	if (!n || n > LABEL_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = v[i];
-		bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
-		if (!alnum && ((i == 0 || i + 1 == n) || (ch != '-' && ch != '_' && ch != '.')))
-			return false;
-	}
-	return true;
-}
-
-/*
- * Minted ids (past the table as the session opened it) map to names made
- * here: "<node>-gpu<k>" as the simulator names them, or, when that is no
- * valid label value (long node names), "gpu-<hash of node>-<k>".
- */
-struct minted {
-	uint32_t *ids, *names;
-	size_t n, cap;
-};
-
-static const char *group_name(struct gt_kube_snapshot *snap, const struct gt_session *s,
-			      struct minted *m, uint32_t id, int32_t node)
-{
-	if (id < s->n_base_names)
-		return str(snap, id);
-	for (size_t i = 0; i < m->n; i++)
-		if (m->ids[i] == id)
-			return str(snap, m->names[i]);
-	const char *nn = node >= 0 ? str(snap, snap->c.nodes[node].name) : "gpu";
-	char buf[300];
-	for (unsigned k = 0;; k++) {
-		snprintf(buf, sizeof(buf), "%s-gpu%u", nn, k);
-		if (!label_value_ok(buf)) {
-			snprintf(buf, sizeof(buf), "gpu-%016llx-%u", (unsigned long long)gt_hash_str(nn), k);
-		}
-		if (gt_strtab_find(&snap->names, buf) < 0)
-			break;
-	}
-	uint32_t nid = gt_strtab_intern(&snap->names, buf);
-	if (m->n == m->cap) {
-		m->cap = m->cap ? m->cap * 2 : 8;
-		m->ids = gt_xrealloc(m->ids, m->cap * sizeof(*m->ids));
-		m->names = gt_xrealloc(m->names, m->cap * sizeof(*m->names));
-	}
-	m->ids[m->n] = id;
-	m->names[m->n++] = nid;
-	return str(snap, nid);
-}
-
 /* ---------------------------------------------------------------- messages */
-
-static char *evict_message(const struct gt_kube_snapshot *snap, const struct gt_session *s, int32_t pod)
-{
-	const struct gt_cluster *c = &snap->c;
-	const struct gt_pod *p = &c->pods[pod];
-	const struct gt_pod_state *st = &s->pods[pod];
-	char buf[1024];
-	const char *ns = str(snap, p->ns), *name = str(snap, p->name);
-	const struct gt_job *ev = st->evictor_job >= 0 ? &c->jobs[st->evictor_job] : NULL;
-	const char *ens = ev ? str(snap, ev->ns) : "", *ename = ev ? str(snap, ev->name) : "";
-	switch (st->evicted_by) {
-	case GT_ACT_CONSOLIDATION:
-		snprintf(buf, sizeof(buf), "Pod %s/%s was preempted and rescheduled due to bin packing "
-			 "(resource consolidation) procedure", ns, name);
-		break;
-	case GT_ACT_RECLAIM:
-		snprintf(buf, sizeof(buf), "Pod %s/%s was preempted by workload %s/%s.", ns, name, ens, ename);
-		break;
-	case GT_ACT_PREEMPT:
-		snprintf(buf, sizeof(buf), "Pod %s/%s was preempted by higher priority workload %s/%s", ns,
-			 name, ens, ename);
-		break;
-	case GT_ACT_STALEGANG: {
-		int32_t min = p->job >= 0 && p->podset >= 0 ? c->jobs[p->job].podsets[p->podset].min_member : 0;
-		snprintf(buf, sizeof(buf), "Workload doesn't meet the minimum required number of pods (%d), "
-			 "evicting remaining pod: %s/%s", min, ns, name);
-		break;
-	}
-	default:
-		snprintf(buf, sizeof(buf), "Pod %s/%s was evicted by the scheduler", ns, name);
-	}
-	return gt_xstrdup(buf);
-}
 
 /* KAI's UnschedulableReason for a job message. */
 static const char *reason_of(const char *msg)
@@ -167,15 +76,6 @@ static const char *reason_of(const char *msg)
 }
 
 /* ---------------------------------------------------------------- jobs */
-
-static bool job_running(const struct gt_session *s, int32_t job)
-{
-	const struct gt_job *j = &s->c->jobs[job];
-	for (uint32_t k = 0; k < j->n_pods; k++)
-		if (gt_status_active_allocated(s->pods[j->pods[k]].status))
-			return true;
-	return false;
-}
 
 /* The PodGroup's scheduling conditions for other node pools, and ours (or NULL). */
 static json_t *other_conditions(const struct gt_kobj *pg, const char *pool, const struct gt_doc **ours)
@@ -207,7 +107,7 @@ static long long next_transition(const struct gt_kobj *pg)
 	return max + 1;
 }
 
-static void add_event(struct gt_kplan *p, enum gt_kres res, const struct gt_kobj *o, const char *reason,
+static void add_event(struct gt_writes *p, enum gt_kres res, const struct gt_kobj *o, const char *reason,
 		      const char *msg, bool warning)
 {
 	struct gt_kop *op = push(p, GT_KOP_EVENT, res, o);
@@ -217,26 +117,26 @@ static void add_event(struct gt_kplan *p, enum gt_kres res, const struct gt_kobj
 	op->what = "event";
 }
 
-static void plan_podgroup(struct gt_kplan *p, const struct gt_kube_snapshot *snap, const struct gt_session *s,
-			  const struct gt_plan_opts *o, int32_t j, const struct gt_kobj *pg)
+static void plan_podgroup(struct gt_writes *p, const struct gt_kube_snapshot *snap, const struct gt_plan *plan,
+			  const struct gt_writes_opts *o, int32_t j, const struct gt_kobj *pg)
 {
 	const struct gt_job *job = &snap->c.jobs[j];
-	const struct gt_job_state *js = &s->jobs[j];
-	char ts[40];
+	const struct gt_plan_job *pj = &plan->jobs[j];
+	char ts[GT_TIME_LEN];
 	gt_time_format(o->now, ts, sizeof(ts));
 	/* annotations the core keeps across cycles */
-	if (js->last_start != job->last_start || js->stale_since != job->stale_since) {
+	if (pj->last_start != job->last_start || pj->stale_since != job->stale_since) {
 		json_t *ann = json_object();
-		char t[40];
-		if (js->last_start != job->last_start) {
-			gt_time_format(js->last_start, t, sizeof(t));
+		char t[GT_TIME_LEN];
+		if (pj->last_start != job->last_start) {
+			gt_time_format(pj->last_start, t, sizeof(t));
 			json_object_set_new(ann, "kai.scheduler/last-start-timestamp",
-					    js->last_start ? json_string(t) : json_null());
+					    pj->last_start ? json_string(t) : json_null());
 		}
-		if (js->stale_since != job->stale_since) {
-			gt_time_format(js->stale_since, t, sizeof(t));
+		if (pj->stale_since != job->stale_since) {
+			gt_time_format(pj->stale_since, t, sizeof(t));
 			json_object_set_new(ann, "kai.scheduler/stale-podgroup-timestamp",
-					    js->stale_since ? json_string(t) : json_null());
+					    pj->stale_since ? json_string(t) : json_null());
 		}
 		struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODGROUPS, pg);
 		op->sub = gt_xstrdup("");
@@ -245,8 +145,8 @@ static void plan_podgroup(struct gt_kplan *p, const struct gt_kube_snapshot *sna
 	}
 	const struct gt_doc *ours;
 	json_t *keep = other_conditions(pg, o->node_pool, &ours);
-	bool running = job_running(s, j);
-	const char *msg = js->message;
+	bool running = pj->running;
+	const char *msg = pj->message;
 	if (running || !msg) {
 		if (ours && running) {
 			/* scheduled: the "unschedulable" condition no longer holds */
@@ -278,24 +178,25 @@ static void plan_podgroup(struct gt_kplan *p, const struct gt_kube_snapshot *sna
 	add_event(p, GT_KRES_PODGROUPS, pg, "Unschedulable", msg, false);
 }
 
-static void plan_pod_conditions(struct gt_kplan *p, const struct gt_kube_snapshot *snap,
-				const struct gt_session *s, const struct gt_plan_opts *o, int32_t j,
+static void plan_pod_conditions(struct gt_writes *p, const struct gt_kube_snapshot *snap,
+				const struct gt_plan *plan, const struct gt_writes_opts *o, int32_t j,
 				const struct gt_kobj *pg)
 {
-	const char *msg = s->jobs[j].message;
-	if (!msg || job_running(s, j) || !gt_job_pending_ready(s, j))
+	const struct gt_plan_job *pj = &plan->jobs[j];
+	const char *msg = pj->message;
+	if (!msg || pj->running || !pj->pending_ready)
 		return;
 	const char *mark = pg ? gt_kobj_str(pg, "spec.markUnschedulable") : NULL;
 	if (mark && !strcmp(mark, "false"))
 		return;
-	char ts[40];
+	char ts[GT_TIME_LEN];
 	gt_time_format(o->now, ts, sizeof(ts));
 	const struct gt_job *job = &snap->c.jobs[j];
 	for (uint32_t k = 0; k < job->n_pods; k++) {
 		int32_t pi = job->pods[k];
 		const struct gt_pod *pod = &snap->c.pods[pi];
-		if (!pod->ours || s->pods[pi].status != GT_PENDING)
-			continue;
+		if (!pod->ours || pod->status != GT_PENDING)
+			continue;	/* not running: no pod of the job was placed */
 		const struct gt_kobj *po = gt_snapshot_find(snap, GT_KRES_PODS, str(snap, pod->ns),
 							    str(snap, pod->name));
 		if (!po)
@@ -384,7 +285,7 @@ static void plan_shared(struct gt_kop *op, const struct gt_kube_snapshot *snap, 
 
 /* ---------------------------------------------------------------- deletes */
 
-static void plan_delete(struct gt_kplan *p, enum gt_kres res, const struct gt_kobj *o, int64_t grace,
+static void plan_delete(struct gt_writes *p, enum gt_kres res, const struct gt_kobj *o, int64_t grace,
 			const char *what)
 {
 	struct gt_kop *op = push(p, GT_KOP_DELETE, res, o);
@@ -399,8 +300,8 @@ static void plan_delete(struct gt_kplan *p, enum gt_kres res, const struct gt_ko
  * node. A group in use by a pod being bound counts (the snapshot made such
  * pods Binding), so a reservation pod made for a bind in flight stays.
  */
-static void plan_reservation_gc(struct gt_kplan *p, const struct gt_kube_snapshot *snap,
-				const struct gt_plan_opts *o)
+static void plan_reservation_gc(struct gt_writes *p, const struct gt_kube_snapshot *snap,
+				const struct gt_writes_opts *o)
 {
 	const struct gt_cluster *c = &snap->c;
 	const char *ns = o->reservation_ns ? o->reservation_ns : DEFAULT_RESERVATION_NS;
@@ -434,93 +335,118 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static bool announced(const struct gt_plan_opts *o, const char *key)
+static bool announced(const struct gt_writes_opts *o, const char *key)
 {
 	return o->announced && o->n_announced && bsearch(&key, o->announced, o->n_announced, sizeof(char *), cmp_str);
 }
 
-void gt_plan_build(struct gt_kube_snapshot *snap, const struct gt_session *s,
-		   const struct gt_plan_opts *o, struct gt_kplan *p, char ***pipelined,
-		   size_t *n_pipelined)
+static void plan_bind(struct gt_writes *p, struct gt_kube_snapshot *snap, struct gt_plan *plan,
+		      const struct gt_plan_place *b, const struct gt_kobj *po, const char *pool)
+{
+	const struct gt_cluster *c = &snap->c;
+	const struct gt_pod *pod = &c->pods[b->pod];
+	struct gt_kop *op = push(p, GT_KOP_BIND, GT_KRES_PODS, po);
+	op->node = gt_xstrdup(str(snap, c->nodes[b->node].name));
+	for (uint8_t g = 0; g < b->n_groups; g++)
+		op->groups[op->n_groups++] = gt_xstrdup(str(snap, gt_plan_group_name(plan, b->groups[g], b->node)));
+	if (gt_pod_is_shared(pod))
+		plan_shared(op, snap, (uint32_t)b->pod, b->node, po);
+	if (pod->job >= 0) {
+		char jk[600];
+		snprintf(jk, sizeof(jk), "%s/%s", str(snap, c->jobs[pod->job].ns), str(snap, c->jobs[pod->job].name));
+		op->job = gt_xstrdup(jk);
+	}
+	char msg[900];
+	snprintf(msg, sizeof(msg), "Successfully assigned pod %s/%s to node %s at node-pool %s", po->ns,
+		 po->name, op->node, pool);
+	op->reason = gt_xstrdup("Scheduled");
+	op->message = gt_xstrdup(msg);
+	op->what = "bind";
+	p->n_binds++;
+}
+
+static void plan_evict(struct gt_writes *p, const struct gt_kube_snapshot *snap, const struct gt_plan_evict *ev,
+		       const struct gt_kobj *po)
+{
+	const struct gt_cluster *c = &snap->c;
+	const struct gt_pod *pod = &c->pods[ev->pod];
+	struct gt_kop *op = push(p, GT_KOP_EVICT, GT_KRES_PODS, po);
+	op->action = ev->action;
+	op->message = gt_xstrdup(ev->message);
+	op->reason = gt_xstrdup("Evict");
+	op->what = "eviction";
+	/* KAI announces an eviction on the PodGroup; a bare pod has none */
+	const struct gt_kobj *pg = pod->job >= 0
+		? gt_snapshot_find(snap, GT_KRES_PODGROUPS, str(snap, c->jobs[pod->job].ns),
+				   str(snap, c->jobs[pod->job].name))
+		: NULL;
+	const struct gt_kobj *subject = pg ? pg : po;
+	op->evict_event_res = pg ? GT_KRES_PODGROUPS : GT_KRES_PODS;
+	op->evict_event_ns = gt_xstrdup(subject->ns);
+	op->evict_event_name = gt_xstrdup(subject->name);
+	op->evict_event_uid = gt_xstrdup(subject->uid);
+	p->n_evictions++;
+}
+
+/* A Pipelined event, once per pod and node; @pl collects the keys pipelined now. */
+static void plan_pipelined(struct gt_writes *p, const struct gt_kube_snapshot *snap, const struct gt_writes_opts *o,
+			   const struct gt_plan_place *pp, const struct gt_kobj *po, char ***pl, size_t *n_pl,
+			   size_t *cap_pl)
+{
+	const char *node = str(snap, snap->c.nodes[pp->node].name);
+	char key[600], msg[900];
+	snprintf(key, sizeof(key), "%s@%s", po->uid, node);
+	GT_PUSH(*pl, *n_pl, *cap_pl, gt_xstrdup(key));
+	if (announced(o, key))
+		return;
+	snprintf(msg, sizeof(msg), "Pod %s/%s was pipelined to node %s", po->ns, po->name, node);
+	add_event(p, GT_KRES_PODS, po, "Pipelined", msg, false);
+}
+
+static const struct gt_kobj *pod_object(const struct gt_kube_snapshot *snap, int32_t pod)
+{
+	const struct gt_pod *p = &snap->c.pods[pod];
+	return gt_snapshot_find(snap, GT_KRES_PODS, str(snap, p->ns), str(snap, p->name));
+}
+
+void gt_writes_build(struct gt_kube_snapshot *snap, struct gt_plan *plan, const struct gt_writes_opts *o,
+		     struct gt_writes *p, char ***pipelined, size_t *n_pipelined)
 {
 	memset(p, 0, sizeof(*p));
 	struct gt_cluster *c = &snap->c;
-	struct minted m = { 0 };
 	/* the partition's name where conditions and events name the node pool */
 	const char *pool = snap->node_pool && *snap->node_pool ? snap->node_pool : o->node_pool;
-	struct gt_plan_opts po_pool = *o;
+	struct gt_writes_opts po_pool = *o;
 	po_pool.node_pool = pool;
 	o = &po_pool;
+	for (uint32_t i = 0; i < plan->n_binds; i++) {
+		const struct gt_kobj *po = pod_object(snap, plan->binds[i].pod);
+		if (po)
+			plan_bind(p, snap, plan, &plan->binds[i], po, pool);
+	}
+	for (uint32_t i = 0; i < plan->n_evictions; i++) {
+		const struct gt_kobj *po = pod_object(snap, plan->evictions[i].pod);
+		if (po)
+			plan_evict(p, snap, &plan->evictions[i], po);
+	}
 	char **pl = NULL;
 	size_t n_pl = 0, cap_pl = 0;
-	for (uint32_t i = 0; i < c->n_pods; i++) {
-		const struct gt_pod *pod = &c->pods[i];
-		const struct gt_pod_state *st = &s->pods[i];
-		const char *ns = str(snap, pod->ns), *name = str(snap, pod->name);
-		const struct gt_kobj *po = gt_snapshot_find(snap, GT_KRES_PODS, ns, name);
-		if (!po)
-			continue;
-		if (st->status == GT_BINDING && pod->status != GT_BINDING && st->node >= 0) {
-			struct gt_kop *op = push(p, GT_KOP_BIND, GT_KRES_PODS, po);
-			op->node = gt_xstrdup(str(snap, c->nodes[st->node].name));
-			for (uint8_t g = 0; g < st->n_groups; g++)
-				op->groups[op->n_groups++] = gt_xstrdup(group_name(snap, s, &m, st->groups[g], st->node));
-			if (gt_pod_is_shared(pod))
-				plan_shared(op, snap, i, st->node, po);
-			if (pod->job >= 0) {
-				char jk[600];
-				snprintf(jk, sizeof(jk), "%s/%s", str(snap, c->jobs[pod->job].ns),
-					 str(snap, c->jobs[pod->job].name));
-				op->job = gt_xstrdup(jk);
-			}
-			char msg[900];
-			snprintf(msg, sizeof(msg), "Successfully assigned pod %s/%s to node %s at node-pool %s", ns,
-				 name, op->node, pool);
-			op->reason = gt_xstrdup("Scheduled");
-			op->message = gt_xstrdup(msg);
-			op->what = "bind";
-			p->n_binds++;
-		} else if (st->status == GT_RELEASING && st->evicted_by && pod->status != GT_RELEASING) {
-			struct gt_kop *op = push(p, GT_KOP_EVICT, GT_KRES_PODS, po);
-			op->action = (enum gt_action)st->evicted_by;
-			op->message = evict_message(snap, s, (int32_t)i);
-			op->reason = gt_xstrdup("Evict");
-			op->what = "eviction";
-			/* KAI announces an eviction on the PodGroup; a bare pod has none */
-			const struct gt_kobj *pg = pod->job >= 0
-				? gt_snapshot_find(snap, GT_KRES_PODGROUPS, str(snap, c->jobs[pod->job].ns),
-						   str(snap, c->jobs[pod->job].name))
-				: NULL;
-			const struct gt_kobj *subject = pg ? pg : po;
-			op->evict_event_res = pg ? GT_KRES_PODGROUPS : GT_KRES_PODS;
-			op->evict_event_ns = gt_xstrdup(subject->ns);
-			op->evict_event_name = gt_xstrdup(subject->name);
-			op->evict_event_uid = gt_xstrdup(subject->uid);
-			p->n_evictions++;
-		} else if (st->status == GT_PIPELINED && st->node >= 0) {
-			const char *node = str(snap, c->nodes[st->node].name);
-			char key[600], msg[900];
-			snprintf(key, sizeof(key), "%s@%s", po->uid, node);
-			GT_PUSH(pl, n_pl, cap_pl, gt_xstrdup(key));
-			if (announced(o, key))
-				continue;
-			snprintf(msg, sizeof(msg), "Pod %s/%s was pipelined to node %s", ns, name, node);
-			add_event(p, GT_KRES_PODS, po, "Pipelined", msg, false);
-		}
+	for (uint32_t i = 0; i < plan->n_pipelines; i++) {
+		const struct gt_kobj *po = pod_object(snap, plan->pipelines[i].pod);
+		if (po)
+			plan_pipelined(p, snap, o, &plan->pipelines[i], po, &pl, &n_pl, &cap_pl);
 	}
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
 		const struct gt_job *job = &c->jobs[j];
 		const struct gt_kobj *pg = gt_snapshot_find(snap, GT_KRES_PODGROUPS, str(snap, job->ns),
 							    str(snap, job->name));
 		if (pg)
-			plan_podgroup(p, snap, s, o, (int32_t)j, pg);
-		plan_pod_conditions(p, snap, s, o, (int32_t)j, pg);
+			plan_podgroup(p, snap, plan, o, (int32_t)j, pg);
+		plan_pod_conditions(p, snap, plan, o, (int32_t)j, pg);
 	}
 	for (size_t i = 0; i < snap->n_stale_brs; i++)
 		plan_delete(p, GT_KRES_BINDREQUESTS, snap->stale_brs[i], -1, "stale BindRequest");
 	plan_reservation_gc(p, snap, o);
-	free(m.ids);
-	free(m.names);
 	if (n_pl)
 		qsort(pl, n_pl, sizeof(*pl), cmp_str);
 	*pipelined = pl;

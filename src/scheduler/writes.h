@@ -1,15 +1,14 @@
 /*
  * writes.h - what a cycle's outcome means for the API server
  *
- * Reads the session after the actions ran and lists the writes it calls
- * for, without doing any of them (writer.h does), so the translation can be
+ * Reads the cycle's plan (core/plan.h) and lists the writes it calls for,
+ * without doing any of them (writer.h does), so the translation can be
  * tested without a server:
  *
- *  - bind every pod the session marks Binding (the core marks whole gangs
- *    only), with its GPU groups: a group the session opened gets a name
- *    "<node>-gpu<k>", the simulator's naming, unused by any pod;
- *  - evict every pod the session evicted (Releasing with evicted_by), with
- *    KAI's message for the action;
+ *  - bind every pod the plan binds (the core binds whole gangs only), with
+ *    its GPU groups named by the plan's rule (a fresh group: the first
+ *    "<node>-gpu<i>" no object of the snapshot names);
+ *  - evict every pod the plan evicts, with KAI's message for the action;
  *  - a Pipelined event for a pod newly pipelined;
  *  - for a job that could not be scheduled: the PodGroup's
  *    UnschedulableOnNodePool condition and the pods' PodScheduled=False
@@ -38,7 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/session.h"
+#include "core/plan.h"
 #include "scheduler/snapshot.h"
 
 enum gt_kop_kind { GT_KOP_BIND, GT_KOP_EVICT, GT_KOP_PATCH, GT_KOP_EVENT, GT_KOP_DELETE };
@@ -73,13 +72,13 @@ struct gt_kop {
 	const char *what;	/* for logs: "PodGroup status", "pod condition", ... */
 };
 
-struct gt_kplan {
+struct gt_writes {
 	struct gt_kop *ops;
 	size_t n, cap;
 	size_t n_binds, n_evictions, n_deletes;
 };
 
-struct gt_plan_opts {
+struct gt_writes_opts {
 	const char *node_pool;		/* "default"; the snapshot's partition value when it has one */
 	const char *reservation_ns;	/* GPU reservation pods' namespace; NULL: kai-resource-reservation */
 	int64_t now;			/* for condition times */
@@ -89,13 +88,13 @@ struct gt_plan_opts {
 };
 
 /*
- * Build the plan of @s over @snap. GPU group names minted here are interned
- * into the snapshot's table. @pipelined gets the "uid@node" keys pipelined
- * now (sorted; free each and the array) for the next call's @announced.
+ * The writes @plan calls for over @snap. Fresh GPU groups get their names
+ * here (interned into the snapshot's table). @pipelined gets the
+ * "uid@node" keys pipelined now (sorted; free each and the array) for the
+ * next call's @announced.
  */
-void gt_plan_build(struct gt_kube_snapshot *snap, const struct gt_session *s,
-		   const struct gt_plan_opts *o, struct gt_kplan *plan, char ***pipelined,
-		   size_t *n_pipelined);
-void gt_plan_release(struct gt_kplan *plan);
+void gt_writes_build(struct gt_kube_snapshot *snap, struct gt_plan *plan, const struct gt_writes_opts *o,
+		     struct gt_writes *w, char ***pipelined, size_t *n_pipelined);
+void gt_writes_release(struct gt_writes *w);
 
 #endif /* GT_WRITES_H */

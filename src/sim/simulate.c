@@ -178,83 +178,34 @@ static int load_files(const struct sim_opts *o, struct gt_doc_list *docs)
 	return 0;
 }
 
-/*
- * Groups a session opened have ids past the string table as it was when the
- * session opened; name them "<node>-gpu<k>" (the first k not taken) and
- * intern the name, so the next cycle sees an ordinary group label. The
- * names live in the session, so output and the next cycle agree.
- */
-const char *gt_sim_group_name(struct gt_cluster *c, const struct gt_session *s, uint32_t id,
-			      int32_t node)
+void gt_sim_advance(struct gt_cluster *c, struct gt_plan *plan)
 {
-	if (id < s->n_base_names)
-		return gt_strtab_str(c->names, id);
-	struct gt_session *ms = (struct gt_session *)s;	/* the name map is memo, not state */
-	size_t k = id - s->n_base_names;
-	if (k >= ms->n_group_names) {
-		size_t n = k + 16;
-		ms->group_names = gt_xrealloc(ms->group_names, n * sizeof(*ms->group_names));
-		memset(ms->group_names + ms->n_group_names, 0,
-		       (n - ms->n_group_names) * sizeof(*ms->group_names));
-		ms->n_group_names = n;
+	for (uint32_t i = 0; i < plan->n_binds; i++) {
+		const struct gt_plan_place *b = &plan->binds[i];
+		struct gt_pod *p = &c->pods[b->pod];
+		p->status = GT_RUNNING;
+		p->node = b->node;
+		p->n_groups = b->n_groups;
+		for (uint8_t g = 0; g < b->n_groups; g++)
+			p->groups[g] = gt_plan_group_name(plan, b->groups[g], b->node);
 	}
-	if (!ms->group_names[k]) {
-		char buf[300];
-		const char *nn = node >= 0 ? gt_strtab_str(c->names, c->nodes[node].name) : "gpu";
-		for (unsigned i = 0;; i++) {
-			snprintf(buf, sizeof(buf), "%s-gpu%u", nn, i);
-			if (gt_strtab_find(c->names, buf) < 0)
-				break;
-		}
-		ms->group_names[k] = gt_strtab_intern(c->names, buf) + 1;
+	for (uint32_t i = 0; i < plan->n_evictions; i++) {
+		struct gt_pod *p = &c->pods[plan->evictions[i].pod];
+		if (p->job != GT_NONE && c->jobs[p->job].deleting)
+			continue;	/* its PodGroup is going: nobody recreates it */
+		p->status = GT_PENDING;	/* its controller recreated it */
+		p->node = GT_NONE;
+		p->n_groups = 0;
 	}
-	return gt_strtab_str(c->names, ms->group_names[k] - 1);
-}
-
-static uint32_t group_id_for_cluster(struct gt_cluster *c, const struct gt_session *s,
-				     uint32_t id, int32_t node)
-{
-	if (id < s->n_base_names)
-		return id;
-	const char *name = gt_sim_group_name(c, s, id, node);
-	return (uint32_t)gt_strtab_find(c->names, name);
-}
-
-void gt_sim_advance(struct gt_cluster *c, const struct gt_session *s)
-{
-	for (uint32_t i = 0; i < c->n_pods; i++) {
-		struct gt_pod *p = &c->pods[i];
-		const struct gt_pod_state *st = &s->pods[i];
-		switch (st->status) {
-		case GT_BINDING:
-		case GT_ALLOCATED:
-			p->status = GT_RUNNING;
-			p->node = st->node;
-			p->n_groups = st->n_groups;
-			for (uint8_t g = 0; g < st->n_groups; g++)
-				p->groups[g] = group_id_for_cluster(c, s, st->groups[g], st->node);
-			break;
-		case GT_RELEASING:
-			if (p->status == GT_RELEASING)
-				break;	/* terminating in the input: still going */
-			if (p->job != GT_NONE && c->jobs[p->job].deleting)
-				break;
-			p->status = GT_PENDING;	/* its controller recreated it */
-			p->node = GT_NONE;
-			p->n_groups = 0;
-			break;
-		case GT_PIPELINED:
-			p->status = GT_PENDING;
-			p->node = GT_NONE;
-			p->n_groups = 0;
-			break;
-		default:
-			break;
-		}
+	for (uint32_t i = 0; i < plan->n_pipelines; i++) {
+		struct gt_pod *p = &c->pods[plan->pipelines[i].pod];
+		p->status = GT_PENDING;	/* bound by a later cycle, once its room is free */
+		p->node = GT_NONE;
+		p->n_groups = 0;
 	}
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
-		c->jobs[j].last_start = s->jobs[j].last_start;
-		c->jobs[j].stale_since = s->jobs[j].stale_since;
+		c->jobs[j].last_start = plan->jobs[j].last_start;
+		c->jobs[j].stale_since = plan->jobs[j].stale_since;
 	}
 }
 
@@ -307,23 +258,27 @@ int gt_simulate_main(int argc, char **argv)
 	}
 	if (!rc) {
 		struct gt_session s;
+		struct gt_plan plan;
 		for (int cycle = 1; cycle <= o.cycles; cycle++) {
 			gt_cycle_run(&s, &c, o.now, o.actions);
+			gt_plan_build(&plan, &s, NULL);
 			if (o.show_cycles)	/* with JSON on stdout, the log goes to stderr */
-				gt_output_cycle_log(o.json ? stderr : stdout, &c, &s, cycle);
+				gt_output_cycle_log(o.json ? stderr : stdout, &c, &plan, cycle);
 			if (cycle == o.cycles)
 				break;
-			gt_sim_advance(&c, &s);
+			gt_sim_advance(&c, &plan);
+			gt_plan_release(&plan);
 			gt_session_release(&s);
 			o.now += 1;	/* KAI's cycle period: one second */
 		}
 		if (o.json) {
-			gt_output_json(stdout, &c, &s, o.cycles);
+			gt_output_json(stdout, &c, &s, &plan, o.cycles);
 		} else {
 			if (o.show_cycles)
 				fputc('\n', stdout);
-			gt_output_table(stdout, &c, &s, o.cycles);
+			gt_output_table(stdout, &c, &s, &plan, o.cycles);
 		}
+		gt_plan_release(&plan);
 		gt_session_release(&s);
 	}
 	gt_decoder_release(&dec);

@@ -275,7 +275,7 @@ TEST(grouped_only_leaves_ungrouped_pods_out)
 	gt_cache_free(c);
 }
 
-static const struct gt_kop *find_op(const struct gt_kplan *p, enum gt_kop_kind k, const char *name,
+static const struct gt_kop *find_op(const struct gt_writes *p, enum gt_kop_kind k, const char *name,
 				    const char *what)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -299,11 +299,13 @@ TEST(plan_binds_and_conditions)
 	ASSERT_EQ(0, gt_snapshot_take(c, &sopts, &s, &err));
 	struct gt_session ss;
 	gt_cycle_run(&ss, &s.c, 1767229200, 1u << GT_ACT_ALLOCATE);
-	struct gt_plan_opts po = { .node_pool = "default", .now = 1767229200 };
-	struct gt_kplan plan;
+	struct gt_writes_opts po = { .node_pool = "default", .now = 1767229200 };
+	struct gt_plan cp;
+	gt_plan_build(&cp, &ss, NULL);
+	struct gt_writes plan;
 	char **pipelined;
 	size_t n_pipelined;
-	gt_plan_build(&s, &ss, &po, &plan, &pipelined, &n_pipelined);
+	gt_writes_build(&s, &cp, &po, &plan, &pipelined, &n_pipelined);
 	/* the notebook's half GPU: bound, on a GPU group of its own named after the node */
 	const struct gt_kop *b = find_op(&plan, GT_KOP_BIND, "nb-x7k2p", NULL);
 	ASSERT_TRUE(b != NULL);
@@ -334,7 +336,8 @@ TEST(plan_binds_and_conditions)
 	ASSERT_TRUE(find_op(&plan, GT_KOP_EVENT, "big-0", NULL) != NULL);
 	/* the PodGroup's last-start annotation is not touched: it never started */
 	ASSERT_TRUE(find_op(&plan, GT_KOP_PATCH, "big", "PodGroup annotations") == NULL);
-	gt_plan_release(&plan);
+	gt_writes_release(&plan);
+	gt_plan_release(&cp);
 	free(pipelined);
 	gt_session_release(&ss);
 	gt_snapshot_release(&s);
@@ -350,17 +353,20 @@ static size_t writes_for(struct gt_cache *c, const char *prefix, char *msg, size
 		return 999;
 	struct gt_session ss;
 	gt_cycle_run(&ss, &s.c, 1767229200, 1u << GT_ACT_ALLOCATE);
-	struct gt_plan_opts po = { .node_pool = "default", .now = 1767229200 };
-	struct gt_kplan plan;
+	struct gt_writes_opts po = { .node_pool = "default", .now = 1767229200 };
+	struct gt_plan cp;
+	gt_plan_build(&cp, &ss, NULL);
+	struct gt_writes plan;
 	char **pl;
 	size_t npl, n = 0;
-	gt_plan_build(&s, &ss, &po, &plan, &pl, &npl);
+	gt_writes_build(&s, &cp, &po, &plan, &pl, &npl);
 	for (size_t i = 0; i < plan.n; i++)
 		n += !strncmp(plan.ops[i].name, prefix, strlen(prefix));
 	for (uint32_t j = 0; j < s.c.n_jobs; j++)
 		if (ss.jobs[j].message && msg)
 			snprintf(msg, msg_len, "%s", ss.jobs[j].message);
-	gt_plan_release(&plan);
+	gt_writes_release(&plan);
+	gt_plan_release(&cp);
 	free(pl);
 	gt_session_release(&ss);
 	gt_snapshot_release(&s);
