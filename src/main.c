@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "pgctl/pgctl.h"
-#include "scheduler/command.h"
 #include "replay/replay.h"
+#include "scheduler/command.h"
 #include "sim/simulate.h"
 
 #define GANTRY_VERSION "0.1.0"

@@ -22,7 +22,7 @@ static struct gt_doc *scalar(const char *s, bool quoted, int line)
 	return d;
 }
 
-struct gt_doc *gt_kdoc_from_json(const json_t *v, int line)
+static struct gt_doc *from_json(const json_t *v, int line)
 {
 	char buf[64];
 	switch (json_typeof(v)) {
@@ -36,7 +36,7 @@ struct gt_doc *gt_kdoc_from_json(const json_t *v, int line)
 		json_t *val;
 		json_object_foreach((json_t *)v, k, val) {
 			d->keys[d->n] = gt_xstrdup(k);
-			d->items[d->n++] = gt_kdoc_from_json(val, line);
+			d->items[d->n++] = from_json(val, line);
 		}
 		return d;
 	}
@@ -46,7 +46,7 @@ struct gt_doc *gt_kdoc_from_json(const json_t *v, int line)
 		d->cap = n ? n : 1;
 		d->items = gt_xmalloc(d->cap * sizeof(*d->items));
 		for (size_t i = 0; i < n; i++)
-			d->items[d->n++] = gt_kdoc_from_json(json_array_get(v, i), line);
+			d->items[d->n++] = from_json(json_array_get(v, i), line);
 		return d;
 	}
 	case JSON_STRING:
@@ -68,7 +68,12 @@ struct gt_doc *gt_kdoc_from_json(const json_t *v, int line)
 	}
 }
 
-struct gt_doc *gt_kdoc_copy(const struct gt_doc *s)
+struct gt_doc *gt_doc_from_json(const json_t *v)
+{
+	return from_json(v, 0);	/* no source lines: an object is named by kind and name */
+}
+
+struct gt_doc *gt_doc_copy(const struct gt_doc *s)
 {
 	struct gt_doc *d = node(s->kind, s->line);
 	d->quoted = s->quoted;
@@ -81,7 +86,7 @@ struct gt_doc *gt_kdoc_copy(const struct gt_doc *s)
 	if (s->kind == GT_DOC_MAP)
 		d->keys = gt_xmalloc(d->cap * sizeof(*d->keys));
 	for (size_t i = 0; i < s->n; i++) {
-		d->items[i] = gt_kdoc_copy(s->items[i]);
+		d->items[i] = gt_doc_copy(s->items[i]);
 		if (s->kind == GT_DOC_MAP)
 			d->keys[i] = gt_xstrdup(s->keys[i]);
 	}
@@ -105,7 +110,7 @@ static struct gt_doc **slot(struct gt_doc *d, const char *key)
 	return &d->items[d->n++];
 }
 
-void gt_kdoc_set(struct gt_doc *d, const char *const *keys, size_t n, const char *value,
+void gt_doc_set(struct gt_doc *d, const char *const *keys, size_t n, const char *value,
 		 bool quoted)
 {
 	for (size_t i = 0; i < n && d->kind == GT_DOC_MAP; i++) {
@@ -121,18 +126,18 @@ void gt_kdoc_set(struct gt_doc *d, const char *const *keys, size_t n, const char
 	}
 }
 
-json_t *gt_kdoc_to_json(const struct gt_doc *d)
+json_t *gt_doc_to_json(const struct gt_doc *d)
 {
 	if (d->kind == GT_DOC_MAP) {
 		json_t *o = json_object();
 		for (size_t i = 0; i < d->n; i++)
-			json_object_set_new(o, d->keys[i], gt_kdoc_to_json(d->items[i]));
+			json_object_set_new(o, d->keys[i], gt_doc_to_json(d->items[i]));
 		return o;
 	}
 	if (d->kind == GT_DOC_SEQ) {
 		json_t *a = json_array();
 		for (size_t i = 0; i < d->n; i++)
-			json_array_append_new(a, gt_kdoc_to_json(d->items[i]));
+			json_array_append_new(a, gt_doc_to_json(d->items[i]));
 		return a;
 	}
 	if (d->quoted)

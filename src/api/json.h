@@ -7,9 +7,9 @@
  * exactly as the decoder expects them from YAML: strings are quoted scalars,
  * numbers and booleans plain ones, null the plain scalar "null".
  *
- * Every node of a converted object carries the same @line. The cache stamps
- * each object with its own serial there, so a decoder error, which names
- * "(line N)", leads back to the object that caused it.
+ * Converted nodes carry no line (0): messages name an object by its kind,
+ * namespace and name, and the decoder reports rejections by object
+ * (decode.h), not by text.
  */
 #ifndef GT_JSON_H
 #define GT_JSON_H
@@ -20,21 +20,21 @@
 
 #include "api/doc.h"
 
-struct gt_doc *gt_kdoc_from_json(const json_t *v, int line);
-struct gt_doc *gt_kdoc_copy(const struct gt_doc *d);
+struct gt_doc *gt_doc_from_json(const json_t *v);
+struct gt_doc *gt_doc_copy(const struct gt_doc *d);
 /*
  * Set the scalar at the path of map keys @keys[0..n) in @d, creating maps on
  * the way and replacing whatever was there. Keys are literal: "runai-gpu-group"
  * and "kubernetes.io/hostname" need no escaping.
  */
-void gt_kdoc_set(struct gt_doc *d, const char *const *keys, size_t n, const char *value,
+void gt_doc_set(struct gt_doc *d, const char *const *keys, size_t n, const char *value,
 		 bool quoted);
 /*
  * The other way, for writing back parts of an object (a PodGroup's other
  * scheduling conditions): quoted scalars become strings, plain ones
  * integers, reals, booleans or null when they read as such.
  */
-json_t *gt_kdoc_to_json(const struct gt_doc *d);
+json_t *gt_doc_to_json(const struct gt_doc *d);
 /* @j printed compactly, then released: a request body to free(). */
 char *gt_json_dump_take(json_t *j);
 /* Standard base64 (padding optional, whitespace skipped). 0, or -1 if malformed. */

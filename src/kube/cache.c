@@ -89,7 +89,6 @@ struct store {
 struct gt_cache {
 	pthread_mutex_t mu;
 	struct store stores[GT_N_KRES];
-	atomic_uint serial;
 	/* binds in flight: few at a time (shared-GPU binds), a plain array */
 	struct gt_inflight *inflight;
 	size_t n_inflight, cap_inflight;
@@ -188,7 +187,7 @@ static void strip(json_t *obj)
 	json_object_del(json_object_get(md, "annotations"), "kubectl.kubernetes.io/last-applied-configuration");
 }
 
-struct gt_kobj *gt_cache_make(struct gt_cache *c, enum gt_kres r, json_t *obj, struct gt_err *err)
+struct gt_kobj *gt_kobj_new(enum gt_kres r, json_t *obj, struct gt_err *err)
 {
 	const struct gt_kres_info *k = &gt_kres[r];
 	json_t *md = json_object_get(obj, "metadata");
@@ -205,9 +204,6 @@ struct gt_kobj *gt_cache_make(struct gt_cache *c, enum gt_kres r, json_t *obj, s
 	struct gt_kobj *o = gt_xcalloc(1, sizeof(*o));
 	atomic_init(&o->refs, 1);
 	o->res = r;
-	unsigned s = atomic_fetch_add(&c->serial, 1);
-	/* a positive int: it travels as a "line" through the decoder's messages */
-	o->serial = (int)(s % (unsigned)(INT_MAX - 1)) + 1;
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	o->ns = gt_xstrdup(k->namespaced ? (ns ? ns : "default") : "");
 	o->name = gt_xstrdup(name);
@@ -224,7 +220,7 @@ struct gt_kobj *gt_cache_make(struct gt_cache *c, enum gt_kres r, json_t *obj, s
 	const char *cts = json_string_value(json_object_get(md, "creationTimestamp"));
 	if (!cts || gt_time_parse(cts, &o->created))
 		o->created = 0;
-	o->doc = gt_kdoc_from_json(obj, o->serial);
+	o->doc = gt_doc_from_json(obj);
 	return o;
 }
 
@@ -313,14 +309,13 @@ bool gt_cache_assume(struct gt_cache *c, enum gt_kres r, const char *key, const 
 	struct gt_kobj *o = gt_xcalloc(1, sizeof(*o));
 	atomic_init(&o->refs, 1);
 	o->res = r;
-	o->serial = cur->serial;
 	o->key = gt_xstrdup(cur->key);
 	o->ns = gt_xstrdup(cur->ns);
 	o->name = gt_xstrdup(cur->name);
 	o->uid = gt_xstrdup(cur->uid);
 	o->rv = gt_xstrdup(cur->rv);
 	o->created = cur->created;
-	o->doc = gt_kdoc_copy(cur->doc);
+	o->doc = gt_doc_copy(cur->doc);
 	edit(o->doc, arg);
 	bool done = false;
 	pthread_mutex_lock(&c->mu);

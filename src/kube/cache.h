@@ -57,8 +57,7 @@ struct gt_kobj {
 	char *uid;
 	char *rv;		/* metadata.resourceVersion */
 	int64_t created;	/* creationTimestamp, seconds; 0 if unknown */
-	int serial;		/* stamped as the line of every node of doc */
-	atomic_bool bad;	/* the decoder refused it: left out of snapshots */
+	atomic_bool reported;	/* the decoder refused this version, and that was said once */
 };
 
 struct gt_kobj *gt_kobj_ref(struct gt_kobj *o);
@@ -76,7 +75,7 @@ void gt_cache_free(struct gt_cache *c);
  * the server left them off (items of built-in lists), drops managedFields.
  * NULL with a message when it has no metadata.name.
  */
-struct gt_kobj *gt_cache_make(struct gt_cache *c, enum gt_kres r, json_t *obj, struct gt_err *err);
+struct gt_kobj *gt_kobj_new(enum gt_kres r, json_t *obj, struct gt_err *err);
 
 /* Replace the whole store of @r with @objs (a relist); takes their references. */
 void gt_cache_replace(struct gt_cache *c, enum gt_kres r, struct gt_kobj **objs, size_t n);

@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/log.h"
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/mem.h"
 #include "util/time.h"
 

@@ -118,7 +118,7 @@ static int list_all(struct gt_reflector *r)
 		json_t *item;
 		json_array_foreach(items, i, item) {
 			struct gt_err err = { 0 };
-			struct gt_kobj *o = gt_cache_make(r->cache, r->res, item, &err);
+			struct gt_kobj *o = gt_kobj_new(r->res, item, &err);
 			if (!o) {
 				atomic_fetch_add(&r->stats.bad_objects, 1);
 				gt_log(GT_LOG_WARN, "reflector", "list %s: item %zu skipped: %s", k->plural, i, err.msg);
@@ -201,7 +201,7 @@ static int on_event(void *arg, const char *line, size_t len)
 		return 0;
 	}
 	struct gt_err err = { 0 };
-	struct gt_kobj *o = gt_cache_make(r->cache, r->res, obj, &err);
+	struct gt_kobj *o = gt_kobj_new(r->res, obj, &err);
 	if (!o) {
 		atomic_fetch_add(&r->stats.bad_objects, 1);
 		gt_log(GT_LOG_WARN, "reflector", "watch %s: %s event skipped: %s", k->plural, type, err.msg);

@@ -16,15 +16,15 @@
 
 #include "kube/cache.h"
 #include "kube/config.h"
-#include "util/flags.h"
 #include "kube/http.h"
 #include "kube/leader.h"
-#include "util/log.h"
-#include "pgctl/pgctl.h"
 #include "kube/reflector.h"
-#include "util/stop.h"
+#include "pgctl/pgctl.h"
 #include "util/clock.h"
+#include "util/flags.h"
+#include "util/log.h"
 #include "util/mem.h"
+#include "util/stop.h"
 
 #define SETTLE_TIMEOUT_S 60.0
 

@@ -18,9 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/log.h"
+#include "api/object.h"
 #include "pgctl/internal.h"
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/mem.h"
 #include "util/smap.h"
 
@@ -257,7 +258,7 @@ static struct podstate *consider(struct gt_pgctl *c, const struct gt_kobj *pod, 
 		st->retry_at = st->backoff = 0;
 		st->failures = 0;
 	}
-	if (!gt_pgctl_wants(pod->doc, c->o.cfg->scheduler_name))
+	if (!gt_pod_is_live_ours(pod->doc, c->o.cfg->scheduler_name))
 		return NULL;
 	bool changed = strcmp(pod->rv, st->rv) && strcmp(pod->rv, st->rv_written);
 	bool due = st->retry_at && now >= st->retry_at;

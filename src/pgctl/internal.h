@@ -70,10 +70,4 @@ struct gt_pgctl_outcome {
 void gt_pgctl_reconcile(const struct gt_pgctl_env *env, const struct gt_pgctl_world *w,
 			const struct gt_kobj *pod, double read_after, struct gt_pgctl_outcome *out);
 
-/* Label and annotation values of a document, or NULL. */
-const char *gt_pgctl_label(const struct gt_doc *d, const char *key);
-const char *gt_pgctl_annotation(const struct gt_doc *d, const char *key);
-/* Ours (@scheduler), not finished and not being deleted. */
-bool gt_pgctl_wants(const struct gt_doc *pod, const char *scheduler);
-
 #endif /* GT_PGCTL_INTERNAL_H */

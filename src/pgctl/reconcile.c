@@ -13,9 +13,10 @@
 #include <time.h>
 
 #include "api/json.h"
-#include "util/log.h"
+#include "api/object.h"
 #include "pgctl/internal.h"
 #include "util/hash.h"
+#include "util/log.h"
 #include "util/mem.h"
 #include "util/time.h"
 
@@ -24,29 +25,6 @@
 #define JOB_ID_ANNOTATION "runai-job-id"
 #define PODGANG_LABEL "grove.io/podgang"
 #define WARNING_REASON "PodGrouperWarning"
-
-/* ---------------------------------------------------------------- documents */
-
-const char *gt_pgctl_label(const struct gt_doc *d, const char *key)
-{
-	return gt_doc_str(gt_doc_path(d, "metadata.labels"), key);
-}
-
-const char *gt_pgctl_annotation(const struct gt_doc *d, const char *key)
-{
-	return gt_doc_str(gt_doc_path(d, "metadata.annotations"), key);
-}
-
-bool gt_pgctl_wants(const struct gt_doc *pod, const char *scheduler)
-{
-	const char *sched = gt_doc_str(gt_doc_get(pod, "spec"), "schedulerName");
-	const char *phase = gt_doc_str(gt_doc_get(pod, "status"), "phase");
-	if (!sched || strcmp(sched, scheduler))
-		return false;
-	if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
-		return false;
-	return !gt_doc_str(gt_doc_get(pod, "metadata"), "deletionTimestamp");
-}
 
 /* ---------------------------------------------------------------- requests */
 
@@ -211,7 +189,7 @@ static int read_extras(const struct gt_pgctl_env *env, const struct gt_kobj *pod
 		       struct chain *ch, struct gt_err *err)
 {
 	int rc = add_extra(env, pod, "scheduler.grove.io/v1alpha1", "PodGang",
-			   gt_pgctl_label(pod->doc, PODGANG_LABEL), read_after, ch, err);
+			   gt_obj_label(pod->doc, PODGANG_LABEL), read_after, ch, err);
 	if (rc || !ch->n)
 		return rc;
 	const struct gt_doc *top = ch->docs[ch->n - 1];
@@ -488,12 +466,12 @@ static enum gt_pgctl_result apply_podgroup(const struct gt_pgctl_env *env, const
 					   const struct gt_pg_config *cfg, const struct gt_podgroup *pg)
 {
 	struct gt_doc *d = gt_podgroup_to_doc(pg);
-	json_t *want = gt_kdoc_to_json(d);
+	json_t *want = gt_doc_to_json(d);
 	gt_doc_free(d);
 	char key[600];
 	snprintf(key, sizeof(key), "%s/%s", pg->namespace, pg->name);
 	struct gt_kobj *old = gt_cache_get(env->cache, GT_KRES_PODGROUPS, key);
-	json_t *have = old ? gt_kdoc_to_json(old->doc) : NULL;
+	json_t *have = old ? gt_doc_to_json(old->doc) : NULL;
 	gt_kobj_unref(old);
 	enum gt_pgctl_result res = GT_PGR_OK;
 	if (!have)
@@ -516,14 +494,14 @@ static void assume_marked(struct gt_doc *doc, void *arg)
 {
 	const struct pod_marks *m = arg;
 	const char *ann[] = { "metadata", "annotations", GT_PG_POD_ANNOTATION };
-	gt_kdoc_set(doc, ann, 3, m->pg, true);
+	gt_doc_set(doc, ann, 3, m->pg, true);
 	if (m->job_id) {
 		const char *id[] = { "metadata", "annotations", JOB_ID_ANNOTATION };
-		gt_kdoc_set(doc, id, 3, m->job_id, true);
+		gt_doc_set(doc, id, 3, m->job_id, true);
 	}
 	if (m->subgroup) {
 		const char *sg[] = { "metadata", "labels", GT_PG_SUBGROUP_LABEL };
-		gt_kdoc_set(doc, sg, 3, m->subgroup, true);
+		gt_doc_set(doc, sg, 3, m->subgroup, true);
 	}
 }
 
@@ -537,9 +515,9 @@ static enum gt_pgctl_result mark_pod(const struct gt_pgctl_env *env, const struc
 {
 	struct pod_marks m = { pg->name, pg->pod_subgroup, pg->owner.uid };
 	const struct gt_doc *d = pod->doc;
-	if (!differs(gt_pgctl_annotation(d, GT_PG_POD_ANNOTATION), m.pg) &&
-	    !differs(gt_pgctl_annotation(d, JOB_ID_ANNOTATION), m.job_id) &&
-	    !differs(gt_pgctl_label(d, GT_PG_SUBGROUP_LABEL), m.subgroup))
+	if (!differs(gt_obj_annotation(d, GT_PG_POD_ANNOTATION), m.pg) &&
+	    !differs(gt_obj_annotation(d, JOB_ID_ANNOTATION), m.job_id) &&
+	    !differs(gt_obj_label(d, GT_PG_SUBGROUP_LABEL), m.subgroup))
 		return GT_PGR_OK;
 	json_t *ann = json_pack("{s:s}", GT_PG_POD_ANNOTATION, m.pg);
 	if (m.job_id)
@@ -618,10 +596,10 @@ void gt_pgctl_reconcile(const struct gt_pgctl_env *env, const struct gt_pgctl_wo
 {
 	memset(out, 0, sizeof(*out));
 	atomic_fetch_add(&env->stats->reconciles, 1);
-	if (!gt_pgctl_wants(pod->doc, w->cfg.scheduler_name))
+	if (!gt_pod_is_live_ours(pod->doc, w->cfg.scheduler_name))
 		return;
 	/* KAI: a pod with a PodGroup and no owner is the user's own arrangement */
-	if (gt_pgctl_annotation(pod->doc, GT_PG_POD_ANNOTATION) && !gt_pg_owner_ref(pod->doc))
+	if (gt_obj_annotation(pod->doc, GT_PG_POD_ANNOTATION) && !gt_pg_owner_ref(pod->doc))
 		return;
 	struct chain ch = { 0 };
 	struct gt_err err = { 0 };

@@ -362,7 +362,7 @@ static int build_cluster(const struct cli *o, struct gt_cluster *c)
 {
 	struct gt_err err = { 0 };
 	uint32_t skipped = 0;
-	if (o->n_files && gt_replay_load_cluster(c, o->files, o->n_files, &skipped, &err)) {
+	if (o->n_files && gt_replay_load_cluster(c, o->files, o->n_files, &skipped, stderr, &err)) {
 		fprintf(stderr, "gantry replay: %s\n", err.msg);
 		return 2;
 	}

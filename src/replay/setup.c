@@ -75,7 +75,7 @@ static int parse_files(const char *const *files, size_t n_files, struct gt_doc_l
 }
 
 int gt_replay_load_cluster(struct gt_cluster *c, const char *const *files, size_t n_files,
-			   uint32_t *skipped, struct gt_err *err)
+			   uint32_t *skipped, FILE *diag, struct gt_err *err)
 {
 	struct gt_doc_list docs = { 0 };
 	struct gt_decoder dec;
@@ -85,6 +85,10 @@ int gt_replay_load_cluster(struct gt_cluster *c, const char *const *files, size_
 		for (size_t i = 0; i < docs.n; i++)
 			add_objects(&dec, docs.docs[i], skipped);
 		rc = gt_decoder_build(&dec, c, err);
+		size_t bad = diag ? gt_decoder_report(&dec, diag, "gantry replay") : 0;
+		if (bad)
+			rc = gt_errf(err, GT_EINVAL, "%zu object%s of the cluster rejected (listed above)", bad,
+				     bad == 1 ? "" : "s");
 	}
 	gt_decoder_release(&dec);
 	gt_doc_list_release(&docs);

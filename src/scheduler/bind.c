@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "api/json.h"
-#include "util/log.h"
 #include "util/hash.h"
+#include "util/log.h"
 #include "util/mem.h"
 #include "util/time.h"
 
@@ -135,12 +135,12 @@ static void assume_bound(struct gt_doc *doc, void *arg)
 {
 	const struct gt_kop *op = arg;
 	const char *node_path[] = { "spec", "nodeName" };
-	gt_kdoc_set(doc, node_path, 2, op->node, true);
+	gt_doc_set(doc, node_path, 2, op->node, true);
 	for (uint8_t g = 0; g < op->n_groups; g++) {
 		char key[300];
 		gt_kw_group_label(op, g, key, sizeof(key));
 		const char *lp[] = { "metadata", "labels", key };
-		gt_kdoc_set(doc, lp, 3, op->groups[g], true);
+		gt_doc_set(doc, lp, 3, op->groups[g], true);
 	}
 }
 

@@ -8,14 +8,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/gpushare.h"
 #include "api/json.h"
-#include "util/log.h"
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/mem.h"
 
-#define DEFAULT_NS "kai-resource-reservation"
 #define DEFAULT_IMAGE "ghcr.io/nvidia/kai-scheduler/resource-reservation:latest"
-#define DEFAULT_SA "kai-resource-reservation"
 #define DEFAULT_RUNTIME "nvidia"
 #define DEFAULT_TIMEOUT_S 40.0
 #define DEFAULT_WORKERS 4
@@ -23,7 +22,6 @@
 #define NS_RECHECK_S 60.0
 #define GPU_ANNOTATION "run.ai/reserve_for_gpu_index"
 #define GROUP_LABEL "runai-gpu-group"
-#define APP_LABEL_VALUE "kai-resource-reservation"
 #define NAME_ATTEMPTS 3
 
 /* One GPU group's reservation pod, shared by every bind that needs the group now. */
@@ -222,7 +220,7 @@ static json_t *reservation_pod(const struct gt_binder *b, const char *name, cons
 	if (*b->o.service_account)
 		json_object_set_new(spec, "serviceAccountName", json_string(b->o.service_account));
 	return json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s}, s:{s:s}}, s:o}", "apiVersion", "v1", "kind",
-			 "Pod", "metadata", "name", name, "namespace", b->o.ns, "labels", "app", APP_LABEL_VALUE,
+			 "Pod", "metadata", "name", name, "namespace", b->o.ns, "labels", "app", GT_RESERVATION,
 			 GROUP_LABEL, r->group, "annotations", "karpenter.sh/do-not-disrupt", "true", "spec", spec);
 }
 
@@ -654,9 +652,9 @@ struct gt_binder *gt_binder_new(const struct gt_kw *kw, struct gt_cache *cache,
 	b->cache = cache;
 	b->n = counters;
 	b->o = *o;
-	b->o.ns = o->ns ? o->ns : DEFAULT_NS;
+	b->o.ns = o->ns ? o->ns : GT_RESERVATION;
 	b->o.image = o->image ? o->image : DEFAULT_IMAGE;
-	b->o.service_account = o->service_account ? o->service_account : DEFAULT_SA;
+	b->o.service_account = o->service_account ? o->service_account : GT_RESERVATION;
 	b->o.runtime_class = o->runtime_class ? o->runtime_class : DEFAULT_RUNTIME;
 	b->o.timeout_s = o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S;
 	b->n_threads = o->workers > 0 ? o->workers : DEFAULT_WORKERS;

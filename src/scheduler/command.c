@@ -12,18 +12,18 @@
 #include "kube/cache.h"
 #include "kube/config.h"
 #include "kube/http.h"
-#include "util/flags.h"
 #include "kube/leader.h"
-#include "util/log.h"
-#include "scheduler/metrics.h"
-#include "scheduler/writes.h"
-#include "pgctl/pgctl.h"
 #include "kube/reflector.h"
+#include "pgctl/pgctl.h"
+#include "scheduler/metrics.h"
 #include "scheduler/snapshot.h"
-#include "util/stop.h"
 #include "scheduler/writer.h"
+#include "scheduler/writes.h"
 #include "util/clock.h"
+#include "util/flags.h"
+#include "util/log.h"
 #include "util/mem.h"
+#include "util/stop.h"
 
 struct opts {
 	const char *kubeconfig, *context;
@@ -278,15 +278,8 @@ static void cycle(struct sched *S)
 				       .grouped_only = S->o.require_podgroup < 0 ? S->o.podgrouper
 						       : S->o.require_podgroup };
 	struct gt_kube_snapshot snap;
-	struct gt_err err = { 0 };
 	struct gt_node_pool pool = { .value = S->o.node_pool, .key = S->o.node_pool_key };
-	if (gt_snapshot_take_pool(S->cache, &so, &pool, &snap, &err)) {
-		gt_log(GT_LOG_ERROR, "scheduler", "cycle skipped: %s", err.msg);
-		pthread_mutex_lock(&S->metrics.mu);
-		S->metrics.cycle_errors++;
-		pthread_mutex_unlock(&S->metrics.mu);
-		return;
-	}
+	gt_snapshot_take(S->cache, &so, &pool, &snap);
 	double t1 = gt_mono_ms();
 	int64_t now = (int64_t)time(NULL);
 	struct gt_session s;
@@ -322,7 +315,7 @@ static void cycle(struct sched *S)
 	S->metrics.write_ms = t4 - t3;
 	S->metrics.e2e_ms = t4 - t0;
 	memcpy(S->metrics.action_ms, action_ms, sizeof(action_ms));
-	S->metrics.skipped_objects = snap.n_skipped;
+	S->metrics.skipped_objects = snap.n_rejected;
 	pthread_mutex_unlock(&S->metrics.mu);
 	enum gt_log_level lvl = writes.n_binds || writes.n_evictions ? GT_LOG_INFO : GT_LOG_DEBUG;
 	gt_log(lvl, "scheduler", "cycle: %u nodes, %u pods, %u jobs; %zu binds, %zu evictions, %u pipelined, "

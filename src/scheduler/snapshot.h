@@ -8,28 +8,33 @@
  * the snapshot's own, so memory does not grow with the cluster's history.
  *
  * Left out: pods that finished and are not ours (they hold nothing), shards
- * other than ours, and objects the decoder refuses. A refused object is
- * logged once with its kind, name and the field at fault, marked, and the
- * cluster is decoded again without it: one bad pod never stops the others
- * from being scheduled.
+ * other than ours, and objects the decoder rejects. A rejected object is
+ * left out whole and everything else is scheduled; the rejection is logged
+ * once per version of the object, with its kind, name and the field at
+ * fault, and listed in @rejected with @first set that once, so the
+ * scheduler posts one Warning event on it. The decoder says which object
+ * each rejection is about: nothing is parsed out of message text.
  *
- * Node pools, as KAI's shards: with a partition value, only nodes, queues
- * and PodGroups whose node-pool label has that value are in the cluster
- * (the empty value: those without the label), and so are only the pods on
- * those nodes, of those PodGroups, or bare pods with that label. Pods on
- * nodes of other pools are not counted at all: their nodes are not here.
+ * Node pools, as KAI's shards (api/nodepool.h): with a partition value,
+ * only nodes, queues and PodGroups whose node-pool label has that value are
+ * in the cluster (the empty value: those without the label), and so are
+ * only the pods on those nodes, of those PodGroups, or bare pods with that
+ * label. Pods on nodes of other pools are not counted at all: their nodes
+ * are not here.
  *
  * A pod that is being bound counts as Binding on its node with its GPU
  * groups, as the binder's work in progress: a BindRequest
- * (scheduling.run.ai/v1alpha2, left by KAI's scheduler) that is pending or
- * still retrying, or a bind this process has in flight (cache.h). A
- * BindRequest that failed for good (phase Failed with no attempts left),
- * whose pod is gone or was re-created, or whose pod was bound elsewhere is
- * ignored and listed in @stale_brs for the plan to delete, as KAI does.
+ * (api/bindrequest.h, left by KAI's scheduler) that is pending or still
+ * retrying, or a bind this process has in flight (cache.h). The decoder is
+ * told (gt_decoder_bind) and decodes such a pod Binding. A BindRequest that
+ * failed for good, whose pod is gone or was re-created, or whose pod was
+ * bound elsewhere is ignored and listed in @stale_brs for the plan to
+ * delete, as KAI does.
  */
 #ifndef GT_SNAPSHOT_H
 #define GT_SNAPSHOT_H
 
+#include "api/nodepool.h"
 #include "core/cluster.h"
 #include "kube/cache.h"
 #include "util/strtab.h"
@@ -45,15 +50,11 @@ struct gt_snapshot_opts {
 	bool grouped_only;
 };
 
-/* The node pool (KAI's partition) a snapshot serves. */
-struct gt_node_pool {
-	/*
-	 * The node-pool label's value; "" serves objects without the label.
-	 * NULL: our SchedulingShard's spec.partitionLabelValue when that
-	 * object exists, else the whole cluster.
-	 */
-	const char *value;
-	const char *key;		/* NULL: kai.scheduler/node-pool */
+/* An object the decoder left out this cycle. */
+struct gt_snapshot_rejection {
+	struct gt_kobj *obj;		/* referenced by the snapshot's objs */
+	char *text;			/* "field F: why" */
+	bool first;			/* the first snapshot to reject this version of it */
 };
 
 struct gt_kube_snapshot {
@@ -61,22 +62,19 @@ struct gt_kube_snapshot {
 	struct gt_cluster c;
 	struct gt_kobj **objs[GT_N_KRES];	/* referenced, sorted by key */
 	size_t n[GT_N_KRES];
-	size_t n_skipped;		/* objects left out as malformed */
+	/* the object each node, pod, job and queue of @c came from (a bare pod's job: NULL) */
+	struct gt_kobj **node_obj, **pod_obj, **job_obj, **queue_obj;
+	struct gt_snapshot_rejection *rejected;
+	size_t n_rejected;
 	char *node_pool;		/* the partition served; NULL: the whole cluster */
 	struct gt_kobj **stale_brs;	/* BindRequests to delete (referenced by objs) */
 	size_t n_stale_brs;
 	size_t n_binding;		/* pods Binding through a BindRequest or a bind in flight */
 };
 
-/*
- * 0, or GT_EINVAL when the cluster cannot be decoded at all (@err says why).
- * @pool NULL: as { NULL, NULL } (the shard's partition, if any).
- */
-int gt_snapshot_take_pool(struct gt_cache *cache, const struct gt_snapshot_opts *o,
-			  const struct gt_node_pool *pool, struct gt_kube_snapshot *s, struct gt_err *err);
-/* gt_snapshot_take_pool() with the shard's partition, if any. */
-int gt_snapshot_take(struct gt_cache *cache, const struct gt_snapshot_opts *o,
-		     struct gt_kube_snapshot *s, struct gt_err *err);
+/* The snapshot of @cache for pool @pool (NULL: the shard's partition, if any). Never fails. */
+void gt_snapshot_take(struct gt_cache *cache, const struct gt_snapshot_opts *o,
+		      const struct gt_node_pool *pool, struct gt_kube_snapshot *s);
 void gt_snapshot_release(struct gt_kube_snapshot *s);
 /* The object the snapshot holds for @ns/@name (@ns NULL for cluster-scoped), or NULL. */
 struct gt_kobj *gt_snapshot_find(const struct gt_kube_snapshot *s, enum gt_kres r, const char *ns,

@@ -88,7 +88,7 @@ static void assume_deleting(struct gt_doc *doc, void *arg)
 	char ts[48];
 	gt_time_now_rfc3339(ts, sizeof(ts), 0);
 	const char *p[] = { "metadata", "deletionTimestamp" };
-	gt_kdoc_set(doc, p, 2, ts, true);
+	gt_doc_set(doc, p, 2, ts, true);
 }
 
 static void do_evict(struct gt_writer *w, const struct gt_kop *op)

@@ -41,9 +41,9 @@
 #include <stdint.h>
 
 #include "core/session.h"
-#include "scheduler/binder.h"
 #include "kube/cache.h"
 #include "kube/http.h"
+#include "scheduler/binder.h"
 #include "scheduler/writes.h"
 
 struct gt_writer_opts {

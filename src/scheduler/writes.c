@@ -5,14 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/gpushare.h"
 #include "api/json.h"
+#include "api/object.h"
+#include "api/status.h"
 #include "util/mem.h"
 #include "util/time.h"
 
-#define COND_TYPE "UnschedulableOnNodePool"
-#define DEFAULT_RESERVATION_NS "kai-resource-reservation"
-#define CM_ANNOTATION "runai/shared-gpu-configmap"
-#define CONTAINER_ANNOTATION "gpu-fraction-container-name"
 
 static const char *str(const struct gt_kube_snapshot *snap, uint32_t id)
 {
@@ -77,36 +76,6 @@ static const char *reason_of(const char *msg)
 
 /* ---------------------------------------------------------------- jobs */
 
-/* The PodGroup's scheduling conditions for other node pools, and ours (or NULL). */
-static json_t *other_conditions(const struct gt_kobj *pg, const char *pool, const struct gt_doc **ours)
-{
-	json_t *keep = json_array();
-	*ours = NULL;
-	const struct gt_doc *conds = gt_doc_path(pg->doc, "status.schedulingConditions");
-	for (size_t i = 0; conds && conds->kind == GT_DOC_SEQ && i < conds->n; i++) {
-		const struct gt_doc *cd = conds->items[i];
-		const char *np = gt_doc_str(cd, "nodePool");
-		const char *type = gt_doc_str(cd, "type");
-		if (type && !strcmp(type, COND_TYPE) && np && !strcmp(np, pool))
-			*ours = cd;
-		else
-			json_array_append_new(keep, gt_kdoc_to_json(cd));
-	}
-	return keep;
-}
-
-static long long next_transition(const struct gt_kobj *pg)
-{
-	long long max = -1;
-	const struct gt_doc *conds = gt_doc_path(pg->doc, "status.schedulingConditions");
-	for (size_t i = 0; conds && conds->kind == GT_DOC_SEQ && i < conds->n; i++) {
-		const char *t = gt_doc_str(conds->items[i], "transitionID");
-		if (t && atoll(t) > max)
-			max = atoll(t);
-	}
-	return max + 1;
-}
-
 static void add_event(struct gt_writes *p, enum gt_kres res, const struct gt_kobj *o, const char *reason,
 		      const char *msg, bool warning)
 {
@@ -144,7 +113,7 @@ static void plan_podgroup(struct gt_writes *p, const struct gt_kube_snapshot *sn
 		op->what = "PodGroup annotations";
 	}
 	const struct gt_doc *ours;
-	json_t *keep = other_conditions(pg, o->node_pool, &ours);
+	json_t *keep = gt_pg_other_conditions(pg->doc, o->node_pool, &ours);
 	bool running = pj->running;
 	const char *msg = pj->message;
 	if (running || !msg) {
@@ -165,8 +134,8 @@ static void plan_podgroup(struct gt_writes *p, const struct gt_kube_snapshot *sn
 		return;
 	}
 	char tid[32];
-	snprintf(tid, sizeof(tid), "%lld", next_transition(pg));
-	json_t *cond = json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:s}], s:s, s:s, s:s}", "type", COND_TYPE,
+	snprintf(tid, sizeof(tid), "%lld", (long long)gt_pg_next_transition(pg->doc));
+	json_t *cond = json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:s}], s:s, s:s, s:s}", "type", GT_POOL_CONDITION,
 				 "nodePool", o->node_pool, "reason", "Unschedulable", "message", msg, "reasons",
 				 "reason", reason_of(msg), "message", msg, "transitionID", tid,
 				 "lastTransitionTime", ts, "status", "True");
@@ -186,8 +155,7 @@ static void plan_pod_conditions(struct gt_writes *p, const struct gt_kube_snapsh
 	const char *msg = pj->message;
 	if (!msg || pj->running || !pj->pending_ready)
 		return;
-	const char *mark = pg ? gt_kobj_str(pg, "spec.markUnschedulable") : NULL;
-	if (mark && !strcmp(mark, "false"))
+	if (pg && !gt_pg_marks_pods(pg->doc))
 		return;
 	char ts[GT_TIME_LEN];
 	gt_time_format(o->now, ts, sizeof(ts));
@@ -197,20 +165,8 @@ static void plan_pod_conditions(struct gt_writes *p, const struct gt_kube_snapsh
 		const struct gt_pod *pod = &snap->c.pods[pi];
 		if (!pod->ours || pod->status != GT_PENDING)
 			continue;	/* not running: no pod of the job was placed */
-		const struct gt_kobj *po = gt_snapshot_find(snap, GT_KRES_PODS, str(snap, pod->ns),
-							    str(snap, pod->name));
-		if (!po)
-			continue;
-		const struct gt_doc *conds = gt_doc_path(po->doc, "status.conditions");
-		bool same = false;
-		for (size_t i = 0; conds && conds->kind == GT_DOC_SEQ && i < conds->n; i++) {
-			const char *type = gt_doc_str(conds->items[i], "type");
-			const char *st = gt_doc_str(conds->items[i], "status");
-			const char *m = gt_doc_str(conds->items[i], "message");
-			if (type && !strcmp(type, "PodScheduled"))
-				same = st && !strcmp(st, "False") && m && !strcmp(m, msg);
-		}
-		if (same)
+		const struct gt_kobj *po = snap->pod_obj[pi];
+		if (!po || gt_pod_unschedulable_says(po->doc, msg))
 			continue;
 		struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODS, po);
 		op->sub = gt_xstrdup("status");
@@ -225,42 +181,6 @@ static void plan_pod_conditions(struct gt_writes *p, const struct gt_kube_snapsh
 
 /* ---------------------------------------------------------------- shared GPUs */
 
-/*
- * The container the webhook gave the shared-GPU env to: the one named by
- * gpu-fraction-container-name (an init container's index gets an "i", as
- * KAI names its ConfigMap), else the first. Its env says where
- * NVIDIA_VISIBLE_DEVICES is read from.
- */
-static const struct gt_doc *gpu_container(const struct gt_kobj *po, char *index, size_t len)
-{
-	const char *want = gt_doc_str(gt_doc_path(po->doc, "metadata.annotations"), CONTAINER_ANNOTATION);
-	static const char *const lists[] = { "spec.containers", "spec.initContainers" };
-	for (int l = 0; want && l < 2; l++) {
-		const struct gt_doc *cs = gt_doc_path(po->doc, lists[l]);
-		for (size_t i = 0; cs && cs->kind == GT_DOC_SEQ && i < cs->n; i++) {
-			const char *name = gt_doc_str(cs->items[i], "name");
-			if (name && !strcmp(name, want)) {
-				snprintf(index, len, "%s%zu", l ? "i" : "", i);
-				return cs->items[i];
-			}
-		}
-	}
-	snprintf(index, len, "0");
-	const struct gt_doc *cs = gt_doc_path(po->doc, "spec.containers");
-	return cs && cs->kind == GT_DOC_SEQ && cs->n ? cs->items[0] : NULL;
-}
-
-static bool env_from_configmap(const struct gt_doc *container, const char *var)
-{
-	const struct gt_doc *env = gt_doc_get(container, "env");
-	for (size_t i = 0; env && env->kind == GT_DOC_SEQ && i < env->n; i++) {
-		const char *name = gt_doc_str(env->items[i], "name");
-		if (name && !strcmp(name, var) && gt_doc_path(env->items[i], "valueFrom.configMapKeyRef"))
-			return true;
-	}
-	return false;
-}
-
 /* What the reservation flow needs for a shared-GPU bind. */
 static void plan_shared(struct gt_kop *op, const struct gt_kube_snapshot *snap, uint32_t pod, int32_t node,
 			const struct gt_kobj *po)
@@ -268,19 +188,16 @@ static void plan_shared(struct gt_kop *op, const struct gt_kube_snapshot *snap, 
 	const struct gt_pod *p = &snap->c.pods[pod];
 	int32_t devices = p->num_devices > 0 ? p->num_devices : 1;
 	int64_t milli = gt_pod_accepted_gpu_milli(&snap->c, (int32_t)pod, node) / devices;
-	char buf[600], index[32];
+	char buf[32];
 	snprintf(buf, sizeof(buf), "%.2f", (double)milli / 1000.0);
 	op->shared = true;
 	op->portion = gt_xstrdup(buf);
-	const char *prefix = gt_doc_str(gt_doc_path(po->doc, "metadata.annotations"), CM_ANNOTATION);
-	const struct gt_doc *container = gpu_container(po, index, sizeof(index));
-	if (!prefix || !*prefix)
+	struct gt_gpushare_cms cms;
+	if (!gt_gpushare_configmaps(po->doc, &cms))
 		return;
-	snprintf(buf, sizeof(buf), "%.500s-%s", prefix, index);
-	op->cm_caps = gt_xstrdup(buf);
-	snprintf(buf, sizeof(buf), "%.500s-%s-evar", prefix, index);
-	op->cm_evar = gt_xstrdup(buf);
-	op->visible_in_caps = container && env_from_configmap(container, "NVIDIA_VISIBLE_DEVICES");
+	op->cm_caps = gt_xstrdup(cms.caps);
+	op->cm_evar = gt_xstrdup(cms.evar);
+	op->visible_in_caps = cms.visible_in_caps;
 }
 
 /* ---------------------------------------------------------------- deletes */
@@ -304,7 +221,7 @@ static void plan_reservation_gc(struct gt_writes *p, const struct gt_kube_snapsh
 				const struct gt_writes_opts *o)
 {
 	const struct gt_cluster *c = &snap->c;
-	const char *ns = o->reservation_ns ? o->reservation_ns : DEFAULT_RESERVATION_NS;
+	const char *ns = o->reservation_ns ? o->reservation_ns : GT_RESERVATION;
 	bool *used = NULL;
 	for (uint32_t i = 0; i < c->n_pods; i++) {
 		const struct gt_pod *pod = &c->pods[i];
@@ -320,8 +237,8 @@ static void plan_reservation_gc(struct gt_writes *p, const struct gt_kube_snapsh
 		bool in_use = false;
 		for (uint8_t g = 0; g < pod->n_groups; g++)
 			in_use |= used[pod->groups[g]];
-		const struct gt_kobj *po = gt_snapshot_find(snap, GT_KRES_PODS, ns, str(snap, pod->name));
-		if (in_use || !po || gt_doc_str(gt_doc_get(po->doc, "metadata"), "deletionTimestamp"))
+		const struct gt_kobj *po = snap->pod_obj[i];
+		if (in_use || !po || gt_obj_is_deleting(po->doc))
 			continue;
 		plan_delete(p, GT_KRES_PODS, po, 0, "reservation pod");
 	}
@@ -376,10 +293,7 @@ static void plan_evict(struct gt_writes *p, const struct gt_kube_snapshot *snap,
 	op->reason = gt_xstrdup("Evict");
 	op->what = "eviction";
 	/* KAI announces an eviction on the PodGroup; a bare pod has none */
-	const struct gt_kobj *pg = pod->job >= 0
-		? gt_snapshot_find(snap, GT_KRES_PODGROUPS, str(snap, c->jobs[pod->job].ns),
-				   str(snap, c->jobs[pod->job].name))
-		: NULL;
+	const struct gt_kobj *pg = pod->job >= 0 ? snap->job_obj[pod->job] : NULL;
 	const struct gt_kobj *subject = pg ? pg : po;
 	op->evict_event_res = pg ? GT_KRES_PODGROUPS : GT_KRES_PODS;
 	op->evict_event_ns = gt_xstrdup(subject->ns);
@@ -405,8 +319,20 @@ static void plan_pipelined(struct gt_writes *p, const struct gt_kube_snapshot *s
 
 static const struct gt_kobj *pod_object(const struct gt_kube_snapshot *snap, int32_t pod)
 {
-	const struct gt_pod *p = &snap->c.pods[pod];
-	return gt_snapshot_find(snap, GT_KRES_PODS, str(snap, p->ns), str(snap, p->name));
+	return snap->pod_obj[pod];
+}
+
+/* A Warning event on each object the decoder rejected, the first time it does. */
+static void plan_rejections(struct gt_writes *p, const struct gt_kube_snapshot *snap)
+{
+	for (size_t i = 0; i < snap->n_rejected; i++) {
+		const struct gt_snapshot_rejection *r = &snap->rejected[i];
+		if (!r->first)
+			continue;
+		char msg[1400];
+		snprintf(msg, sizeof(msg), "left out of scheduling: %s", r->text);
+		add_event(p, r->obj->res, r->obj, "InvalidObject", msg, true);
+	}
 }
 
 void gt_writes_build(struct gt_kube_snapshot *snap, struct gt_plan *plan, const struct gt_writes_opts *o,
@@ -437,9 +363,7 @@ void gt_writes_build(struct gt_kube_snapshot *snap, struct gt_plan *plan, const 
 			plan_pipelined(p, snap, o, &plan->pipelines[i], po, &pl, &n_pl, &cap_pl);
 	}
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
-		const struct gt_job *job = &c->jobs[j];
-		const struct gt_kobj *pg = gt_snapshot_find(snap, GT_KRES_PODGROUPS, str(snap, job->ns),
-							    str(snap, job->name));
+		const struct gt_kobj *pg = snap->job_obj[j];
 		if (pg)
 			plan_podgroup(p, snap, plan, o, (int32_t)j, pg);
 		plan_pod_conditions(p, snap, plan, o, (int32_t)j, pg);
@@ -447,6 +371,7 @@ void gt_writes_build(struct gt_kube_snapshot *snap, struct gt_plan *plan, const 
 	for (size_t i = 0; i < snap->n_stale_brs; i++)
 		plan_delete(p, GT_KRES_BINDREQUESTS, snap->stale_brs[i], -1, "stale BindRequest");
 	plan_reservation_gc(p, snap, o);
+	plan_rejections(p, snap);
 	if (n_pl)
 		qsort(pl, n_pl, sizeof(*pl), cmp_str);
 	*pipelined = pl;

@@ -249,12 +249,10 @@ int gt_simulate_main(int argc, char **argv)
 		for (size_t i = 0; i < docs.n; i++)
 			gt_decoder_add(&dec, docs.docs[i]);
 		struct gt_err err = { 0 };
-		if (gt_decoder_build(&dec, &c, &err)) {
-			fprintf(stderr, "gantry simulate: %s\n", err.msg);
+		gt_decoder_build(&dec, &c, &err);
+		/* every bad object at once: the user fixes them in one go */
+		if (gt_decoder_report(&dec, stderr, "gantry simulate"))
 			rc = 2;
-		}
-		for (size_t i = 0; i < dec.n_warnings; i++)
-			fprintf(stderr, "gantry simulate: warning: %s\n", dec.warnings[i]);
 	}
 	if (!rc) {
 		struct gt_session s;

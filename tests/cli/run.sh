@@ -71,6 +71,19 @@ metadata: {name: nb, namespace: team-a, annotations: {gpu-fraction: "1.5"}}
 spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x}]}
 Y
 check bad_fraction_names_pod_and_field expect_exit 2 "Pod team-a/nb .*gpu-fraction.*1\.5" simulate -f "$tmp/frac.yaml"
+cat >"$tmp/two-bad.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata: {name: one, namespace: team-a, annotations: {gpu-fraction: "1.5"}}
+spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: two, namespace: team-b}
+spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x, resources: {requests: {cpu: lots}}}]}
+Y
+check every_bad_object_named_at_once expect_exit 2 "Pod team-b/two .*requests.cpu.*lots" simulate -f "$tmp/two-bad.yaml"
+check every_bad_object_named_at_once_first grep -qE "Pod team-a/one \(line 1\): field metadata.annotations.gpu-fraction" "$tmp/err"
 printf 'kind: Node\nmetadata: {name: [oops\n' >"$tmp/broken.yaml"
 check malformed_yaml_names_line expect_exit 2 "broken.yaml: line" simulate -f "$tmp/broken.yaml"
 check unknown_action expect_exit 2 "unknown action 'defrag'" simulate -f "$demo" --actions defrag
