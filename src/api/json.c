@@ -209,13 +209,19 @@ int gt_base64_decode(const char *in, unsigned char **out, size_t *len)
 	return 0;
 }
 
-char *gt_json_dump_take(json_t *j)
+char *gt_json_dump(const json_t *j)
 {
 	char *s = json_dumps(j, JSON_COMPACT);
-	json_decref(j);
 	if (!s) {	/* only when out of memory: abort, as gt_xmalloc() does */
 		fputs("gantry: out of memory\n", stderr);
 		abort();
 	}
+	return s;
+}
+
+char *gt_json_dump_take(json_t *j)
+{
+	char *s = gt_json_dump(j);
+	json_decref(j);
 	return s;
 }

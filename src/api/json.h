@@ -35,7 +35,9 @@ void gt_doc_set(struct gt_doc *d, const char *const *keys, size_t n, const char 
  * integers, reals, booleans or null when they read as such.
  */
 json_t *gt_doc_to_json(const struct gt_doc *d);
-/* @j printed compactly, then released: a request body to free(). */
+/* @j printed compactly: a request body to free(). */
+char *gt_json_dump(const json_t *j);
+/* The same, and @j released. */
 char *gt_json_dump_take(json_t *j);
 /* Standard base64 (padding optional, whitespace skipped). 0, or -1 if malformed. */
 int gt_base64_decode(const char *in, unsigned char **out, size_t *len);

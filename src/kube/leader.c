@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/json.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/mem.h"
@@ -54,8 +55,7 @@ static bool write_lease(struct gt_leader *l, const char *rv, const char *holder,
 	json_object_set_new(spec, "acquireTime", json_string(acquire ? acquire : now));
 	json_t *lease = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "coordination.k8s.io/v1", "kind",
 				  "Lease", "metadata", md, "spec", spec);
-	char *body = json_dumps(lease, JSON_COMPACT);
-	json_decref(lease);
+	char *body = gt_json_dump_take(lease);
 	path_of(l, rv != NULL, path, sizeof(path));
 	struct gt_kube_resp r;
 	gt_kube_request(l->cl, rv ? GT_VERB_PUT : GT_VERB_POST, rv ? "PUT" : "POST", path, "application/json",

@@ -14,11 +14,10 @@
 
 #include "api/json.h"
 #include "api/object.h"
+#include "kube/event.h"
 #include "pgctl/internal.h"
-#include "util/hash.h"
 #include "util/log.h"
 #include "util/mem.h"
-#include "util/time.h"
 
 #define MAX_OWNER_DEPTH 16	/* owner chains are short; this catches cycles too */
 #define MAX_EXTRAS 4		/* related objects read for one pod */
@@ -28,30 +27,9 @@
 
 /* ---------------------------------------------------------------- requests */
 
-static const char *why(const struct gt_kube_resp *r, char *buf, size_t cap)
-{
-	if (!r->status) {
-		snprintf(buf, cap, "%s", r->error);
-		return buf;
-	}
-	json_t *j = json_loads(r->body, 0, NULL);
-	const char *m = json_string_value(json_object_get(j, "message"));
-	snprintf(buf, cap, "HTTP %ld: %.300s", r->status, m ? m : r->body);
-	json_decref(j);
-	return buf;
-}
-
 static bool transient(long status)
 {
 	return status == 0 || status == 429 || status >= 500;
-}
-
-static char *dump(const json_t *j)
-{
-	char *s = json_dumps(j, JSON_COMPACT);
-	if (!s)
-		abort();	/* only out of memory makes jansson fail here */
-	return s;
 }
 
 /* ---------------------------------------------------------------- warnings */
@@ -63,35 +41,24 @@ static char *dump(const json_t *j)
  */
 static void warn(const struct gt_pgctl_env *env, const struct gt_kobj *pod, const char *msg)
 {
-	uint64_t h = gt_hash_add(gt_hash_add(gt_hash_str(pod->uid), WARNING_REASON), msg);
-	char name[300], ts[48], path[400];
-	snprintf(name, sizeof(name), "%.200s.%016llx", pod->name, (unsigned long long)h);
-	gt_time_now_rfc3339(ts, sizeof(ts), 0);
-	json_t *ev = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, "
-			       "s:{s:s}, s:s, s:s, s:i, s:s, s:s}",
-			       "apiVersion", "v1", "kind", "Event", "metadata", "name", name, "namespace",
-			       pod->ns, "involvedObject", "kind", "Pod", "apiVersion", "v1", "name", pod->name,
-			       "namespace", pod->ns, "uid", pod->uid, "reason", WARNING_REASON, "message", msg,
-			       "type", "Warning", "source", "component", env->component, "firstTimestamp", ts,
-			       "lastTimestamp", ts, "count", 1, "reportingComponent", env->component,
-			       "reportingInstance", env->instance);
-	char *body = dump(ev);
-	json_decref(ev);
-	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", pod->ns);
-	struct gt_kube_resp r;
-	gt_kube_request(env->cl, GT_VERB_POST, "POST", path, "application/json", body, &r);
-	free(body);
+	struct gt_event_source src = { .cl = env->cl, .component = env->component, .instance = env->instance };
+	struct gt_event ev = { .kind = "Pod", .api_version = "v1", .ns = pod->ns, .name = pod->name,
+			       .uid = pod->uid, .reason = WARNING_REASON, .message = msg, .warning = true,
+			       .once = true };
 	char w[400];
-	if (r.status == 201 || r.status == 200) {
+	switch (gt_event_post(&src, &ev, w, sizeof(w))) {
+	case GT_EVENT_POSTED:
 		atomic_fetch_add(&env->stats->warnings, 1);
 		gt_log(GT_LOG_WARN, "podgrouper", "pod %s: %s", pod->key, msg);
-	} else if (r.status == 409) {
+		break;
+	case GT_EVENT_KNOWN:
 		gt_log(GT_LOG_DEBUG, "podgrouper", "pod %s: %s (already recorded)", pod->key, msg);
-	} else {
+		break;
+	case GT_EVENT_FAILED:
 		gt_log(GT_LOG_WARN, "podgrouper", "pod %s: %s (and the event could not be recorded: %s)",
-		       pod->key, msg, why(&r, w, sizeof(w)));
+		       pod->key, msg, w);
+		break;
 	}
-	gt_kube_resp_release(&r);
 }
 
 /* ---------------------------------------------------------------- owners */
@@ -378,12 +345,12 @@ static json_t *read_podgroup(const struct gt_pgctl_env *env, const struct gt_pod
 static enum gt_pgctl_result write_failed(const struct gt_pgctl_env *env, const struct gt_kobj *pod,
 					 const char *what, const struct gt_kube_resp *r)
 {
-	char w[400], msg[700];
+	char msg[700];
 	if (r->status == 409 || r->status == 404) {
-		gt_log(GT_LOG_DEBUG, "podgrouper", "%s: %s; trying again", what, why(r, w, sizeof(w)));
+		gt_log(GT_LOG_DEBUG, "podgrouper", "%s: %s; trying again", what, gt_kube_why(r));
 		return GT_PGR_SOON;
 	}
-	snprintf(msg, sizeof(msg), "%s: %s", what, why(r, w, sizeof(w)));
+	snprintf(msg, sizeof(msg), "%s: %s", what, gt_kube_why(r));
 	if (transient(r->status))
 		gt_log(GT_LOG_WARN, "podgrouper", "pod %s: %s", pod->key, msg);
 	else
@@ -397,7 +364,7 @@ static enum gt_pgctl_result create_podgroup(const struct gt_pgctl_env *env, cons
 {
 	char path[800], what[600];
 	podgroup_path(pg, false, path, sizeof(path));
-	char *body = dump(want);
+	char *body = gt_json_dump(want);
 	struct gt_kube_resp r;
 	gt_kube_request(env->cl, GT_VERB_POST, "POST", path, "application/json", body, &r);
 	free(body);
@@ -441,7 +408,7 @@ static enum gt_pgctl_result update_podgroup(const struct gt_pgctl_env *env, cons
 	}
 	json_t *patch = json_pack("{s:o, s:o}", "metadata", md, "spec",
 				  replace_patch(json_object_get(have, "spec"), json_object_get(want, "spec")));
-	char *body = dump(patch);
+	char *body = gt_json_dump(patch);
 	json_decref(patch);
 	char path[800], what[600];
 	podgroup_path(pg, true, path, sizeof(path));
@@ -526,7 +493,7 @@ static enum gt_pgctl_result mark_pod(const struct gt_pgctl_env *env, const struc
 	if (m.subgroup)
 		json_object_set_new(md, "labels", json_pack("{s:s}", GT_PG_SUBGROUP_LABEL, m.subgroup));
 	json_t *patch = json_pack("{s:o}", "metadata", md);
-	char *body = dump(patch);
+	char *body = gt_json_dump(patch);
 	json_decref(patch);
 	char path[800], what[600];
 	gt_kres_path(GT_KRES_PODS, pod->ns, pod->name, NULL, path, sizeof(path));

@@ -5,41 +5,21 @@
 #include <string.h>
 
 #include "api/json.h"
-#include "util/hash.h"
+#include "kube/event.h"
 #include "util/log.h"
 #include "util/mem.h"
-#include "util/time.h"
 
 bool gt_kw_event(const struct gt_kw *k, enum gt_kres res, const char *ns, const char *name, const char *uid,
 		 const char *reason, const char *msg, bool warning)
 {
-	char ts[48], mts[48], ename[400], path[600];
-	gt_time_now_rfc3339(ts, sizeof(ts), 0);
-	gt_time_now_rfc3339(mts, sizeof(mts), 6);
-	/* named after its content and time: a retried create meets 409, not a duplicate */
-	uint64_t h = gt_hash_add(gt_hash_add(gt_hash_add(gt_hash_str(uid), reason), msg), mts);
-	snprintf(ename, sizeof(ename), "%.200s.%016llx", name, (unsigned long long)h);
-	const char *evns = *ns ? ns : "default";
-	json_t *ev = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, "
-			       "s:{s:s}, s:s, s:s, s:i, s:s, s:s}",
-			       "apiVersion", "v1", "kind", "Event", "metadata", "name", ename, "namespace", evns,
-			       "involvedObject", "kind", gt_kres[res].kind, "apiVersion", gt_kres[res].group_version,
-			       "name", name, "namespace", ns, "uid", uid, "reason", reason, "message", msg, "type",
-			       warning ? "Warning" : "Normal", "source", "component", k->component,
-			       "firstTimestamp", ts, "lastTimestamp", ts, "count", 1, "reportingComponent",
-			       k->component, "reportingInstance", k->instance);
-	char *body = json_dumps(ev, JSON_COMPACT);
-	json_decref(ev);
-	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", evns);
-	struct gt_kube_resp r;
-	gt_kube_call(k->cl, GT_VERB_POST, "POST", path, "application/json", body, &r);
-	free(body);
-	bool ok = r.status == 201 || r.status == 200 || r.status == 409;
-	if (!ok)
-		gt_log(GT_LOG_WARN, "writer", "event %s on %s %s/%s: %s", reason, gt_kres[res].kind, ns, name,
-		       gt_kube_why(&r));
-	gt_kube_resp_release(&r);
-	return ok;
+	struct gt_event_source src = { .cl = k->cl, .component = k->component, .instance = k->instance };
+	struct gt_event ev = { .kind = gt_kres[res].kind, .api_version = gt_kres[res].group_version, .ns = ns,
+			       .name = name, .uid = uid, .reason = reason, .message = msg, .warning = warning };
+	char why[400];
+	if (gt_event_post(&src, &ev, why, sizeof(why)) != GT_EVENT_FAILED)
+		return true;
+	gt_log(GT_LOG_WARN, "writer", "event %s on %s %s/%s: %s", reason, gt_kres[res].kind, ns, name, why);
+	return false;
 }
 
 /* Did an earlier attempt bind the pod to our node? (after a 409) */
@@ -67,8 +47,7 @@ bool gt_kw_bind(const struct gt_kw *k, const struct gt_kop *op)
 	json_t *b = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind",
 			      "Binding", "metadata", "name", op->name, "namespace", op->ns, "uid", op->uid,
 			      "target", "apiVersion", "v1", "kind", "Node", "name", op->node);
-	char *body = json_dumps(b, JSON_COMPACT);
-	json_decref(b);
+	char *body = gt_json_dump_take(b);
 	gt_kres_path(GT_KRES_PODS, op->ns, op->name, "binding", path, sizeof(path));
 	struct gt_kube_resp r;
 	gt_kube_call(k->cl, GT_VERB_POST, "POST", path, "application/json", body, &r);
@@ -106,12 +85,7 @@ char *gt_kw_group_patch(const struct gt_kop *op, bool remove)
 	if (op->shared)
 		json_object_set_new(md, "annotations", json_pack("{s:o}", "received-resource-type",
 								 remove ? json_null() : json_string("Fraction")));
-	json_t *patch = json_pack("{s:o}", "metadata", md);
-	char *s = json_dumps(patch, JSON_COMPACT);
-	json_decref(patch);
-	char *out = gt_xstrdup(s);
-	free(s);
-	return out;
+	return gt_json_dump_take(json_pack("{s:o}", "metadata", md));
 }
 
 bool gt_kw_patch_groups(const struct gt_kw *k, const struct gt_kop *op, bool remove)

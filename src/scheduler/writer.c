@@ -109,8 +109,7 @@ static void do_evict(struct gt_writer *w, const struct gt_kop *op)
 				"metadata", "name", op->name, "namespace", op->ns, "deleteOptions", opts);
 		gt_kres_path(GT_KRES_PODS, op->ns, op->name, "eviction", path, sizeof(path));
 	}
-	char *body = json_dumps(req, JSON_COMPACT);
-	json_decref(req);
+	char *body = gt_json_dump_take(req);
 	if (w->o.evict_by_delete)
 		gt_kube_call(w->kw.cl, GT_VERB_DELETE, "DELETE", path, "application/json", body, &r);
 	else
@@ -178,8 +177,7 @@ static void do_delete(struct gt_writer *w, const struct gt_kop *op)
 				 "preconditions", "uid", op->uid);
 	if (op->grace_s >= 0)
 		json_object_set_new(opts, "gracePeriodSeconds", json_integer(op->grace_s));
-	char *body = json_dumps(opts, JSON_COMPACT);
-	json_decref(opts);
+	char *body = gt_json_dump_take(opts);
 	struct gt_kube_resp r;
 	gt_kube_call(w->kw.cl, GT_VERB_DELETE, "DELETE", path, "application/json", body, &r);
 	free(body);
