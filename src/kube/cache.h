@@ -1,8 +1,8 @@
 /*
  * cache.h - the long-lived object cache the reflectors fill
  *
- * One store per resource kind, keyed by "namespace/name" (or "name" for
- * cluster-scoped kinds), holding immutable, reference-counted objects: the
+ * One store per resource kind (a gt_smap), keyed by "namespace/name" (or
+ * "name" for cluster-scoped kinds), holding immutable, reference-counted objects: the
  * object's document tree (already converted from JSON, ready for the
  * decoder) and the few metadata fields the scheduler needs. A change never
  * edits an object in place; it swaps in a new one, so a cycle's snapshot can
@@ -39,6 +39,11 @@ struct gt_kres_info {
 };
 
 extern const struct gt_kres_info gt_kres[GT_N_KRES];
+
+/* Sets of resources, for waits and sync checks. */
+#define GT_KRES_BIT(r) (1u << (r))
+#define GT_KRES_ALL ((1u << GT_N_KRES) - 1)
+#define GT_KRES_WAKE (1u << GT_N_KRES)	/* in a wait's mask: gt_cache_wake() counts as a change */
 
 /*
  * The API path of resource @r: the collection (@name NULL; all namespaces
@@ -125,6 +130,28 @@ void gt_inflight_free(struct gt_inflight *v, size_t n);
 
 void gt_cache_set_synced(struct gt_cache *c, enum gt_kres r, bool synced);
 bool gt_cache_synced(struct gt_cache *c, enum gt_kres r);
-bool gt_cache_all_synced(struct gt_cache *c);
+/* Every resource of @mask (GT_KRES_BIT()s; GT_KRES_ALL) is synced. */
+bool gt_cache_all_synced(struct gt_cache *c, unsigned mask);
+
+/*
+ * Telling readers. Every change of a resource's store (an object added,
+ * replaced or deleted, a relist, an assumption, the synced flag) bumps the
+ * store's version and wakes every gt_cache_wait(), so nothing that waits
+ * for the cache polls it. A reader remembers the version of the resources
+ * it cares about (@mask) and waits for it to move:
+ *
+ *	uint64_t v = gt_cache_version(cache, mask);
+ *	for (;;) { look at the cache; v = gt_cache_wait(cache, mask, v, deadline); }
+ *
+ * gt_cache_wait() returns the current version once it differs from @seen
+ * or at @deadline_s (gt_mono_s(); <= 0: none). A version taken before the
+ * reader looks makes a change it did not see wake it at once: no wakeup is
+ * lost. With GT_KRES_WAKE in the mask, gt_cache_wake() moves the version
+ * too: other parts of the process call it when something a cache reader
+ * also waits for changed (leadership, a stop, new work for the binder).
+ */
+uint64_t gt_cache_version(struct gt_cache *c, unsigned mask);
+uint64_t gt_cache_wait(struct gt_cache *c, unsigned mask, uint64_t seen, double deadline_s);
+void gt_cache_wake(struct gt_cache *c);
 
 #endif /* GT_KUBE_CACHE_H */

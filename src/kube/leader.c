@@ -20,6 +20,8 @@ struct gt_leader {
 	struct gt_kube_client *cl;
 	char *ns, *name, *identity;
 	double lease_s, renew_s, retry_s;
+	void (*on_change)(void *arg);
+	void *arg;
 	atomic_bool leader, lost, quit;
 	/* what we last saw of the record, and when (monotonic) */
 	char *seen_holder, *seen_renew;
@@ -127,6 +129,8 @@ static void try_acquire_or_renew(struct gt_leader *l)
 		atomic_store(&l->leader, false);
 		atomic_store(&l->lost, true);
 	}
+	if (l->on_change && was != atomic_load(&l->leader))
+		l->on_change(l->arg);
 }
 
 static void *run(void *arg)
@@ -153,6 +157,8 @@ struct gt_leader *gt_leader_start(struct gt_kube_client *cl, const struct gt_lea
 	l->lease_s = o->lease_s > 0 ? o->lease_s : 15;
 	l->renew_s = o->renew_s > 0 ? o->renew_s : 10;
 	l->retry_s = o->retry_s > 0 ? o->retry_s : 2;
+	l->on_change = o->on_change;
+	l->arg = o->arg;
 	if (pthread_create(&l->thread, NULL, run, l)) {
 		fprintf(stderr, "gantry: cannot start the leader-election thread\n");
 		abort();

@@ -7,7 +7,6 @@
  * KAI's podgrouper; the grouping rules' own settings can also come from a
  * configuration file (--config, docs/podgrouper.md), which the flags override.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,25 +231,32 @@ static void apply_flags(const struct opts *o, struct gt_pg_config *cfg)
 
 static const enum gt_kres watched[] = { GT_KRES_PODS, GT_KRES_PODGROUPS, GT_KRES_PRIORITYCLASSES };
 #define N_WATCHED (sizeof(watched) / sizeof(watched[0]))
+#define WATCHED_MASK (GT_KRES_BIT(GT_KRES_PODS) | GT_KRES_BIT(GT_KRES_PODGROUPS) | \
+		      GT_KRES_BIT(GT_KRES_PRIORITYCLASSES))
 
-static bool synced(struct gt_cache *cache)
+static void wake_cache(void *cache)
 {
-	for (size_t i = 0; i < N_WATCHED; i++)
-		if (!gt_cache_synced(cache, watched[i]))
-			return false;
-	return true;
+	gt_cache_wake(cache);
 }
 
-/* Until a signal, lost leadership (1) or --cycles passes (0). */
+/*
+ * Until a signal, lost leadership (1) or --cycles passes (0). The loop
+ * sleeps on the cache, which the lease and a signal wake; it publishes
+ * leadership to the controller (and wakes it) when it changes.
+ */
 static int run(const struct opts *o, struct gt_cache *cache, struct gt_pgctl *pg, struct gt_leader *leader,
 	       atomic_bool *active)
 {
 	long done = 0;
+	unsigned mask = WATCHED_MASK | GT_KRES_WAKE;
 	while (!gt_stop_requested()) {
+		uint64_t seen = gt_cache_version(cache, mask);
 		if (leader && gt_leader_lost(leader))
 			return 1;
-		atomic_store(active, !leader || gt_leader_is_leader(leader));
-		if (o->cycles && synced(cache) && atomic_load(active)) {
+		bool lead = !leader || gt_leader_is_leader(leader);
+		if (atomic_exchange(active, lead) != lead)
+			gt_cache_wake(cache);
+		if (o->cycles && lead && gt_cache_all_synced(cache, WATCHED_MASK)) {
 			if (!gt_pgctl_settle(pg, SETTLE_TIMEOUT_S))
 				gt_log(GT_LOG_WARN, "podgrouper", "pass %ld did not finish in %.0f s", done + 1,
 				       SETTLE_TIMEOUT_S);
@@ -260,7 +266,7 @@ static int run(const struct opts *o, struct gt_cache *cache, struct gt_pgctl *pg
 			gt_stop_sleep_until(gt_mono_ms() + 200);
 			continue;
 		}
-		gt_stop_sleep_until(gt_mono_ms() + 50);
+		gt_cache_wait(cache, mask, seen, 0);
 	}
 	return 0;
 }
@@ -296,31 +302,28 @@ int gt_podgrouper_main(int argc, char **argv)
 	apply_flags(&o, &cfg);
 	gt_log(GT_LOG_INFO, "podgrouper", "connecting to %s from %s%s", kc.server, kc.source,
 	       kc.insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
+	/* before any thread starts: they all inherit the blocked signals */
+	gt_stop_start();
 	struct gt_kube_client *cl = gt_kube_client_new(&kc, o.qps, o.burst, (long)(o.api_timeout_s * 1000));
 	struct gt_cache *cache = gt_cache_new();
+	gt_stop_on(wake_cache, cache);
 	char *identity = gt_leader_identity();
-	/* threads inherit this mask: the signals land on the main thread */
-	sigset_t old;
-	gt_stop_block(&old);
 	struct gt_reflector *refl[N_WATCHED];
-	const struct gt_reflector_stats *stats[GT_N_KRES] = { 0 };
 	struct gt_reflector_opts ro = { .page_size = o.page_size, .watch_timeout_s = (int)o.watch_timeout_s };
-	for (size_t i = 0; i < N_WATCHED; i++) {
+	for (size_t i = 0; i < N_WATCHED; i++)
 		refl[i] = gt_reflector_start(cl, cache, watched[i], &ro);
-		stats[watched[i]] = gt_reflector_stats(refl[i]);
-	}
 	struct gt_leader *leader = NULL;
 	if (o.leader_elect) {
 		struct gt_leader_opts lo = { .ns = o.ns, .name = o.lease_name, .identity = identity,
-					     .lease_s = o.lease_s, .renew_s = o.renew_s, .retry_s = o.retry_s };
+					     .lease_s = o.lease_s, .renew_s = o.renew_s, .retry_s = o.retry_s,
+					     .on_change = wake_cache, .arg = cache };
 		leader = gt_leader_start(cl, &lo);
 	}
 	atomic_bool active;
 	atomic_init(&active, !leader);
 	struct gt_pgctl_opts po = { .cfg = &cfg, .workers = o.workers, .owner_ttl_s = o.owner_ttl_s,
-				    .reflectors = stats, .active = &active };
+				    .active = &active };
 	struct gt_pgctl *pg = gt_pgctl_start(cl, cache, &po);
-	gt_stop_catch(&old);
 
 	rc = run(&o, cache, pg, leader, &active);
 	gt_log(GT_LOG_INFO, "podgrouper", "shutting down%s", gt_stop_requested() ? " (signal)" : "");
@@ -335,5 +338,6 @@ int gt_podgrouper_main(int argc, char **argv)
 	gt_kube_client_free(cl);
 	gt_pg_config_release(&cfg);
 	free(identity);
+	gt_stop_end();
 	return rc;
 }

@@ -1,11 +1,11 @@
 /*
- * podgrouper_ctl.c - the podgrouper controller's machinery
+ * controller.c - the podgrouper controller's machinery
  *
- * A scanner thread decides which pods need work; a fixed pool of workers does
- * it (podgrouper_sync.c). The scanner wakes every TICK_MS and scans the
- * cached pods only when the reflectors' counters moved (a pod, PodGroup or
- * PriorityClass changed), a retry fell due or gt_pgctl_settle() asked, so an
- * idle cluster costs a few atomic reads a tick. Per pod it remembers the
+ * A scanner thread decides which pods need work; a worker pool (util/pool.h)
+ * does it (reconcile.c). The scanner sleeps on the cache (gt_cache_wait) and
+ * scans the cached pods only when the version of pods, PodGroups or
+ * PriorityClasses moved, a retry fell due or gt_pgctl_settle() asked, so an
+ * idle cluster costs nothing. Per pod it remembers the
  * resourceVersion it last worked on (and the one its own patch produced),
  * so a pod is worked on again only when it changed; the queue holds each pod
  * once and never hands it to two workers at once (a pod that changes while
@@ -19,13 +19,14 @@
 #include <unistd.h>
 
 #include "api/object.h"
-#include "pgctl/internal.h"
+#include "pgctl/reconcile.h"
+#include "pgctl/world.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/pool.h"
 #include "util/smap.h"
 
-#define TICK_MS 50
 #define BACKOFF_MIN_S 1.0	/* KAI's rate limiter: 1 s doubling to 1 min */
 #define BACKOFF_MAX_S 60.0
 #define SOON_S 0.2		/* after a write conflict */
@@ -46,8 +47,12 @@ struct podstate {
 	unsigned failures;
 	unsigned mark;		/* the scan that last saw the pod */
 	bool queued, busy, dirty;
-	struct podstate *next;	/* in the queue */
+	struct gt_pgctl *c;
 };
+
+/* What the scanner watches in the cache (a wake counts: settles, leadership, quitting). */
+#define WATCHED (GT_KRES_BIT(GT_KRES_PODS) | GT_KRES_BIT(GT_KRES_PODGROUPS) | \
+		 GT_KRES_BIT(GT_KRES_PRIORITYCLASSES))
 
 struct gt_pgctl {
 	struct gt_pgctl_opts o;
@@ -55,131 +60,20 @@ struct gt_pgctl {
 	struct gt_pgctl_stats stats;
 	char *instance;
 	pthread_t scanner;
-	pthread_t *workers;
-	int n_workers;
+	struct gt_pool *pool;
 	pthread_mutex_t mu;
-	pthread_cond_t work;	/* the queue has pods, or quit */
 	pthread_cond_t idle;	/* a pod is done, or a scan */
-	pthread_cond_t wake;	/* for the scanner: a settle, or quit */
 	struct gt_smap pods;	/* key -> struct podstate */
-	struct podstate *head, *tail;
-	int busy;
+	int queued, busy;
 	struct gt_pgctl_world *world;
-	unsigned long world_gen;	/* the reflectors' counters when it was built */
-	unsigned long gen;	/* the reflectors' counters at the last scan */
+	uint64_t world_gen;	/* the cache's version of WATCHED when it was built */
+	uint64_t gen;		/* the same at the last scan */
 	bool scanned;		/* at least once */
 	unsigned mark;
 	double next_retry;	/* the earliest retry due, or 0 */
 	unsigned long settle_asked, settle_done;
 	bool quit;
 };
-
-/* ---------------------------------------------------------------- the world */
-
-static struct gt_pgctl_world *world_ref(struct gt_pgctl_world *w)
-{
-	if (w)
-		atomic_fetch_add(&w->refs, 1);
-	return w;
-}
-
-static void world_unref(struct gt_pgctl_world *w)
-{
-	if (!w || atomic_fetch_sub(&w->refs, 1) != 1)
-		return;
-	gt_pg_index_release(&w->index);
-	for (size_t i = 0; i < w->n; i++)
-		gt_kobj_unref(w->objs[i]);
-	free(w->objs);
-	free(w->docs);
-	gt_pg_config_release(&w->extra);
-	free(w);
-}
-
-static int by_namespace(const void *a, const void *b)
-{
-	const struct gt_kobj *x = *(struct gt_kobj *const *)a, *y = *(struct gt_kobj *const *)b;
-	int c = strcmp(x->ns, y->ns);
-	return c ? c : strcmp(x->name, y->name);
-}
-
-void gt_pgctl_world_slice(const struct gt_pgctl_world *w, const char *ns, size_t *lo, size_t *n)
-{
-	size_t a = 0, b = w->n;
-	while (a < b) {		/* the first object of @ns or after it */
-		size_t mid = a + (b - a) / 2;
-		if (strcmp(w->objs[mid]->ns, ns) < 0)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	size_t end = a;
-	while (end < w->n && !strcmp(w->objs[end]->ns, ns))
-		end++;
-	*lo = a;
-	*n = end - a;
-}
-
-/* The PriorityClasses that exist and the per-kind defaults, over the base configuration. */
-static void world_config(struct gt_pgctl *c, struct gt_pgctl_world *w)
-{
-	const struct gt_pg_config *base = c->o.cfg;
-	w->cfg = *base;
-	memset(&w->extra, 0, sizeof(w->extra));
-	for (size_t i = 0; i < base->n_priority_classes; i++)
-		gt_pg_config_add_priority_class(&w->extra, base->priority_classes[i]);
-	size_t n;
-	struct gt_kobj **pcs = gt_cache_list(c->env.cache, GT_KRES_PRIORITYCLASSES, &n);
-	for (size_t i = 0; i < n; i++) {
-		gt_pg_config_add_priority_class(&w->extra, pcs[i]->name);
-		gt_kobj_unref(pcs[i]);
-	}
-	free(pcs);
-	w->cfg.priority_classes = w->extra.priority_classes;
-	w->cfg.n_priority_classes = w->extra.n_priority_classes;
-	if (!base->defaults_cm_name || !base->defaults_cm_namespace)
-		return;
-	/* read through the owner cache: at most once per --owner-cache-ttl */
-	struct gt_owner *cm;
-	struct gt_err err = { 0 };
-	int rc = gt_owners_get(c->env.owners, "v1", "ConfigMap", base->defaults_cm_namespace,
-			       base->defaults_cm_name, NULL, 0, &cm, &err);
-	if (rc) {
-		if (rc != GT_ENOTFOUND)
-			gt_log(GT_LOG_WARN, "podgrouper", "per-kind defaults: %s", err.msg);
-		return;
-	}
-	if (gt_pg_config_set_defaults(&w->extra, gt_owner_doc(cm), &err))
-		gt_log(GT_LOG_WARN, "podgrouper", "per-kind defaults ignored: %s", err.msg);
-	else {
-		w->cfg.defaults = w->extra.defaults;
-		w->cfg.n_defaults = w->extra.n_defaults;
-	}
-	gt_owner_put(cm);
-}
-
-static struct gt_pgctl_world *world_build(struct gt_pgctl *c)
-{
-	struct gt_pgctl_world *w = gt_xcalloc(1, sizeof(*w));
-	atomic_init(&w->refs, 1);
-	size_t np, ng;
-	struct gt_kobj **pods = gt_cache_list(c->env.cache, GT_KRES_PODS, &np);
-	struct gt_kobj **pgs = gt_cache_list(c->env.cache, GT_KRES_PODGROUPS, &ng);
-	w->n = np + ng;
-	w->objs = gt_xmalloc((w->n + 1) * sizeof(*w->objs));
-	memcpy(w->objs, pods, np * sizeof(*pods));
-	memcpy(w->objs + np, pgs, ng * sizeof(*pgs));
-	free(pods);
-	free(pgs);
-	qsort(w->objs, w->n, sizeof(*w->objs), by_namespace);
-	w->docs = gt_xmalloc((w->n + 1) * sizeof(*w->docs));
-	for (size_t i = 0; i < w->n; i++)
-		w->docs[i] = w->objs[i]->doc;
-	gt_pg_index_build(&w->index, w->docs, w->n);
-	world_config(c, w);
-	w->built = gt_mono_s();
-	return w;
-}
 
 /* ---------------------------------------------------------------- pod states */
 
@@ -210,6 +104,8 @@ static void state_free(struct podstate *st)
 	free(st);
 }
 
+static void work_task(void *arg, size_t i);
+
 /* Queue @st unless it is queued; a pod being worked on goes again afterwards (locked). */
 static void enqueue(struct gt_pgctl *c, struct podstate *st)
 {
@@ -220,13 +116,8 @@ static void enqueue(struct gt_pgctl *c, struct podstate *st)
 		return;
 	}
 	st->queued = true;
-	st->next = NULL;
-	if (c->tail)
-		c->tail->next = st;
-	else
-		c->head = st;
-	c->tail = st;
-	pthread_cond_signal(&c->work);
+	c->queued++;
+	gt_pool_submit(c->pool, work_task, st);
 }
 
 static bool podgroup_cached(struct gt_pgctl *c, const char *ns, const char *pg)
@@ -247,6 +138,7 @@ static struct podstate *consider(struct gt_pgctl *c, const struct gt_kobj *pod, 
 	struct podstate *st = gt_smap_get(&c->pods, pod->key);
 	if (!st) {
 		st = state_new(pod->key);
+		st->c = c;
 		gt_smap_put(&c->pods, pod->key, st);
 	}
 	st->mark = c->mark;
@@ -296,18 +188,6 @@ static void forget_gone(struct gt_pgctl *c)
 
 /* ---------------------------------------------------------------- threads */
 
-static unsigned long counters(const struct gt_pgctl *c)
-{
-	static const enum gt_kres watched[] = { GT_KRES_PODS, GT_KRES_PODGROUPS, GT_KRES_PRIORITYCLASSES };
-	unsigned long sum = 0;
-	for (size_t i = 0; c->o.reflectors && i < 3; i++) {
-		const struct gt_reflector_stats *s = c->o.reflectors[watched[i]];
-		if (s)
-			sum += atomic_load(&s->events) + atomic_load(&s->lists);
-	}
-	return sum;
-}
-
 static bool ready(const struct gt_pgctl *c)
 {
 	struct gt_cache *cache = c->env.cache;
@@ -321,18 +201,17 @@ static bool ready(const struct gt_pgctl *c)
  * launcher pod, a legacy PodGroup) a moment late, and the change that made
  * them brings the pods concerned back anyway. (locked)
  */
-static bool world_stale(const struct gt_pgctl *c, unsigned long gen, double now)
+static bool world_stale(const struct gt_pgctl *c, uint64_t gen, double now)
 {
 	if (!c->world)
 		return true;
 	double age = now - c->world->built;
 	/* past the owner cache's ttl: read the defaults ConfigMap again */
-	return age > c->o.owner_ttl_s ||
-	       (age >= WORLD_MIN_AGE_S && (!c->o.reflectors || gen != c->world_gen));
+	return age > c->o.owner_ttl_s || (age >= WORLD_MIN_AGE_S && gen != c->world_gen);
 }
 
 /* Look at every cached pod; queue those that need work (unlocked; locks). */
-static void scan(struct gt_pgctl *c, unsigned long gen)
+static void scan(struct gt_pgctl *c, uint64_t gen)
 {
 	size_t n, n_todo = 0;
 	struct gt_kobj **pods = gt_cache_list(c->env.cache, GT_KRES_PODS, &n);
@@ -353,10 +232,10 @@ static void scan(struct gt_pgctl *c, unsigned long gen)
 		gt_kobj_unref(pods[i]);
 	free(pods);
 	/* built unlocked: only this thread frees states, so @todo stays valid */
-	struct gt_pgctl_world *w = rebuild ? world_build(c) : NULL;
+	struct gt_pgctl_world *w = rebuild ? gt_pgctl_world_build(c->env.cache, c->o.cfg, c->env.owners) : NULL;
 	pthread_mutex_lock(&c->mu);
 	if (w) {
-		world_unref(c->world);
+		gt_pgctl_world_unref(c->world);
 		c->world = w;
 		c->world_gen = gen;
 	}
@@ -366,16 +245,13 @@ static void scan(struct gt_pgctl *c, unsigned long gen)
 	free(todo);
 }
 
-static void wait_tick(struct gt_pgctl *c)
+/* Sleep on the cache until it changes, a retry falls due or someone wakes it (locked; unlocks to wait). */
+static void wait_change(struct gt_pgctl *c, uint64_t seen)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_nsec += TICK_MS * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_cond_timedwait(&c->wake, &c->mu, &ts);
+	double until = c->next_retry;
+	pthread_mutex_unlock(&c->mu);
+	gt_cache_wait(c->env.cache, WATCHED | GT_KRES_WAKE, seen, until);
+	pthread_mutex_lock(&c->mu);
 }
 
 static void *scanner(void *arg)
@@ -383,12 +259,15 @@ static void *scanner(void *arg)
 	struct gt_pgctl *c = arg;
 	pthread_mutex_lock(&c->mu);
 	while (!c->quit) {
+		/* taken before looking: a change meanwhile ends the wait at once */
+		uint64_t seen = gt_cache_version(c->env.cache, WATCHED | GT_KRES_WAKE);
 		if (!ready(c)) {
-			wait_tick(c);
+			wait_change(c, seen);
 			continue;
 		}
-		unsigned long gen = counters(c), asked = c->settle_asked;
-		bool changed = !c->scanned || gen != c->gen || !c->o.reflectors;
+		uint64_t gen = gt_cache_version(c->env.cache, WATCHED);
+		unsigned long asked = c->settle_asked;
+		bool changed = !c->scanned || gen != c->gen;
 		bool due = c->next_retry && gt_mono_s() >= c->next_retry;
 		if (changed || due || asked != c->settle_done) {
 			c->gen = gen;
@@ -398,8 +277,9 @@ static void *scanner(void *arg)
 			pthread_mutex_lock(&c->mu);
 			c->settle_done = asked;
 			pthread_cond_broadcast(&c->idle);
+			continue;
 		}
-		wait_tick(c);
+		wait_change(c, seen);
 	}
 	pthread_mutex_unlock(&c->mu);
 	return NULL;
@@ -431,8 +311,10 @@ static void record(struct gt_pgctl *c, struct podstate *st, const struct gt_kobj
 	if (st->backoff > BACKOFF_MAX_S)
 		st->backoff = BACKOFF_MAX_S;
 	st->retry_at = now + st->backoff;
-	if (!c->next_retry || st->retry_at < c->next_retry)
+	if (!c->next_retry || st->retry_at < c->next_retry) {
 		c->next_retry = st->retry_at;
+		gt_cache_wake(c->env.cache);	/* the scanner sleeps until the earliest retry: now this one */
+	}
 }
 
 /*
@@ -457,59 +339,41 @@ static void work(struct gt_pgctl *c, const char *key, double read_after, struct 
 		gt_pgctl_reconcile(&c->env, w, *pod, read_after, out);
 }
 
-static void *worker(void *arg)
+/* A pool task: one attempt at @st's pod. */
+static void work_task(void *arg, size_t i)
 {
-	struct gt_pgctl *c = arg;
+	(void)i;
+	struct podstate *st = arg;
+	struct gt_pgctl *c = st->c;
 	pthread_mutex_lock(&c->mu);
-	for (;;) {
-		while (!c->quit && !c->head)
-			pthread_cond_wait(&c->work, &c->mu);
-		if (c->quit)
-			break;
-		struct podstate *st = c->head;
-		c->head = st->next;
-		if (!c->head)
-			c->tail = NULL;
-		st->queued = st->dirty = false;
-		st->busy = true;
-		c->busy++;
-		char *key = gt_xstrdup(st->key);
-		/* a retry reads the owners again, once for all the pods retried together */
-		double read_after = st->failures ? st->done_at : 0;
-		struct gt_pgctl_world *w = world_ref(c->world);
-		pthread_mutex_unlock(&c->mu);
-		struct gt_kobj *pod;
-		struct gt_pgctl_outcome out;
-		work(c, key, read_after, w, &pod, &out);
-		pthread_mutex_lock(&c->mu);
-		if (pod)
-			record(c, st, pod, &out);
-		st->busy = false;
-		c->busy--;
-		if (st->dirty && (!pod || changed_meanwhile(c, st)))
-			enqueue(c, st);
-		if (!c->head && !c->busy)
-			pthread_cond_broadcast(&c->idle);
-		pthread_mutex_unlock(&c->mu);
-		gt_kobj_unref(pod);
-		world_unref(w);
-		free(key);
-		pthread_mutex_lock(&c->mu);
-	}
+	st->queued = st->dirty = false;
+	st->busy = true;
+	c->queued--;
+	c->busy++;
+	char *key = gt_xstrdup(st->key);
+	/* a retry reads the owners again, once for all the pods retried together */
+	double read_after = st->failures ? st->done_at : 0;
+	struct gt_pgctl_world *w = gt_pgctl_world_ref(c->world);
 	pthread_mutex_unlock(&c->mu);
-	return NULL;
+	struct gt_kobj *pod;
+	struct gt_pgctl_outcome out;
+	work(c, key, read_after, w, &pod, &out);
+	pthread_mutex_lock(&c->mu);
+	if (pod)
+		record(c, st, pod, &out);
+	st->busy = false;
+	c->busy--;
+	if (st->dirty && (!pod || changed_meanwhile(c, st)))
+		enqueue(c, st);
+	if (!c->queued && !c->busy)
+		pthread_cond_broadcast(&c->idle);
+	pthread_mutex_unlock(&c->mu);
+	gt_kobj_unref(pod);
+	gt_pgctl_world_unref(w);
+	free(key);
 }
 
 /* ---------------------------------------------------------------- the API */
-
-static void cond_init_monotonic(pthread_cond_t *cv)
-{
-	pthread_condattr_t a;
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_cond_init(cv, &a);
-	pthread_condattr_destroy(&a);
-}
 
 static char *instance_name(void)
 {
@@ -534,36 +398,30 @@ struct gt_pgctl *gt_pgctl_start(struct gt_kube_client *cl, struct gt_cache *cach
 					.stats = &c->stats, .component = c->o.component,
 					.instance = c->instance };
 	pthread_mutex_init(&c->mu, NULL);
-	pthread_cond_init(&c->work, NULL);
-	cond_init_monotonic(&c->idle);
-	cond_init_monotonic(&c->wake);
+	gt_cond_init_mono(&c->idle);
 	gt_smap_init(&c->pods);
-	c->n_workers = c->o.workers;
-	c->workers = gt_xcalloc((size_t)c->n_workers, sizeof(*c->workers));
-	bool failed = pthread_create(&c->scanner, NULL, scanner, c) != 0;
-	for (int i = 0; i < c->n_workers && !failed; i++)
-		failed = pthread_create(&c->workers[i], NULL, worker, c) != 0;
-	if (failed) {
-		fprintf(stderr, "gantry: cannot start the podgrouper's threads\n");
+	c->pool = gt_pool_new(c->o.workers, "podgrouper");
+	if (pthread_create(&c->scanner, NULL, scanner, c)) {
+		fprintf(stderr, "gantry: cannot start the podgrouper's scanner\n");
 		abort();
 	}
 	gt_log(GT_LOG_INFO, "podgrouper", "grouping pods with schedulerName %s (%d workers, owners cached "
-	       "for %.0f s)", c->o.cfg->scheduler_name, c->n_workers, c->o.owner_ttl_s);
+	       "for %.0f s)", c->o.cfg->scheduler_name, c->o.workers, c->o.owner_ttl_s);
 	return c;
 }
 
 bool gt_pgctl_settle(struct gt_pgctl *c, double timeout_s)
 {
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += (time_t)timeout_s;
+	double until = gt_mono_s() + timeout_s;
 	pthread_mutex_lock(&c->mu);
 	unsigned long want = ++c->settle_asked;
-	pthread_cond_signal(&c->wake);
-	int rc = 0;
-	while (!c->quit && rc == 0 && (c->settle_done < want || c->head || c->busy))
-		rc = pthread_cond_timedwait(&c->idle, &c->mu, &until);
-	bool ok = !c->quit && c->settle_done >= want && !c->head && !c->busy;
+	pthread_mutex_unlock(&c->mu);
+	gt_cache_wake(c->env.cache);	/* the scanner looks at once */
+	pthread_mutex_lock(&c->mu);
+	bool in_time = true;
+	while (!c->quit && in_time && (c->settle_done < want || c->queued || c->busy))
+		in_time = gt_cond_wait_until(&c->idle, &c->mu, until);
+	bool ok = !c->quit && c->settle_done >= want && !c->queued && !c->busy;
 	pthread_mutex_unlock(&c->mu);
 	return ok;
 }
@@ -580,31 +438,32 @@ void gt_pgctl_owner_counts(const struct gt_pgctl *c, unsigned long *reads, unsig
 	*hits = atomic_load(&s->hits);
 }
 
+/* Pods whose turn never came at stop: their states are freed with the map. */
+static void drop_task(void *arg)
+{
+	(void)arg;
+}
+
 void gt_pgctl_stop(struct gt_pgctl *c)
 {
 	if (!c)
 		return;
 	pthread_mutex_lock(&c->mu);
 	c->quit = true;
-	pthread_cond_broadcast(&c->work);
-	pthread_cond_broadcast(&c->wake);
 	pthread_cond_broadcast(&c->idle);
 	pthread_mutex_unlock(&c->mu);
+	gt_cache_wake(c->env.cache);
 	pthread_join(c->scanner, NULL);
-	for (int i = 0; i < c->n_workers; i++)
-		pthread_join(c->workers[i], NULL);
-	free(c->workers);
+	gt_pool_free(c->pool, drop_task);
 	size_t pos = 0;
 	void *v;
 	while (gt_smap_next(&c->pods, &pos, NULL, &v))
 		state_free(v);
 	gt_smap_release(&c->pods);
-	world_unref(c->world);
+	gt_pgctl_world_unref(c->world);
 	gt_owners_free(c->env.owners);
 	pthread_mutex_destroy(&c->mu);
-	pthread_cond_destroy(&c->work);
 	pthread_cond_destroy(&c->idle);
-	pthread_cond_destroy(&c->wake);
 	free(c->instance);
 	free(c);
 }

@@ -27,10 +27,9 @@
  *
  * Everything written is compared with what the object already says first, so
  * a steady state, or a restart, writes nothing. Work runs on a bounded pool
- * of workers; a pod is never worked on by two at once. The controller looks
- * for changes every 50 ms by the reflectors' counters (nothing to do, nothing
- * done) and reacts at once to a pod's change, to a retry falling due and to
- * a PodGroup deleted under its pods.
+ * of workers; a pod is never worked on by two at once. The controller sleeps
+ * on the cache and reacts at once to a pod's change, to a retry falling due
+ * and to a PodGroup deleted under its pods; an idle cluster costs nothing.
  */
 #ifndef GT_PGCTL_H
 #define GT_PGCTL_H
@@ -40,7 +39,6 @@
 
 #include "kube/cache.h"
 #include "kube/http.h"
-#include "kube/reflector.h"
 #include "podgrouper/podgrouper.h"
 
 struct gt_pgctl_opts {
@@ -49,14 +47,9 @@ struct gt_pgctl_opts {
 	double owner_ttl_s;		/* how long an owner read is trusted; default 30 */
 	const char *component;		/* events' source; default "pod-grouper", as KAI's */
 	/*
-	 * The reflectors filling the cache, indexed by enum gt_kres (NULL
-	 * entries allowed): their counters tell the controller when something
-	 * changed. NULL: look at every pod every 50 ms.
-	 */
-	const struct gt_reflector_stats *const *reflectors;
-	/*
 	 * Work only while *@active (this replica leads: the scheduler's
-	 * leadership flag); NULL: always.
+	 * leadership flag); NULL: always. Whoever changes it calls
+	 * gt_cache_wake() on the cache, which the controller sleeps on.
 	 */
 	const atomic_bool *active;
 };

@@ -15,7 +15,7 @@
 #include "api/json.h"
 #include "api/object.h"
 #include "kube/event.h"
-#include "pgctl/internal.h"
+#include "pgctl/reconcile.h"
 #include "util/log.h"
 #include "util/mem.h"
 

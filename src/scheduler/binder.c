@@ -13,12 +13,13 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/pool.h"
+#include "util/stop.h"
 
 #define DEFAULT_IMAGE "ghcr.io/nvidia/kai-scheduler/resource-reservation:latest"
 #define DEFAULT_RUNTIME "nvidia"
 #define DEFAULT_TIMEOUT_S 40.0
 #define DEFAULT_WORKERS 4
-#define POLL_S 0.05
 #define NS_RECHECK_S 60.0
 #define GPU_ANNOTATION "run.ai/reserve_for_gpu_index"
 #define GROUP_LABEL "runai-gpu-group"
@@ -41,6 +42,7 @@ struct resv {
 enum step { STEP_RESERVE, STEP_FINISH, STEP_FAIL };
 
 struct job {
+	struct gt_binder *b;
 	struct gt_kop op;	/* a deep copy */
 	char key[600];		/* "ns/name" of the pod */
 	struct resv *r[GT_MAX_DEVICES];
@@ -53,14 +55,13 @@ struct gt_binder {
 	struct gt_cache *cache;
 	struct gt_binder_counters n;
 	struct gt_binder_opts o;
-	pthread_t *threads;
-	int n_threads;
+	struct gt_pool *pool;	/* runs the bind steps */
+	pthread_t waiter;	/* moves parked binds on when the cache says their pods reported */
 	pthread_mutex_t mu;	/* everything below */
-	pthread_cond_t work;
-	struct job *runnable, *parked;
+	pthread_cond_t idle;	/* a bind is done */
+	struct job *parked;	/* waiting for their reservation pods */
 	struct resv *resvs;
 	size_t pending;
-	double next_poll;
 	bool quit;
 	/* AUTO mode: did the namespace exist when last looked at, and when to look again */
 	bool ns_seen, ns_known;
@@ -148,6 +149,7 @@ static void finish_job(struct gt_binder *b, struct job *j)
 	for (uint8_t g = 0; g < j->op.n_groups; g++)
 		detach(b, j->r[g]);
 	b->pending--;
+	pthread_cond_broadcast(&b->idle);
 	pthread_mutex_unlock(&b->mu);
 	free_op(&j->op);
 	free(j);
@@ -512,9 +514,8 @@ static void step_reserve(struct gt_binder *b, struct job *j)
 	}
 	pthread_mutex_lock(&b->mu);
 	push(&b->parked, j);
-	b->next_poll = 0;	/* look at once: the pod may have reported already */
-	pthread_cond_signal(&b->work);
 	pthread_mutex_unlock(&b->mu);
+	gt_cache_wake(b->cache);	/* the waiter looks at once: the pod may have reported already */
 }
 
 static void run_step(struct gt_binder *b, struct job *j)
@@ -579,64 +580,52 @@ static enum step judge(struct gt_binder *b, struct job *j, double now, bool *aga
 	return verdict;
 }
 
-/* Move the parked binds whose reservations are ready (or failed) to the run queue; lock held. */
-static void poll_parked(struct gt_binder *b)
+static void run_task(void *arg, size_t i)
 {
-	double now = gt_mono_s();
+	(void)i;
+	struct job *j = arg;
+	run_step(j->b, j);
+}
+
+/*
+ * Move the parked binds whose reservations are ready (or failed) to the
+ * pool; lock held. Returns the earliest deadline of those still waiting,
+ * or 0 when none waits.
+ */
+static double poll_parked(struct gt_binder *b)
+{
+	double now = gt_mono_s(), next = 0;
 	struct job **p = &b->parked;
 	while (*p) {
 		struct job *j = *p;
 		bool again = false;
 		enum step s = judge(b, j, now, &again);
 		if (s == STEP_RESERVE && !again) {
+			for (uint8_t g = 0; g < j->op.n_groups; g++)
+				if (j->r[g]->pod && !j->r[g]->uuid && (!next || j->r[g]->deadline < next))
+					next = j->r[g]->deadline;
 			p = &j->next;
 			continue;
 		}
 		*p = j->next;
 		j->step = s;
-		push(&b->runnable, j);
+		gt_pool_submit(b->pool, run_task, j);
 	}
+	return next;
 }
 
-static struct job *pop_runnable(struct gt_binder *b)
-{
-	struct job *j = b->runnable;
-	if (j)
-		b->runnable = j->next;
-	return j;
-}
-
-static void *worker(void *arg)
+/* The waiter: a parked bind moves on when its reservation pod's watch event comes, or at its deadline. */
+static void *waiter(void *arg)
 {
 	struct gt_binder *b = arg;
+	unsigned mask = GT_KRES_BIT(GT_KRES_PODS) | GT_KRES_WAKE;
 	pthread_mutex_lock(&b->mu);
 	while (!b->quit) {
-		struct job *j = pop_runnable(b);
-		if (j) {
-			pthread_mutex_unlock(&b->mu);
-			run_step(b, j);
-			pthread_mutex_lock(&b->mu);
-			continue;
-		}
-		double now = gt_mono_s();
-		if (b->parked && now >= b->next_poll) {
-			b->next_poll = now + POLL_S;
-			poll_parked(b);
-			if (b->runnable)
-				continue;
-		}
-		if (!b->parked) {
-			pthread_cond_wait(&b->work, &b->mu);
-			continue;
-		}
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += (long)(POLL_S * 1e9);
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&b->work, &b->mu, &ts);
+		uint64_t seen = gt_cache_version(b->cache, mask);
+		double next = b->parked ? poll_parked(b) : 0;
+		pthread_mutex_unlock(&b->mu);
+		gt_cache_wait(b->cache, mask, seen, next);
+		pthread_mutex_lock(&b->mu);
 	}
 	pthread_mutex_unlock(&b->mu);
 	return NULL;
@@ -657,18 +646,16 @@ struct gt_binder *gt_binder_new(const struct gt_kw *kw, struct gt_cache *cache,
 	b->o.service_account = o->service_account ? o->service_account : GT_RESERVATION;
 	b->o.runtime_class = o->runtime_class ? o->runtime_class : DEFAULT_RUNTIME;
 	b->o.timeout_s = o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S;
-	b->n_threads = o->workers > 0 ? o->workers : DEFAULT_WORKERS;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	b->seed = (unsigned)ts.tv_nsec ^ ((unsigned)getpid() << 16);
 	pthread_mutex_init(&b->mu, NULL);
-	pthread_cond_init(&b->work, NULL);
-	b->threads = gt_xcalloc((size_t)b->n_threads, sizeof(*b->threads));
-	for (int i = 0; i < b->n_threads; i++)
-		if (pthread_create(&b->threads[i], NULL, worker, b)) {
-			fprintf(stderr, "gantry: cannot start binder threads\n");
-			abort();
-		}
+	pthread_cond_init(&b->idle, NULL);
+	b->pool = gt_pool_new(o->workers > 0 ? o->workers : DEFAULT_WORKERS, "binder");
+	if (pthread_create(&b->waiter, NULL, waiter, b)) {
+		fprintf(stderr, "gantry: cannot start the binder's waiter\n");
+		abort();
+	}
 	return b;
 }
 
@@ -683,10 +670,10 @@ void gt_binder_submit(struct gt_binder *b, const struct gt_kop *op)
 	for (uint8_t g = 0; g < op->n_groups; g++)
 		j->r[g] = attach(b, op->groups[g], op->node);
 	j->step = STEP_RESERVE;
-	push(&b->runnable, j);
+	j->b = b;
 	b->pending++;
-	pthread_cond_signal(&b->work);
 	pthread_mutex_unlock(&b->mu);
+	gt_pool_submit(b->pool, run_task, j);
 }
 
 size_t gt_binder_pending(struct gt_binder *b)
@@ -714,26 +701,44 @@ static void cancel(struct gt_binder *b, struct job *j)
 	finish_job(b, j);
 }
 
+void gt_binder_wait_idle(struct gt_binder *b)
+{
+	pthread_mutex_lock(&b->mu);
+	while (b->pending && !gt_stop_requested())
+		pthread_cond_wait(&b->idle, &b->mu);
+	pthread_mutex_unlock(&b->mu);
+}
+
+void gt_binder_wake(struct gt_binder *b)
+{
+	pthread_mutex_lock(&b->mu);
+	pthread_cond_broadcast(&b->idle);
+	pthread_mutex_unlock(&b->mu);
+}
+
+static void cancel_dropped(void *arg)
+{
+	struct job *j = arg;
+	cancel(j->b, j);
+}
+
 void gt_binder_free(struct gt_binder *b)
 {
 	if (!b)
 		return;
 	pthread_mutex_lock(&b->mu);
 	b->quit = true;
-	pthread_cond_broadcast(&b->work);
 	pthread_mutex_unlock(&b->mu);
-	for (int i = 0; i < b->n_threads; i++)
-		pthread_join(b->threads[i], NULL);
-	/* the workers are gone: the lists are ours alone */
-	struct job *lists[] = { b->runnable, b->parked };
-	b->runnable = b->parked = NULL;
-	for (int l = 0; l < 2; l++)
-		for (struct job *j = lists[l], *next; j; j = next) {
-			next = j->next;
-			cancel(b, j);
-		}
-	free(b->threads);
+	gt_cache_wake(b->cache);
+	pthread_join(b->waiter, NULL);
+	/* steps in progress finish; binds not started and those waiting are given up */
+	gt_pool_free(b->pool, cancel_dropped);
+	for (struct job *j = b->parked, *next; j; j = next) {
+		next = j->next;
+		cancel(b, j);
+	}
+	b->parked = NULL;
 	pthread_mutex_destroy(&b->mu);
-	pthread_cond_destroy(&b->work);
+	pthread_cond_destroy(&b->idle);
 	free(b);
 }

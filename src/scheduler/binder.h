@@ -26,9 +26,11 @@
  *
  * None of this blocks the cycle or other binds: gt_binder_submit() returns
  * at once; the pod counts as Binding (cache.h's binds in flight) until the
- * bind is done or rolled back. A few worker threads do the requests; a
- * bind waiting for its reservation pod holds no thread (the waits are
- * checked against the cache every 50 ms).
+ * bind is done or rolled back. A worker pool (util/pool.h) does the
+ * requests; a bind waiting for its reservation pod holds no worker: one
+ * waiter thread sleeps on the cache (gt_cache_wait) and looks at the
+ * waiting binds when a pod's watch event arrives, or at the earliest
+ * deadline.
  *
  * Garbage collection of reservation pods whose group has no more pods is
  * the plan's (plan.h), every cycle.
@@ -78,6 +80,9 @@ bool gt_binder_active(struct gt_binder *b);
 void gt_binder_submit(struct gt_binder *b, const struct gt_kop *op);
 /* Binds submitted and not yet done. */
 size_t gt_binder_pending(struct gt_binder *b);
+/* Wait until no bind is in the binder's hands, or a stop (util/stop.h; gt_binder_wake() on it). */
+void gt_binder_wait_idle(struct gt_binder *b);
+void gt_binder_wake(struct gt_binder *b);
 /*
  * Stop: a step in progress finishes; binds still waiting for their
  * reservation pod are given up (the reservation pods they created and no

@@ -1,6 +1,5 @@
 #include "scheduler/command.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,6 +327,53 @@ static void cycle(struct sched *S)
 	gt_snapshot_release(&snap);
 }
 
+static void wake_cache(void *cache)
+{
+	gt_cache_wake(cache);
+}
+
+/* Publish readiness and leadership; a change wakes the cache's readers (the podgrouper waits on it). */
+static bool may_schedule(struct sched *S, struct gt_leader *leader, bool *was_ready)
+{
+	bool ready = gt_cache_all_synced(S->cache, GT_KRES_ALL);
+	atomic_store(&S->metrics.ready, ready);
+	if (ready && !*was_ready)
+		gt_log(GT_LOG_INFO, "scheduler", "caches synced; scheduling pods with schedulerName %s",
+		       S->o.scheduler_name);
+	*was_ready = ready;
+	bool lead = !leader || gt_leader_is_leader(leader);
+	if (atomic_exchange(&S->metrics.leader, lead) != lead)
+		gt_cache_wake(S->cache);
+	return ready && lead;
+}
+
+/*
+ * Cycles every --schedule-period while synced and leading, until a signal,
+ * --cycles cycles (0) or a lost lease (1). Waiting to be ready or to lead
+ * is a wait on the cache, which the reflectors, the lease and a signal wake.
+ */
+static int run(struct sched *S, struct gt_leader *leader)
+{
+	long done = 0;
+	bool was_ready = false;
+	unsigned mask = GT_KRES_ALL | GT_KRES_WAKE;
+	while (!gt_stop_requested()) {
+		uint64_t seen = gt_cache_version(S->cache, mask);
+		if (leader && gt_leader_lost(leader))
+			return 1;
+		if (!may_schedule(S, leader, &was_ready)) {
+			gt_cache_wait(S->cache, mask, seen, 0);
+			continue;
+		}
+		double start = gt_mono_ms();
+		cycle(S);
+		if (S->o.cycles && ++done >= S->o.cycles)
+			break;
+		gt_stop_sleep_until(start + S->o.period_s * 1000);
+	}
+	return 0;
+}
+
 int gt_scheduler_main(int argc, char **argv)
 {
 	struct sched S = { 0 };
@@ -351,8 +397,11 @@ int gt_scheduler_main(int argc, char **argv)
 	gt_log(GT_LOG_INFO, "scheduler", "connecting to %s from %s%s", cfg.server, cfg.source,
 	       cfg.insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
 	char *identity = gt_leader_identity();
+	/* before any thread starts: they all inherit the blocked signals */
+	gt_stop_start();
 	S.cl = gt_kube_client_new(&cfg, S.o.qps, S.o.burst, (long)(S.o.api_timeout_s * 1000));
 	S.cache = gt_cache_new();
+	gt_stop_on(wake_cache, S.cache);
 	gt_metrics_init(&S.metrics, S.o.metrics_ns);
 	S.metrics.api = gt_kube_client_stats(S.cl);
 	atomic_store(&S.metrics.leader, !S.o.leader_elect);
@@ -364,9 +413,6 @@ int gt_scheduler_main(int argc, char **argv)
 		}
 		gt_log(GT_LOG_INFO, "scheduler", "serving /metrics, /healthz and /readyz on port %d", S.metrics.port);
 	}
-	/* worker threads inherit this mask: the signals land on the main thread */
-	sigset_t old;
-	gt_stop_block(&old);
 	struct gt_reflector *refl[GT_N_KRES];
 	struct gt_reflector_opts ro = { .page_size = S.o.page_size, .watch_timeout_s = (int)S.o.watch_timeout_s };
 	for (int r = 0; r < GT_N_KRES; r++) {
@@ -379,49 +425,23 @@ int gt_scheduler_main(int argc, char **argv)
 				     .reservation = S.o.reservation };
 	S.writer = gt_writer_new(S.cl, S.cache, &wo);
 	S.metrics.writer = gt_writer_stats(S.writer);
+	gt_stop_on(gt_writer_wake, S.writer);
 	struct gt_leader *leader = NULL;
 	if (S.o.leader_elect) {
 		struct gt_leader_opts lo = { .ns = S.o.lease_ns ? S.o.lease_ns : S.o.ns,
 					     .name = S.o.lease_name ? S.o.lease_name : S.o.scheduler_name,
 					     .identity = identity, .lease_s = S.o.lease_s, .renew_s = S.o.renew_s,
-					     .retry_s = S.o.retry_s };
+					     .retry_s = S.o.retry_s, .on_change = wake_cache, .arg = S.cache };
 		leader = gt_leader_start(S.cl, &lo);
 	}
 	if (S.o.podgrouper) {
-		struct gt_pgctl_opts po = { .cfg = &pg_cfg, .reflectors = S.metrics.reflectors,
-					    .active = &S.metrics.leader };
+		struct gt_pgctl_opts po = { .cfg = &pg_cfg, .active = &S.metrics.leader };
 		pgctl = gt_pgctl_start(S.cl, S.cache, &po);
 	}
-	gt_stop_catch(&old);
-
-	long done = 0;
-	bool was_ready = false;
-	while (!gt_stop_requested()) {
-		if (leader && gt_leader_lost(leader)) {
-			rc = 1;
-			break;
-		}
-		bool ready = gt_cache_all_synced(S.cache);
-		atomic_store(&S.metrics.ready, ready);
-		if (ready && !was_ready)
-			gt_log(GT_LOG_INFO, "scheduler", "caches synced; scheduling pods with schedulerName %s",
-			       S.o.scheduler_name);
-		was_ready = ready;
-		bool lead = !leader || gt_leader_is_leader(leader);
-		atomic_store(&S.metrics.leader, lead);
-		if (!ready || !lead) {
-			gt_stop_sleep_until(gt_mono_ms() + 50);
-			continue;
-		}
-		double start = gt_mono_ms();
-		cycle(&S);
-		if (S.o.cycles && ++done >= S.o.cycles)
-			break;
-		gt_stop_sleep_until(start + S.o.period_s * 1000);
-	}
+	rc = run(&S, leader);
 	/* a one-shot run (--cycles) sees its shared-GPU binds through; a signal gives them up */
-	while (S.o.cycles && !gt_stop_requested() && gt_writer_binds_in_flight(S.writer))
-		gt_stop_sleep_until(gt_mono_ms() + 50);
+	if (S.o.cycles)
+		gt_writer_wait_binds(S.writer);
 	gt_log(GT_LOG_INFO, "scheduler", "shutting down%s", gt_stop_requested() ? " (signal)" : "");
 	/* /metrics reads the writer's and reflectors' counters: stop serving first */
 	gt_metrics_stop(&S.metrics);
@@ -438,5 +458,6 @@ out_early:
 	gt_kube_client_free(S.cl);
 	gt_pg_config_release(&pg_cfg);
 	free(identity);
+	gt_stop_end();
 	return rc;
 }

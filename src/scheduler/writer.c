@@ -1,7 +1,6 @@
 #include "scheduler/writer.h"
 
 #include <jansson.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "scheduler/bind.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/pool.h"
 #include "util/time.h"
 
 struct gt_writer {
@@ -19,13 +19,7 @@ struct gt_writer {
 	struct gt_writer_opts o;
 	char *component, *instance;
 	struct gt_writer_stats stats;
-	pthread_t *threads;
-	int n_threads;
-	pthread_mutex_t mu;
-	pthread_cond_t work, idle;
-	const struct gt_writes *plan;	/* the batch being written */
-	size_t next, done;
-	bool quit;
+	struct gt_pool *pool;
 };
 
 /* ---------------------------------------------------------------- binds */
@@ -213,26 +207,16 @@ static void run_op(struct gt_writer *w, const struct gt_kop *op)
 	}
 }
 
-/* ---------------------------------------------------------------- pool */
+/* The plan being written: the pool runs its writes, one task each. */
+struct batch {
+	struct gt_writer *w;
+	const struct gt_writes *plan;
+};
 
-static void *worker(void *arg)
+static void run_one(void *arg, size_t i)
 {
-	struct gt_writer *w = arg;
-	pthread_mutex_lock(&w->mu);
-	for (;;) {
-		while (!w->quit && (!w->plan || w->next >= w->plan->n))
-			pthread_cond_wait(&w->work, &w->mu);
-		if (w->quit)
-			break;
-		const struct gt_kop *op = &w->plan->ops[w->next++];
-		pthread_mutex_unlock(&w->mu);
-		run_op(w, op);
-		pthread_mutex_lock(&w->mu);
-		if (++w->done == w->plan->n)
-			pthread_cond_broadcast(&w->idle);
-	}
-	pthread_mutex_unlock(&w->mu);
-	return NULL;
+	struct batch *b = arg;
+	run_op(b->w, &b->plan->ops[i]);
 }
 
 struct gt_writer *gt_writer_new(struct gt_kube_client *cl, struct gt_cache *cache,
@@ -247,36 +231,29 @@ struct gt_writer *gt_writer_new(struct gt_kube_client *cl, struct gt_cache *cach
 	struct gt_binder_counters n = { .binds = &w->stats.binds, .errors = &w->stats.bind_errors,
 					.events = &w->stats.events, .event_errors = &w->stats.event_errors };
 	w->binder = gt_binder_new(&w->kw, cache, n, &o->reservation);
-	w->n_threads = o->workers > 0 ? o->workers : 16;
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->work, NULL);
-	pthread_cond_init(&w->idle, NULL);
-	w->threads = gt_xcalloc((size_t)w->n_threads, sizeof(*w->threads));
-	for (int i = 0; i < w->n_threads; i++)
-		if (pthread_create(&w->threads[i], NULL, worker, w)) {
-			fprintf(stderr, "gantry: cannot start writer threads\n");
-			abort();
-		}
+	w->pool = gt_pool_new(o->workers > 0 ? o->workers : 16, "writer");
 	return w;
 }
 
 void gt_writer_run(struct gt_writer *w, const struct gt_writes *plan)
 {
-	if (!plan->n)
-		return;
-	pthread_mutex_lock(&w->mu);
-	w->plan = plan;
-	w->next = w->done = 0;
-	pthread_cond_broadcast(&w->work);
-	while (w->done < plan->n)
-		pthread_cond_wait(&w->idle, &w->mu);
-	w->plan = NULL;
-	pthread_mutex_unlock(&w->mu);
+	struct batch b = { w, plan };
+	gt_pool_for(w->pool, plan->n, run_one, &b);
 }
 
 size_t gt_writer_binds_in_flight(struct gt_writer *w)
 {
 	return gt_binder_pending(w->binder);
+}
+
+void gt_writer_wait_binds(struct gt_writer *w)
+{
+	gt_binder_wait_idle(w->binder);
+}
+
+void gt_writer_wake(void *w)
+{
+	gt_binder_wake(((struct gt_writer *)w)->binder);
 }
 
 const struct gt_writer_stats *gt_writer_stats(const struct gt_writer *w)
@@ -288,19 +265,10 @@ void gt_writer_free(struct gt_writer *w)
 {
 	if (!w)
 		return;
-	pthread_mutex_lock(&w->mu);
-	w->quit = true;
-	pthread_cond_broadcast(&w->work);
-	pthread_mutex_unlock(&w->mu);
-	for (int i = 0; i < w->n_threads; i++)
-		pthread_join(w->threads[i], NULL);
+	gt_pool_free(w->pool, NULL);
 	/* while the client still works: given-up binds clean up after themselves */
 	gt_binder_free(w->binder);
-	free(w->threads);
 	free(w->component);
 	free(w->instance);
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->work);
-	pthread_cond_destroy(&w->idle);
 	free(w);
 }

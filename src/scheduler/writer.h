@@ -1,7 +1,7 @@
 /*
  * writer.h - carry out a cycle's plan against the API server
  *
- * A fixed pool of worker threads (--write-workers) runs the plan's writes
+ * A fixed pool of worker threads (--write-workers, util/pool.h) runs the plan's writes
  * concurrently; every request passes the client's QPS/burst limiter. The
  * cycle waits for the whole plan before the next snapshot, as KAI waits for
  * its status workers, so the next cycle sees the outcome.
@@ -75,6 +75,9 @@ struct gt_writer *gt_writer_new(struct gt_kube_client *cl, struct gt_cache *cach
 void gt_writer_run(struct gt_writer *w, const struct gt_writes *plan);
 /* Shared-GPU binds still in the binder's hands. */
 size_t gt_writer_binds_in_flight(struct gt_writer *w);
+/* Wait for them (or a stop); a stop hook: gt_writer_wake(). */
+void gt_writer_wait_binds(struct gt_writer *w);
+void gt_writer_wake(void *w);
 const struct gt_writer_stats *gt_writer_stats(const struct gt_writer *w);
 /* Stop the workers and the binder (binds waiting for a reservation pod are given up) and free; call between runs. */
 void gt_writer_free(struct gt_writer *w);

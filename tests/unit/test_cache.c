@@ -2,6 +2,7 @@
  * test_cache.c - kube/cache: API-server JSON into immutable objects; the
  * stores' replace, delete and copy-on-write assumptions
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "harness.h"
 #include "kube/cache.h"
 #include "kubefix.h"
+#include "util/clock.h"
 
 const char *gt_suite = "cache";
 
@@ -84,15 +86,67 @@ TEST(cache_replace_delete_assume)
 	struct gt_kobj *one = make(GT_KRES_PODS, fmt(BIG_POD, "only", "only"));
 	gt_cache_replace(c, GT_KRES_PODS, &one, 1);
 	ASSERT_EQ(1, gt_cache_count(c, GT_KRES_PODS));
-	ASSERT_TRUE(!gt_cache_all_synced(c));
+	ASSERT_TRUE(!gt_cache_all_synced(c, GT_KRES_ALL));
 	for (int r = 0; r < GT_N_KRES; r++)
 		gt_cache_set_synced(c, (enum gt_kres)r, true);
-	ASSERT_TRUE(gt_cache_all_synced(c));
+	ASSERT_TRUE(gt_cache_all_synced(c, GT_KRES_ALL));
+	gt_cache_free(c);
+}
+
+struct waiter_arg {
+	struct gt_cache *c;
+	uint64_t seen, got;
+};
+
+static void *wait_for_pods(void *arg)
+{
+	struct waiter_arg *a = arg;
+	a->got = gt_cache_wait(a->c, GT_KRES_BIT(GT_KRES_PODS), a->seen, gt_mono_s() + 10);
+	return NULL;
+}
+
+/* Readers wait for a version to move: a change wakes them, nothing is polled, nothing is lost. */
+TEST(readers_are_told_of_changes)
+{
+	struct gt_cache *c = gt_cache_new();
+	unsigned pods = GT_KRES_BIT(GT_KRES_PODS), nodes = GT_KRES_BIT(GT_KRES_NODES);
+	uint64_t v0 = gt_cache_version(c, pods);
+	add(c, GT_KRES_PODS, pod_json);
+	uint64_t v1 = gt_cache_version(c, pods);
+	ASSERT_TRUE(v1 != v0);
+	/* a change the reader has not seen ends its wait at once */
+	ASSERT_EQ(v1, gt_cache_wait(c, pods, v0, 0));
+	/* other resources do not move this version; a deadline ends the wait */
+	add(c, GT_KRES_NODES, node_json);
+	double t0 = gt_mono_s();
+	ASSERT_EQ(v1, gt_cache_wait(c, pods, v1, t0 + 0.05));
+	ASSERT_TRUE(gt_mono_s() - t0 >= 0.04);
+	ASSERT_TRUE(gt_cache_version(c, nodes) != 0);
+	/* a wake moves only the versions that ask for it */
+	uint64_t w0 = gt_cache_version(c, pods | GT_KRES_WAKE);
+	gt_cache_wake(c);
+	ASSERT_TRUE(gt_cache_version(c, pods | GT_KRES_WAKE) != w0);
+	ASSERT_EQ(v1, gt_cache_version(c, pods));
+	/* a waiting thread wakes when a pod changes, deletes included */
+	struct waiter_arg a = { .c = c, .seen = v1 };
+	pthread_t t;
+	ASSERT_EQ(0, pthread_create(&t, NULL, wait_for_pods, &a));
+	gt_cache_delete(c, GT_KRES_PODS, "team-a/nb-x7k2p");
+	pthread_join(t, NULL);
+	ASSERT_TRUE(a.got != v1);
+	ASSERT_EQ(a.got, gt_cache_version(c, pods));
+	/* a sync flag is a change too */
+	uint64_t v2 = gt_cache_version(c, pods);
+	gt_cache_set_synced(c, GT_KRES_PODS, true);
+	ASSERT_TRUE(gt_cache_version(c, pods) != v2);
+	ASSERT_TRUE(gt_cache_all_synced(c, pods));
+	ASSERT_TRUE(!gt_cache_all_synced(c, pods | nodes));
 	gt_cache_free(c);
 }
 
 const struct gt_test gt_tests[] = {
 	T(server_json_becomes_an_object),
 	T(cache_replace_delete_assume),
+	T(readers_are_told_of_changes),
 	{ NULL, NULL },
 };
