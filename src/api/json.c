@@ -225,3 +225,90 @@ char *gt_json_dump_take(json_t *j)
 	json_decref(j);
 	return s;
 }
+
+/* ---------------------------------------------------------------- YAML */
+
+/* A scalar as JSON writes it: strings double-quoted with JSON's escapes, which YAML reads alike. */
+static void yaml_scalar(FILE *f, const json_t *v)
+{
+	char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
+	fputs(s ? s : "null", f);
+	free(s);
+}
+
+static bool plain_key(const char *k)
+{
+	if (!*k)
+		return false;
+	for (const char *p = k; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./", *p))
+			return false;
+	return true;
+}
+
+static bool is_container(const json_t *v)
+{
+	return (json_is_object(v) && json_object_size(v)) || (json_is_array(v) && json_array_size(v));
+}
+
+static void yaml_value(FILE *f, const json_t *v, int indent);
+
+/* The pairs of @o, the first one on the current line when @inline_first. */
+static void yaml_object(FILE *f, const json_t *o, int indent, bool inline_first)
+{
+	const char *k;
+	json_t *v;
+	bool first = true;
+	json_object_foreach((json_t *)o, k, v) {
+		if (!(first && inline_first))
+			fprintf(f, "%*s", indent, "");
+		first = false;
+		if (plain_key(k)) {
+			fputs(k, f);
+		} else {
+			json_t *key = json_string(k);
+			yaml_scalar(f, key);
+			json_decref(key);
+		}
+		fputc(':', f);
+		yaml_value(f, v, indent + 2);
+	}
+}
+
+static void yaml_value(FILE *f, const json_t *v, int indent)
+{
+	if (!is_container(v)) {
+		fputc(' ', f);
+		if (json_is_object(v))
+			fputs("{}", f);
+		else if (json_is_array(v))
+			fputs("[]", f);
+		else
+			yaml_scalar(f, v);
+		fputc('\n', f);
+		return;
+	}
+	fputc('\n', f);
+	if (json_is_object(v)) {
+		yaml_object(f, v, indent, false);
+		return;
+	}
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		const json_t *item = json_array_get(v, i);
+		fprintf(f, "%*s-", indent - 2 > 0 ? indent - 2 : 0, "");
+		if (json_is_object(item) && json_object_size(item)) {
+			fputc(' ', f);
+			yaml_object(f, item, indent, true);
+		} else {
+			yaml_value(f, item, indent);
+		}
+	}
+}
+
+void gt_json_print_yaml(FILE *f, const json_t *j)
+{
+	if (json_is_object(j) && json_object_size(j))
+		yaml_object(f, j, 0, false);
+	else
+		yaml_value(f, j, 0);
+}

@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "api/doc.h"
 
@@ -39,6 +40,12 @@ json_t *gt_doc_to_json(const struct gt_doc *d);
 char *gt_json_dump(const json_t *j);
 /* The same, and @j released. */
 char *gt_json_dump_take(json_t *j);
+/*
+ * @j as block-style YAML (what -o yaml prints): maps and sequences
+ * indented, scalars as JSON writes them (strings double-quoted), so the
+ * values read back exactly as the JSON would.
+ */
+void gt_json_print_yaml(FILE *f, const json_t *j);
 /* Standard base64 (padding optional, whitespace skipped). 0, or -1 if malformed. */
 int gt_base64_decode(const char *in, unsigned char **out, size_t *len);
 

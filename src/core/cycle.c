@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <string.h>
 
 #include "core/actions.h"
@@ -50,6 +51,21 @@ int gt_actions_parse(const char *list, unsigned *mask, char *bad, size_t cap)
 		}
 		*mask |= 1u << a;
 		p += n;
+	}
+	return 0;
+}
+
+int gt_actions_flag(const char *list, void *mask, char *why, size_t why_len)
+{
+	char bad[64];
+	if (gt_actions_parse(list, mask, bad, sizeof(bad))) {
+		snprintf(why, why_len, "unknown action '%s'", bad);
+		return -1;
+	}
+	if (!*(unsigned *)mask) {
+		snprintf(why, why_len, "needs at least one of allocate, consolidation, reclaim, preempt, "
+			 "stalegangeviction");
+		return -1;
 	}
 	return 0;
 }

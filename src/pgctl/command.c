@@ -28,181 +28,73 @@
 #define SETTLE_TIMEOUT_S 60.0
 
 struct opts {
-	const char *kubeconfig, *context, *config;
+	struct gt_conn_flags conn;
+	struct gt_lease_flags lease;
+	const char *config;
 	const char *scheduler_name, *queue_label, *node_pool_label;
 	const char *cm_name, *cm_namespace;
-	int knative_gang, search_legacy;	/* -1: as the configuration says */
-	double qps, api_timeout_s;
-	int burst, workers, page_size;
+	bool knative_gang, knative_given, search_legacy, search_legacy_given;	/* not given: the configuration's */
+	int64_t workers, page_size;
 	double owner_ttl_s, watch_timeout_s;
-	bool leader_elect;
-	const char *ns, *lease_name;
-	double lease_s, renew_s, retry_s;
+	const char *ns;
 	int log_level;
-	long cycles;		/* 0: until stopped */
+	int64_t cycles;		/* 0: until stopped */
 };
 
-static void usage(FILE *f)
-{
-	fputs("usage: gantry podgrouper [flags]\n"
-	      "Groups the pods of every workload into PodGroups, as KAI's podgrouper does.\n"
-	      "Connection:\n"
-	      "  --kubeconfig FILE            kubeconfig (else KUBECONFIG, in-cluster, ~/.kube/config)\n"
-	      "  --context NAME               kubeconfig context (default: current-context)\n"
-	      "  --qps N, --burst N           API client rate limit (default 50, 300; --qps 0: none)\n"
-	      "  --api-timeout D              per-request timeout (default 30s)\n"
-	      "Grouping:\n"
-	      "  --config FILE                grouping configuration (YAML; custom resource rules)\n"
-	      "  --scheduler-name NAME        group pods with this schedulerName (default kai-scheduler)\n"
-	      "  --queue-label-key KEY        label naming the queue (default kai.scheduler/queue)\n"
-	      "  --nodepool-label-key KEY     node-pool label copied to PodGroups (default\n"
-	      "                               kai.scheduler/node-pool; \"\" disables)\n"
-	      "  --default-priorities-configmap-name NAME, --default-priorities-configmap-namespace NS\n"
-	      "                               the per-kind priority and preemptibility defaults\n"
-	      "  --knative-gang-schedule[=BOOL]   one PodGroup per Knative revision (default true)\n"
-	      "  --search-legacy-pg[=BOOL]    keep a Job's legacy PodGroup (default true)\n"
-	      "  --max-concurrent-reconciles N    pods worked on at once (default 8)\n"
-	      "  --owner-cache-ttl D          how long an owner read is trusted (default 30s)\n"
-	      "  --cycles N                   make N passes once the caches are synced, then exit\n"
-	      "Leader election:\n"
-	      "  --leader-elect[=BOOL]        elect a leader on a Lease (default false)\n"
-	      "  --namespace NS               the Lease's namespace (default kai-scheduler)\n"
-	      "  --leader-elect-resource-name NAME      (default gantry-podgrouper)\n"
-	      "  --leader-elect-lease-duration D, --leader-elect-renew-deadline D,\n"
-	      "  --leader-elect-retry-period D          (defaults 15s, 10s, 2s)\n"
-	      "Operation:\n"
-	      "  --log-level L                error, warn, info or debug (default info)\n"
-	      "  --page-size N                LIST page size (default 500)\n"
-	      "  --watch-timeout D            watch timeoutSeconds (default 5m)\n", f);
-}
-
-static bool positive_duration(const char *v, double *out)
-{
-	return !gt_flag_duration(v, out) && *out > 0;
-}
-
-/* A flag with a value; false when the name is unknown or the value bad (*@known says which). */
-static bool value_flag(struct opts *o, const char *flag, const char *v, bool *known)
-{
-	char *end;
-	*known = true;
-	if (!strcmp(flag, "--kubeconfig"))
-		o->kubeconfig = v;
-	else if (!strcmp(flag, "--context"))
-		o->context = v;
-	else if (!strcmp(flag, "--config"))
-		o->config = v;
-	else if (!strcmp(flag, "--scheduler-name"))
-		o->scheduler_name = v;
-	else if (!strcmp(flag, "--queue-label-key"))
-		o->queue_label = v;
-	else if (!strcmp(flag, "--nodepool-label-key"))
-		o->node_pool_label = v;
-	else if (!strcmp(flag, "--default-priorities-configmap-name"))
-		o->cm_name = v;
-	else if (!strcmp(flag, "--default-priorities-configmap-namespace"))
-		o->cm_namespace = v;
-	else if (!strcmp(flag, "--qps"))
-		return (o->qps = strtod(v, &end)) >= 0 && end != v && !*end;
-	else if (!strcmp(flag, "--burst"))
-		return (o->burst = atoi(v)) > 0;
-	else if (!strcmp(flag, "--api-timeout"))
-		return positive_duration(v, &o->api_timeout_s);
-	else if (!strcmp(flag, "--max-concurrent-reconciles") || !strcmp(flag, "--workers"))
-		return (o->workers = atoi(v)) > 0 && o->workers <= 256;
-	else if (!strcmp(flag, "--owner-cache-ttl"))
-		return positive_duration(v, &o->owner_ttl_s);
-	else if (!strcmp(flag, "--cycles"))
-		return (o->cycles = atol(v)) > 0;
-	else if (!strcmp(flag, "--namespace"))
-		o->ns = v;
-	else if (!strcmp(flag, "--leader-elect-resource-name"))
-		o->lease_name = v;
-	else if (!strcmp(flag, "--leader-elect-lease-duration"))
-		return positive_duration(v, &o->lease_s);
-	else if (!strcmp(flag, "--leader-elect-renew-deadline"))
-		return positive_duration(v, &o->renew_s);
-	else if (!strcmp(flag, "--leader-elect-retry-period"))
-		return positive_duration(v, &o->retry_s);
-	else if (!strcmp(flag, "--log-level"))
-		return (o->log_level = gt_log_parse_level(v)) >= 0;
-	else if (!strcmp(flag, "--page-size"))
-		return (o->page_size = atoi(v)) > 0;
-	else if (!strcmp(flag, "--watch-timeout"))
-		return !gt_flag_duration(v, &o->watch_timeout_s) && o->watch_timeout_s >= 1;
-	else
-		*known = false;
-	return *known;
-}
-
-/* A boolean flag; false when @flag is none. */
-static bool bool_flag(struct opts *o, const char *flag, const char *v, bool *ok)
-{
-	bool b = false;
-	if (strcmp(flag, "--leader-elect") && strcmp(flag, "--knative-gang-schedule") &&
-	    strcmp(flag, "--search-legacy-pg"))
-		return false;
-	*ok = gt_flag_bool(v, &b);
-	if (!strcmp(flag, "--leader-elect"))
-		o->leader_elect = b;
-	else if (!strcmp(flag, "--knative-gang-schedule"))
-		o->knative_gang = b;
-	else
-		o->search_legacy = b;
-	return true;
-}
-
-/* 0, 2 on a bad flag (said on stderr), -1 after --help. */
+/* 0, 1 after --help, 2 on a bad flag (said on stderr). */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){
-		.knative_gang = -1, .search_legacy = -1, .qps = 50, .api_timeout_s = 30, .burst = 300,
-		.workers = 8, .page_size = 500, .owner_ttl_s = 30, .watch_timeout_s = 300,
-		.ns = "kai-scheduler", .lease_name = "gantry-podgrouper", .lease_s = 15, .renew_s = 10,
-		.retry_s = 2, .log_level = GT_LOG_INFO,
+		.conn = GT_CONN_DEFAULTS, .lease = GT_LEASE_DEFAULTS, .workers = 8, .page_size = 500,
+		.owner_ttl_s = 30, .watch_timeout_s = 300, .ns = "kai-scheduler", .log_level = GT_LOG_INFO,
 	};
-	for (int i = 1; i < argc; i++) {
-		char flag[128];
-		const char *v;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return -1;
-		}
-		if (!gt_flag_split(argv[i], flag, sizeof(flag), &v)) {
-			fprintf(stderr, "gantry podgrouper: unexpected argument '%s'\n", argv[i]);
-			return 2;
-		}
-		bool ok = true, known;
-		if (bool_flag(o, flag, v, &ok)) {
-			if (!ok) {
-				fprintf(stderr, "gantry podgrouper: %s takes true or false, not '%s'\n", flag, v);
-				return 2;
-			}
-			continue;
-		}
-		if (!v && i + 1 < argc)
-			v = argv[++i];
-		ok = value_flag(o, flag, v ? v : "", &known);
-		if (!known) {
-			fprintf(stderr, "gantry podgrouper: unknown flag '%s'\n", flag);
-			usage(stderr);
-			return 2;
-		}
-		if (!v) {
-			fprintf(stderr, "gantry podgrouper: %s needs a value\n", flag);
-			return 2;
-		}
-		if (!ok) {
-			fprintf(stderr, "gantry podgrouper: %s: bad value '%s'\n", flag, v);
-			return 2;
-		}
-	}
-	if (o->leader_elect && o->renew_s >= o->lease_s) {
-		fprintf(stderr, "gantry podgrouper: --leader-elect-renew-deadline must be shorter than the "
-			"lease duration\n");
-		return 2;
-	}
-	return 0;
+	o->lease.name = "gantry-podgrouper";
+	const struct gt_flag flags[] = {
+		GT_CONN_FLAGS(&o->conn),
+		{ .type = GT_FLAG_SECTION, .help = "Grouping" },
+		{ .type = GT_FLAG_STRING, .name = "config", .dest = &o->config, .arg = "FILE",
+		  .help = "grouping configuration (YAML; custom resource rules)" },
+		{ .type = GT_FLAG_STRING, .name = "scheduler-name", .dest = &o->scheduler_name, .arg = "NAME",
+		  .min = 1, .help = "group pods with this schedulerName (default kai-scheduler)" },
+		{ .type = GT_FLAG_STRING, .name = "queue-label-key", .dest = &o->queue_label, .arg = "KEY",
+		  .help = "label naming the queue (default kai.scheduler/queue)" },
+		{ .type = GT_FLAG_STRING, .name = "nodepool-label-key", .dest = &o->node_pool_label, .arg = "KEY",
+		  .help = "node-pool label copied to PodGroups (default kai.scheduler/node-pool;\n\"\" disables)" },
+		{ .type = GT_FLAG_STRING, .name = "default-priorities-configmap-name", .dest = &o->cm_name,
+		  .arg = "NAME", .help = "the per-kind priority and preemptibility defaults" },
+		{ .type = GT_FLAG_STRING, .name = "default-priorities-configmap-namespace", .dest = &o->cm_namespace,
+		  .arg = "NS", .help = "their ConfigMap's namespace (default: --namespace)" },
+		{ .type = GT_FLAG_BOOL, .name = "knative-gang-schedule", .dest = &o->knative_gang,
+		  .seen = &o->knative_given, .help = "one PodGroup per Knative revision (default true)" },
+		{ .type = GT_FLAG_BOOL, .name = "search-legacy-pg", .dest = &o->search_legacy,
+		  .seen = &o->search_legacy_given, .help = "keep a Job's legacy PodGroup (default true)" },
+		{ .type = GT_FLAG_INT, .name = "max-concurrent-reconciles", .dest = &o->workers, .arg = "N",
+		  .min = 1, .max = 256, .help = "pods worked on at once (default 8)" },
+		{ .type = GT_FLAG_INT, .name = "workers", .dest = &o->workers, .arg = "N", .min = 1, .max = 256,
+		  .help = "the same" },
+		{ .type = GT_FLAG_DURATION, .name = "owner-cache-ttl", .dest = &o->owner_ttl_s, .arg = "D",
+		  .dmin_open = true, .help = "how long an owner read is trusted (default 30s)" },
+		{ .type = GT_FLAG_INT, .name = "cycles", .dest = &o->cycles, .arg = "N", .min = 1, .max = INT64_MAX,
+		  .help = "make N passes once the caches are synced, then exit" },
+		GT_LEASE_FLAGS(&o->lease),
+		{ .type = GT_FLAG_STRING, .name = "namespace", .dest = &o->ns, .arg = "NS",
+		  .help = "own namespace: the Lease's unless said (default kai-scheduler)" },
+		{ .type = GT_FLAG_SECTION, .help = "Operation" },
+		{ .type = GT_FLAG_FUNC, .name = "log-level", .dest = &o->log_level, .arg = "L",
+		  .parse = gt_flag_log_level, .help = "error, warn, info or debug (default info)" },
+		{ .type = GT_FLAG_INT, .name = "page-size", .dest = &o->page_size, .arg = "N", .min = 1, .max = 100000,
+		  .help = "LIST page size (default 500)" },
+		{ .type = GT_FLAG_DURATION, .name = "watch-timeout", .dest = &o->watch_timeout_s, .arg = "D", .dmin = 1,
+		  .help = "watch timeoutSeconds (default 5m)" },
+	};
+	const struct gt_command cmd = {
+		.name = "podgrouper", .synopsis = "[flags]",
+		.about = "Group the pods of every workload into PodGroups, as KAI's podgrouper does\n"
+			 "(docs/podgrouper.md).",
+		.flags = flags, .n_flags = GT_FLAGS_N(flags),
+	};
+	int rc = gt_flags_parse(&cmd, argc, argv);
+	return rc ? rc : gt_lease_flags_check("podgrouper", &o->lease);
 }
 
 static void set(char **field, const char *v)
@@ -223,9 +115,9 @@ static void apply_flags(const struct opts *o, struct gt_pg_config *cfg)
 	set(&cfg->defaults_cm_namespace, o->cm_namespace);
 	if (cfg->defaults_cm_name && !cfg->defaults_cm_namespace)
 		set(&cfg->defaults_cm_namespace, o->ns);
-	if (o->knative_gang >= 0)
+	if (o->knative_given)
 		cfg->knative_gang = o->knative_gang;
-	if (o->search_legacy >= 0)
+	if (o->search_legacy_given)
 		cfg->search_legacy_pg = o->search_legacy;
 }
 
@@ -288,13 +180,13 @@ int gt_podgrouper_main(int argc, char **argv)
 	struct opts o;
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
-		return rc < 0 ? 0 : rc;
+		return rc == 1 ? 0 : rc;
 	gt_log_set_level((enum gt_log_level)o.log_level);
 	struct gt_pg_config cfg;
 	struct gt_err err = { 0 };
 	struct gt_kube_config kc;
 	if (gt_pgctl_load_config(o.config, &cfg, &err) ||
-	    gt_kube_config_load(o.kubeconfig, o.context, &kc, &err)) {
+	    gt_kube_config_load(o.conn.kubeconfig, o.conn.context, &kc, &err)) {
 		fprintf(stderr, "gantry podgrouper: %s\n", err.msg);
 		gt_pg_config_release(&cfg);
 		return 2;
@@ -304,24 +196,25 @@ int gt_podgrouper_main(int argc, char **argv)
 	       kc.insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
 	/* before any thread starts: they all inherit the blocked signals */
 	gt_stop_start();
-	struct gt_kube_client *cl = gt_kube_client_new(&kc, o.qps, o.burst, (long)(o.api_timeout_s * 1000));
+	struct gt_kube_client *cl = gt_kube_client_new(&kc, o.conn.qps, (int)o.conn.burst, (long)(o.conn.api_timeout_s * 1000));
 	struct gt_cache *cache = gt_cache_new();
 	gt_stop_on(wake_cache, cache);
 	char *identity = gt_leader_identity();
 	struct gt_reflector *refl[N_WATCHED];
-	struct gt_reflector_opts ro = { .page_size = o.page_size, .watch_timeout_s = (int)o.watch_timeout_s };
+	struct gt_reflector_opts ro = { .page_size = (int)o.page_size, .watch_timeout_s = (int)o.watch_timeout_s };
 	for (size_t i = 0; i < N_WATCHED; i++)
 		refl[i] = gt_reflector_start(cl, cache, watched[i], &ro);
 	struct gt_leader *leader = NULL;
-	if (o.leader_elect) {
-		struct gt_leader_opts lo = { .ns = o.ns, .name = o.lease_name, .identity = identity,
-					     .lease_s = o.lease_s, .renew_s = o.renew_s, .retry_s = o.retry_s,
+	if (o.lease.elect) {
+		struct gt_leader_opts lo = { .ns = o.lease.ns ? o.lease.ns : o.ns, .name = o.lease.name,
+					     .identity = identity, .lease_s = o.lease.lease_s,
+					     .renew_s = o.lease.renew_s, .retry_s = o.lease.retry_s,
 					     .on_change = wake_cache, .arg = cache };
 		leader = gt_leader_start(cl, &lo);
 	}
 	atomic_bool active;
 	atomic_init(&active, !leader);
-	struct gt_pgctl_opts po = { .cfg = &cfg, .workers = o.workers, .owner_ttl_s = o.owner_ttl_s,
+	struct gt_pgctl_opts po = { .cfg = &cfg, .workers = (int)o.workers, .owner_ttl_s = o.owner_ttl_s,
 				    .active = &active };
 	struct gt_pgctl *pg = gt_pgctl_start(cl, cache, &po);
 

@@ -21,229 +21,140 @@
 #include "util/clock.h"
 #include "util/flags.h"
 #include "util/log.h"
+#include "util/flags.h"
 #include "util/mem.h"
 #include "util/stop.h"
 
 struct opts {
-	const char *kubeconfig, *context;
+	struct gt_conn_flags conn;
+	struct gt_lease_flags lease;
 	const char *scheduler_name, *ns, *shard;
 	const char *node_pool, *node_pool_key;	/* NULL: the shard's partition, else the whole cluster */
 	struct gt_binder_opts reservation;
 	double period_s;
 	unsigned actions;
-	double qps;
-	int burst, workers, page_size;
-	double watch_timeout_s, api_timeout_s;
-	bool leader_elect;
-	double lease_s, renew_s, retry_s;
-	const char *lease_name, *lease_ns;
+	int64_t workers, page_size;
+	double watch_timeout_s;
 	const char *metrics_addr, *metrics_ns;
 	int log_level;
-	long cycles;		/* 0: until stopped */
+	int64_t cycles;		/* 0: until stopped */
 	bool evict_by_delete;
 	double grace_s;		/* < 0: the pod's own */
 	bool podgrouper;	/* run the podgrouper controller in this process */
 	const char *podgrouper_config;
-	int require_podgroup;	/* -1: as podgrouper */
+	bool require_podgroup, require_podgroup_given;	/* not given: as --podgrouper */
 };
 
-static void usage(FILE *f)
+static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_len)
 {
-	fputs("usage: gantry scheduler [flags]\n"
-	      "Connection:\n"
-	      "  --kubeconfig FILE            kubeconfig (else KUBECONFIG, in-cluster, ~/.kube/config)\n"
-	      "  --context NAME               kubeconfig context (default: current-context)\n"
-	      "  --qps N, --burst N           API client rate limit (default 50, 300; --qps 0: none)\n"
-	      "  --api-timeout D              per-request timeout (default 30s)\n"
-	      "Scheduling:\n"
-	      "  --scheduler-name NAME        schedule pods with this schedulerName (default kai-scheduler)\n"
-	      "  --namespace NS               own namespace, for the leader lease (default kai-scheduler)\n"
-	      "  --shard NAME                 SchedulingShard to read (default default)\n"
-	      "  --schedule-period D          cycle period (default 1s)\n"
-	      "  --actions LIST               allocate,consolidation,reclaim,preempt,stalegangeviction\n"
-	      "  --write-workers N            concurrent writes (default 16)\n"
-	      "  --evict-by-delete            DELETE victims instead of the Eviction API\n"
-	      "  --eviction-grace-period D    grace period for evictions (default: the pod's own)\n"
-	      "  --cycles N                   run N cycles once caches are synced, then exit (default: run)\n"
-	      "  --node-pool V                serve the node pool V: nodes, queues, PodGroups labelled\n"
-	      "                               <key>=V (\"\": unlabelled ones; default: the shard's\n"
-	      "                               partitionLabelValue, else the whole cluster)\n"
-	      "  --nodepool-label-key KEY     node-pool label (default kai.scheduler/node-pool)\n"
-	      "  --podgrouper[=BOOL]          also group pods into PodGroups, as `gantry podgrouper` (default false)\n"
-	      "  --podgrouper-config FILE     the podgrouper's configuration (docs/podgrouper.md)\n"
-	      "  --require-podgroup[=BOOL]    schedule only pods whose PodGroup exists, as KAI does\n"
-	      "                               (default: true with --podgrouper, else false)\n"
-	      "GPU sharing:\n"
-	      "  --gpu-sharing-reservation M  auto, true or false: reservation pods for shared GPUs\n"
-	      "                               (auto: when their namespace exists)\n"
-	      "  --resource-reservation-namespace NS       (default kai-resource-reservation)\n"
-	      "  --resource-reservation-service-account SA (default kai-resource-reservation)\n"
-	      "  --resource-reservation-pod-image IMAGE\n"
-	      "  --resource-reservation-runtime-class RC   (default nvidia)\n"
-	      "  --resource-reservation-allocation-timeout D  wait for a reservation pod's GPU (default 40s)\n"
-	      "Leader election:\n"
-	      "  --leader-elect[=BOOL]        elect a leader on a Lease (default false)\n"
-	      "  --leader-elect-lease-duration D, --leader-elect-renew-deadline D,\n"
-	      "  --leader-elect-retry-period D          (defaults 15s, 10s, 2s)\n"
-	      "  --leader-elect-resource-name NAME      (default: the scheduler name)\n"
-	      "  --leader-elect-resource-namespace NS   (default: --namespace)\n"
-	      "Operation:\n"
-	      "  --metrics-bind-address ADDR  /metrics, /healthz, /readyz (default :8080; \"0\" disables)\n"
-	      "  --metrics-namespace P        metric name prefix (default kai)\n"
-	      "  --log-level L                error, warn, info or debug (default info)\n"
-	      "  --page-size N                LIST page size (default 500)\n"
-	      "  --watch-timeout D            watch timeoutSeconds (default 5m)\n", f);
-}
-
-static int parse_reserve_mode(const char *v, enum gt_reserve_mode *out)
-{
-	bool b;
+	enum gt_reserve_mode *out = dest;
 	if (!strcmp(v, "auto"))
 		*out = GT_RESERVE_AUTO;
-	else if (gt_flag_bool(v, &b))
-		*out = b ? GT_RESERVE_ON : GT_RESERVE_OFF;
-	else
+	else if (!strcmp(v, "true"))
+		*out = GT_RESERVE_ON;
+	else if (!strcmp(v, "false"))
+		*out = GT_RESERVE_OFF;
+	else {
+		snprintf(why, why_len, "must be auto, true or false");
 		return -1;
+	}
 	return 0;
 }
 
-/* 0, 2 on a bad flag (said on stderr), -1 after --help. */
+/* Scheduling and operation flags; the connection and lease groups come from util/flags.h. */
+#define SCHEDULING_FLAGS(o)                                                                          \
+	{ .type = GT_FLAG_SECTION, .help = "Scheduling" },                                          \
+	{ .type = GT_FLAG_STRING, .name = "scheduler-name", .dest = &(o)->scheduler_name, .arg = "NAME", \
+	  .min = 1, .help = "schedule pods with this schedulerName (default kai-scheduler)" },       \
+	{ .type = GT_FLAG_STRING, .name = "namespace", .dest = &(o)->ns, .arg = "NS",                \
+	  .help = "own namespace, for the leader lease (default kai-scheduler)" },                   \
+	{ .type = GT_FLAG_STRING, .name = "shard", .dest = &(o)->shard, .arg = "NAME",               \
+	  .help = "SchedulingShard to read (default default)" },                                     \
+	{ .type = GT_FLAG_DURATION, .name = "schedule-period", .dest = &(o)->period_s, .arg = "D",   \
+	  .dmin_open = true, .help = "cycle period (default 1s)" },                                  \
+	{ .type = GT_FLAG_FUNC, .name = "actions", .dest = &(o)->actions, .arg = "LIST",             \
+	  .parse = gt_actions_flag, .help = "allocate,consolidation,reclaim,preempt,stalegangeviction" }, \
+	{ .type = GT_FLAG_INT, .name = "write-workers", .dest = &(o)->workers, .arg = "N", .min = 1,  \
+	  .max = 256, .help = "concurrent writes (default 16)" },                                    \
+	{ .type = GT_FLAG_INT, .name = "num-of-status-recording-workers", .dest = &(o)->workers,      \
+	  .arg = "N", .min = 1, .max = 256, .help = "the same, as KAI names it" },                   \
+	{ .type = GT_FLAG_BOOL, .name = "evict-by-delete", .dest = &(o)->evict_by_delete,            \
+	  .help = "DELETE victims instead of the Eviction API" },                                    \
+	{ .type = GT_FLAG_DURATION, .name = "eviction-grace-period", .dest = &(o)->grace_s,          \
+	  .arg = "D", .help = "grace period for evictions (default: the pod's own)" },               \
+	{ .type = GT_FLAG_INT, .name = "cycles", .dest = &(o)->cycles, .arg = "N", .min = 1,          \
+	  .max = INT64_MAX, .help = "run N cycles once caches are synced, then exit (default: run)" }, \
+	{ .type = GT_FLAG_STRING, .name = "node-pool", .dest = &(o)->node_pool, .arg = "V",           \
+	  .help = "serve the node pool V: nodes, queues, PodGroups labelled <key>=V (\"\":\n"          \
+		  "unlabelled ones; default: the shard's partitionLabelValue, else all)" },           \
+	{ .type = GT_FLAG_STRING, .name = "partition-label-value", .dest = &(o)->node_pool,           \
+	  .arg = "V", .help = "the same, as KAI's shards pass it" },                                 \
+	{ .type = GT_FLAG_STRING, .name = "nodepool-label-key", .dest = &(o)->node_pool_key,          \
+	  .arg = "KEY", .min = 1, .help = "node-pool label (default kai.scheduler/node-pool)" },     \
+	{ .type = GT_FLAG_BOOL, .name = "podgrouper", .dest = &(o)->podgrouper,                      \
+	  .help = "also group pods into PodGroups, as `gantry podgrouper` (default false)" },       \
+	{ .type = GT_FLAG_STRING, .name = "podgrouper-config", .dest = &(o)->podgrouper_config,      \
+	  .arg = "FILE", .help = "the podgrouper's configuration (docs/podgrouper.md)" },            \
+	{ .type = GT_FLAG_BOOL, .name = "require-podgroup", .dest = &(o)->require_podgroup,          \
+	  .seen = &(o)->require_podgroup_given,                                                     \
+	  .help = "schedule only pods whose PodGroup exists, as KAI does\n"                          \
+		  "(default: true with --podgrouper, else false)" }
+
+#define SHARING_FLAGS(o)                                                                             \
+	{ .type = GT_FLAG_SECTION, .help = "GPU sharing" },                                         \
+	{ .type = GT_FLAG_FUNC, .name = "gpu-sharing-reservation", .dest = &(o)->reservation.mode,   \
+	  .arg = "MODE", .parse = parse_reserve_mode,                                               \
+	  .help = "auto, true or false: reservation pods for shared GPUs\n"                          \
+		  "(auto: when their namespace exists)" },                                            \
+	{ .type = GT_FLAG_STRING, .name = "resource-reservation-namespace",                          \
+	  .dest = &(o)->reservation.ns, .arg = "NS", .min = 1,                                      \
+	  .help = "(default kai-resource-reservation)" },                                           \
+	{ .type = GT_FLAG_STRING, .name = "resource-reservation-service-account",                    \
+	  .dest = &(o)->reservation.service_account, .arg = "SA",                                   \
+	  .help = "(default kai-resource-reservation)" },                                           \
+	{ .type = GT_FLAG_STRING, .name = "resource-reservation-pod-image",                          \
+	  .dest = &(o)->reservation.image, .arg = "IMAGE", .min = 1, .help = "the reservation pods' image" }, \
+	{ .type = GT_FLAG_STRING, .name = "resource-reservation-runtime-class",                      \
+	  .dest = &(o)->reservation.runtime_class, .arg = "RC", .help = "(default nvidia)" },       \
+	{ .type = GT_FLAG_DURATION, .name = "resource-reservation-allocation-timeout",               \
+	  .dest = &(o)->reservation.timeout_s, .arg = "D", .dmin_open = true,                       \
+	  .help = "wait for a reservation pod's GPU (default 40s)" }
+
+#define OPERATION_FLAGS(o)                                                                           \
+	{ .type = GT_FLAG_SECTION, .help = "Operation" },                                           \
+	{ .type = GT_FLAG_STRING, .name = "metrics-bind-address", .dest = &(o)->metrics_addr,        \
+	  .arg = "ADDR", .help = "/metrics, /healthz, /readyz (default :8080; \"0\" disables)" },     \
+	{ .type = GT_FLAG_STRING, .name = "listen-address", .dest = &(o)->metrics_addr, .arg = "ADDR", \
+	  .help = "the same, as KAI's deployments say it" },                                         \
+	{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = &(o)->metrics_ns, .arg = "P",  \
+	  .help = "metric name prefix (default kai)" },                                              \
+	{ .type = GT_FLAG_FUNC, .name = "log-level", .dest = &(o)->log_level, .arg = "L",            \
+	  .parse = gt_flag_log_level, .help = "error, warn, info or debug (default info)" },         \
+	{ .type = GT_FLAG_INT, .name = "page-size", .dest = &(o)->page_size, .arg = "N", .min = 1,    \
+	  .max = 100000, .help = "LIST page size (default 500)" },                                   \
+	{ .type = GT_FLAG_DURATION, .name = "watch-timeout", .dest = &(o)->watch_timeout_s, .arg = "D", \
+	  .dmin = 1, .help = "watch timeoutSeconds (default 5m)" }
+
+/* 0, 1 after --help, 2 on a bad flag (said on stderr). */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){
+		.conn = GT_CONN_DEFAULTS, .lease = GT_LEASE_DEFAULTS,
 		.scheduler_name = "kai-scheduler", .ns = "kai-scheduler", .shard = "default",
-		.period_s = 1, .actions = GT_ACTIONS_ALL, .qps = 50, .burst = 300,
-		.workers = 16, .page_size = 500, .watch_timeout_s = 300, .api_timeout_s = 30,
-		.lease_s = 15, .renew_s = 10, .retry_s = 2, .metrics_addr = ":8080", .metrics_ns = "kai",
-		.log_level = GT_LOG_INFO, .grace_s = -1, .require_podgroup = -1,
+		.period_s = 1, .actions = GT_ACTIONS_ALL, .workers = 16, .page_size = 500,
+		.watch_timeout_s = 300, .metrics_addr = ":8080", .metrics_ns = "kai",
+		.log_level = GT_LOG_INFO, .grace_s = -1,
 	};
-	for (int i = 1; i < argc; i++) {
-		char flag[128];
-		const char *a = argv[i], *v = NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return -1;
-		}
-		if (strncmp(a, "--", 2)) {
-			fprintf(stderr, "gantry scheduler: unexpected argument '%s'\n", a);
-			return 2;
-		}
-		if (!gt_flag_split(a, flag, sizeof(flag), &v)) {
-			fprintf(stderr, "gantry scheduler: unknown flag '%s'\n", a);
-			return 2;
-		}
-		/* boolean flags take no separate value */
-		if (!strcmp(flag, "--leader-elect") || !strcmp(flag, "--evict-by-delete") ||
-		    !strcmp(flag, "--podgrouper") || !strcmp(flag, "--require-podgroup")) {
-			bool b;
-			if (!gt_flag_bool(v, &b)) {
-				fprintf(stderr, "gantry scheduler: %s takes true or false, not '%s'\n", flag, v);
-				return 2;
-			}
-			if (!strcmp(flag, "--leader-elect"))
-				o->leader_elect = b;
-			else if (!strcmp(flag, "--podgrouper"))
-				o->podgrouper = b;
-			else if (!strcmp(flag, "--require-podgroup"))
-				o->require_podgroup = b;
-			else
-				o->evict_by_delete = b;
-			continue;
-		}
-		if (!v) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "gantry scheduler: %s needs a value\n", flag);
-				return 2;
-			}
-			v = argv[++i];
-		}
-		bool bad = false;
-		if (!strcmp(flag, "--kubeconfig"))
-			o->kubeconfig = v;
-		else if (!strcmp(flag, "--context"))
-			o->context = v;
-		else if (!strcmp(flag, "--scheduler-name"))
-			o->scheduler_name = v;
-		else if (!strcmp(flag, "--namespace"))
-			o->ns = v;
-		else if (!strcmp(flag, "--shard"))
-			o->shard = v;
-		else if (!strcmp(flag, "--schedule-period"))
-			bad = gt_flag_duration(v, &o->period_s) || o->period_s <= 0;
-		else if (!strcmp(flag, "--actions")) {
-			char what[64];
-			if (gt_actions_parse(v, &o->actions, what, sizeof(what))) {
-				fprintf(stderr, "gantry scheduler: --actions: unknown action '%s'\n", what);
-				return 2;
-			}
-		} else if (!strcmp(flag, "--qps")) {
-			char *end;
-			o->qps = strtod(v, &end);
-			bad = end == v || *end || o->qps < 0;
-		}
-		else if (!strcmp(flag, "--burst"))
-			bad = (o->burst = atoi(v)) <= 0;
-		else if (!strcmp(flag, "--write-workers") || !strcmp(flag, "--num-of-status-recording-workers"))
-			bad = (o->workers = atoi(v)) <= 0 || o->workers > 256;
-		else if (!strcmp(flag, "--page-size"))
-			bad = (o->page_size = atoi(v)) <= 0;
-		else if (!strcmp(flag, "--watch-timeout"))
-			bad = gt_flag_duration(v, &o->watch_timeout_s) || o->watch_timeout_s < 1;
-		else if (!strcmp(flag, "--api-timeout"))
-			bad = gt_flag_duration(v, &o->api_timeout_s) || o->api_timeout_s <= 0;
-		else if (!strcmp(flag, "--leader-elect-lease-duration"))
-			bad = gt_flag_duration(v, &o->lease_s) || o->lease_s <= 0;
-		else if (!strcmp(flag, "--leader-elect-renew-deadline"))
-			bad = gt_flag_duration(v, &o->renew_s) || o->renew_s <= 0;
-		else if (!strcmp(flag, "--leader-elect-retry-period"))
-			bad = gt_flag_duration(v, &o->retry_s) || o->retry_s <= 0;
-		else if (!strcmp(flag, "--leader-elect-resource-name"))
-			o->lease_name = v;
-		else if (!strcmp(flag, "--leader-elect-resource-namespace"))
-			o->lease_ns = v;
-		else if (!strcmp(flag, "--metrics-bind-address") || !strcmp(flag, "--listen-address"))
-			o->metrics_addr = v;	/* KAI's deployments say --listen-address */
-		else if (!strcmp(flag, "--metrics-namespace"))
-			o->metrics_ns = v;
-		else if (!strcmp(flag, "--log-level"))
-			bad = (o->log_level = gt_log_parse_level(v)) < 0;
-		else if (!strcmp(flag, "--cycles"))
-			bad = (o->cycles = atol(v)) <= 0;
-		else if (!strcmp(flag, "--eviction-grace-period"))
-			bad = gt_flag_duration(v, &o->grace_s) || o->grace_s < 0;
-		else if (!strcmp(flag, "--node-pool") || !strcmp(flag, "--partition-label-value"))
-			o->node_pool = v;	/* KAI's shards pass --partition-label-value */
-		else if (!strcmp(flag, "--nodepool-label-key"))
-			bad = !*(o->node_pool_key = v);
-		else if (!strcmp(flag, "--gpu-sharing-reservation"))
-			bad = parse_reserve_mode(v, &o->reservation.mode);
-		else if (!strcmp(flag, "--resource-reservation-namespace"))
-			bad = !*(o->reservation.ns = v);
-		else if (!strcmp(flag, "--resource-reservation-service-account"))
-			o->reservation.service_account = v;
-		else if (!strcmp(flag, "--resource-reservation-pod-image"))
-			bad = !*(o->reservation.image = v);
-		else if (!strcmp(flag, "--resource-reservation-runtime-class"))
-			o->reservation.runtime_class = v;
-		else if (!strcmp(flag, "--resource-reservation-allocation-timeout"))
-			bad = gt_flag_duration(v, &o->reservation.timeout_s) || o->reservation.timeout_s <= 0;
-		else if (!strcmp(flag, "--podgrouper-config"))
-			o->podgrouper_config = v;
-		else {
-			fprintf(stderr, "gantry scheduler: unknown flag '%s'\n", flag);
-			usage(stderr);
-			return 2;
-		}
-		if (bad) {
-			fprintf(stderr, "gantry scheduler: %s: bad value '%s'\n", flag, v);
-			return 2;
-		}
-	}
-	if (o->leader_elect && o->renew_s >= o->lease_s) {
-		fprintf(stderr, "gantry scheduler: --leader-elect-renew-deadline must be shorter than the lease duration\n");
-		return 2;
-	}
-	return 0;
+	const struct gt_flag flags[] = { GT_CONN_FLAGS(&o->conn), SCHEDULING_FLAGS(o), SHARING_FLAGS(o),
+					 GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o) };
+	const struct gt_command cmd = {
+		.name = "scheduler", .synopsis = "[flags]",
+		.about = "Schedule a real cluster (kubeconfig or in-cluster), as KAI's scheduler does\n"
+			 "(docs/kubernetes.md).",
+		.flags = flags, .n_flags = GT_FLAGS_N(flags),
+	};
+	int rc = gt_flags_parse(&cmd, argc, argv);
+	return rc ? rc : gt_lease_flags_check("scheduler", &o->lease);
 }
 
 struct sched {
@@ -274,8 +185,8 @@ static void cycle(struct sched *S)
 {
 	double t0 = gt_mono_ms();
 	struct gt_snapshot_opts so = { .scheduler_name = S->o.scheduler_name, .shard = S->o.shard,
-				       .grouped_only = S->o.require_podgroup < 0 ? S->o.podgrouper
-						       : S->o.require_podgroup };
+				       .grouped_only = S->o.require_podgroup_given ? S->o.require_podgroup
+										  : S->o.podgrouper };
 	struct gt_kube_snapshot snap;
 	struct gt_node_pool pool = { .value = S->o.node_pool, .key = S->o.node_pool_key };
 	gt_snapshot_take(S->cache, &so, &pool, &snap);
@@ -379,14 +290,14 @@ int gt_scheduler_main(int argc, char **argv)
 	struct sched S = { 0 };
 	int rc = parse_args(argc, argv, &S.o);
 	if (rc)
-		return rc < 0 ? 0 : rc;
+		return rc == 1 ? 0 : rc;
 	gt_log_set_level((enum gt_log_level)S.o.log_level);
 	struct gt_kube_config cfg;
 	struct gt_err err = { 0 };
 	struct gt_pg_config pg_cfg;
 	struct gt_pgctl *pgctl = NULL;
 	if (gt_pgctl_load_config(S.o.podgrouper_config, &pg_cfg, &err) ||
-	    gt_kube_config_load(S.o.kubeconfig, S.o.context, &cfg, &err)) {
+	    gt_kube_config_load(S.o.conn.kubeconfig, S.o.conn.context, &cfg, &err)) {
 		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
 		gt_pg_config_release(&pg_cfg);
 		return 2;
@@ -399,12 +310,12 @@ int gt_scheduler_main(int argc, char **argv)
 	char *identity = gt_leader_identity();
 	/* before any thread starts: they all inherit the blocked signals */
 	gt_stop_start();
-	S.cl = gt_kube_client_new(&cfg, S.o.qps, S.o.burst, (long)(S.o.api_timeout_s * 1000));
+	S.cl = gt_kube_client_new(&cfg, S.o.conn.qps, (int)S.o.conn.burst, (long)(S.o.conn.api_timeout_s * 1000));
 	S.cache = gt_cache_new();
 	gt_stop_on(wake_cache, S.cache);
 	gt_metrics_init(&S.metrics, S.o.metrics_ns);
 	S.metrics.api = gt_kube_client_stats(S.cl);
-	atomic_store(&S.metrics.leader, !S.o.leader_elect);
+	atomic_store(&S.metrics.leader, !S.o.lease.elect);
 	if (strcmp(S.o.metrics_addr, "0") && *S.o.metrics_addr) {
 		if (gt_metrics_serve(&S.metrics, S.o.metrics_addr, &err)) {
 			fprintf(stderr, "gantry scheduler: %s\n", err.msg);
@@ -414,12 +325,12 @@ int gt_scheduler_main(int argc, char **argv)
 		gt_log(GT_LOG_INFO, "scheduler", "serving /metrics, /healthz and /readyz on port %d", S.metrics.port);
 	}
 	struct gt_reflector *refl[GT_N_KRES];
-	struct gt_reflector_opts ro = { .page_size = S.o.page_size, .watch_timeout_s = (int)S.o.watch_timeout_s };
+	struct gt_reflector_opts ro = { .page_size = (int)S.o.page_size, .watch_timeout_s = (int)S.o.watch_timeout_s };
 	for (int r = 0; r < GT_N_KRES; r++) {
 		refl[r] = gt_reflector_start(S.cl, S.cache, (enum gt_kres)r, &ro);
 		S.metrics.reflectors[r] = gt_reflector_stats(refl[r]);
 	}
-	struct gt_writer_opts wo = { .workers = S.o.workers, .evict_by_delete = S.o.evict_by_delete,
+	struct gt_writer_opts wo = { .workers = (int)S.o.workers, .evict_by_delete = S.o.evict_by_delete,
 				     .grace_period_s = S.o.grace_s < 0 ? -1 : (int64_t)S.o.grace_s,
 				     .component = S.o.scheduler_name, .instance = identity,
 				     .reservation = S.o.reservation };
@@ -427,11 +338,12 @@ int gt_scheduler_main(int argc, char **argv)
 	S.metrics.writer = gt_writer_stats(S.writer);
 	gt_stop_on(gt_writer_wake, S.writer);
 	struct gt_leader *leader = NULL;
-	if (S.o.leader_elect) {
-		struct gt_leader_opts lo = { .ns = S.o.lease_ns ? S.o.lease_ns : S.o.ns,
-					     .name = S.o.lease_name ? S.o.lease_name : S.o.scheduler_name,
-					     .identity = identity, .lease_s = S.o.lease_s, .renew_s = S.o.renew_s,
-					     .retry_s = S.o.retry_s, .on_change = wake_cache, .arg = S.cache };
+	if (S.o.lease.elect) {
+		struct gt_leader_opts lo = { .ns = S.o.lease.ns ? S.o.lease.ns : S.o.ns,
+					     .name = S.o.lease.name ? S.o.lease.name : S.o.scheduler_name,
+					     .identity = identity, .lease_s = S.o.lease.lease_s,
+					     .renew_s = S.o.lease.renew_s, .retry_s = S.o.lease.retry_s,
+					     .on_change = wake_cache, .arg = S.cache };
 		leader = gt_leader_start(S.cl, &lo);
 	}
 	if (S.o.podgrouper) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/json.h"
 #include "util/mem.h"
 #include "util/time.h"
 
@@ -55,7 +56,7 @@ static json_t *qres_json(const int64_t v[GT_NQRES])
 }
 
 void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan,
-		    int cycles)
+		    int cycles, bool yaml)
 {
 	json_t *root = json_object();
 	json_object_set_new(root, "cycles", json_integer(cycles));
@@ -116,8 +117,12 @@ void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s,
 		json_array_append_new(queues, o);
 	}
 	json_object_set_new(root, "queues", queues);
-	json_dumpf(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
-	fputc('\n', out);
+	if (yaml) {
+		gt_json_print_yaml(out, root);
+	} else {
+		json_dumpf(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+		fputc('\n', out);
+	}
 	json_decref(root);
 }
 

@@ -12,10 +12,11 @@
 /*
  * The state the last cycle left, as SIMULATE.md specifies: pods, nodes and
  * queues as session @s left them, what the cycle did as plan @plan says
- * (its fresh GPU groups get their names here, if not yet).
+ * (its fresh GPU groups get their names here, if not yet). JSON, or the
+ * same document as YAML when @yaml; a table for people (-o table and wide).
  */
 void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan,
-		    int cycles);
+		    int cycles, bool yaml);
 void gt_output_table(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan,
 		     int cycles);
 /* What cycle @cycle did: each bind, pipeline and eviction (with why), for people. */
