@@ -154,6 +154,29 @@ void gt_dec_source(struct gt_dec *x, int kind, uint32_t idx, int32_t obj)
 
 /* ---------------------------------------------------------------- values */
 
+const char *const gt_dec_taint_effects[] = { "NoSchedule", "PreferNoSchedule", "NoExecute", NULL };
+const char *const gt_dec_selector_ops[] = { "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", NULL };
+
+int gt_dec_name_index(const char *const *names, const char *s)
+{
+	for (int i = 0; s && names[i]; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -1;
+}
+
+int gt_dec_check_name(struct gt_dec *x, const struct gt_doc *o, const int32_t *tab, const char *what)
+{
+	const char *name = gt_obj_name(o);
+	char dup[64];
+	snprintf(dup, sizeof(dup), "duplicate %s", what);
+	if (!*name)
+		return gt_dec_fail(x, o, "metadata.name", "is missing", NULL);
+	if (gt_dec_lookup(x, tab, name) != GT_NONE)
+		return gt_dec_fail(x, o, "metadata.name", dup, name);
+	return 0;
+}
+
 int gt_dec_number(const char *s, double *out)
 {
 	if (!s || !*s)
@@ -297,7 +320,7 @@ static void decode_all(struct gt_dec *x)
 	free(queues);
 }
 
-static int by_pod_doc(const void *a, const void *b)
+int gt_dec_by_pod(const void *a, const void *b)
 {
 	const struct gt_binding *x = a, *y = b;
 	return x->pod < y->pod ? -1 : x->pod > y->pod;
@@ -309,7 +332,7 @@ int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *
 	struct gt_dec x = { .d = d, .c = c, .names = c->names };
 	grow_lookup(&x);
 	if (d->n_bindings)
-		qsort(d->bindings, d->n_bindings, sizeof(*d->bindings), by_pod_doc);
+		qsort(d->bindings, d->n_bindings, sizeof(*d->bindings), gt_dec_by_pod);
 	decode_all(&x);
 	free(x.queue_by_name);
 	free(x.node_by_name);

@@ -182,10 +182,9 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o)
 {
 	struct gt_cluster *c = x->c;
 	const char *name = gt_obj_name(o);
-	if (!*name)
-		return gt_dec_fail(x, o, "metadata.name", "is missing", NULL);
-	if (gt_dec_lookup(x, x->queue_by_name, name) != GT_NONE)
-		return gt_dec_fail(x, o, "metadata.name", "duplicate queue", name);
+	int rc = gt_dec_check_name(x, o, x->queue_by_name, "queue");
+	if (rc)
+		return rc;
 	struct gt_queue q = { .name = gt_dec_intern(x, name), .parent = GT_NONE, .priority = 100,
 			      .preempt_min_runtime_s = -1, .reclaim_min_runtime_s = -1 };
 	const struct gt_doc *spec = gt_doc_get(o, "spec");
@@ -199,7 +198,7 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o)
 	if (created && gt_time_parse(created, &q.created))
 		return gt_dec_fail(x, o, "metadata.creationTimestamp", "not an RFC 3339 time", created);
 	/* units: GPUs in devices, CPU in millicores, memory in MB (10^6 bytes) */
-	int rc = queue_resource(x, o, &q, "gpu", GT_QGPU, 1000.0);
+	rc = queue_resource(x, o, &q, "gpu", GT_QGPU, 1000.0);
 	rc = rc ? rc : queue_resource(x, o, &q, "cpu", GT_QCPU, 1.0);
 	rc = rc ? rc : queue_resource(x, o, &q, "memory", GT_QMEM, 1e6);
 	if (rc)
@@ -259,17 +258,11 @@ static int node_taints(struct gt_dec *x, const struct gt_doc *o, struct gt_node 
 		const char *val = gt_doc_str(t, "value");
 		if (!key)
 			return gt_dec_fail(x, o, "spec.taints[].key", "is missing", NULL);
-		enum gt_taint_effect e;
-		if (eff && !strcmp(eff, "NoSchedule"))
-			e = GT_TAINT_NO_SCHEDULE;
-		else if (eff && !strcmp(eff, "PreferNoSchedule"))
-			e = GT_TAINT_PREFER_NO_SCHEDULE;
-		else if (eff && !strcmp(eff, "NoExecute"))
-			e = GT_TAINT_NO_EXECUTE;
-		else
+		int e = gt_dec_name_index(gt_dec_taint_effects, eff);
+		if (e < 0)
 			return gt_dec_fail(x, o, "spec.taints[].effect", "unknown effect", eff ? eff : "");
-		n->taints[n->n_taints++] =
-			(struct gt_taint){ gt_dec_intern(x, key), gt_dec_intern(x, val ? val : ""), e };
+		n->taints[n->n_taints++] = (struct gt_taint){ gt_dec_intern(x, key), gt_dec_intern(x, val ? val : ""),
+							      (enum gt_taint_effect)e };
 	}
 	return 0;
 }
@@ -324,13 +317,12 @@ int gt_dec_node(struct gt_dec *x, const struct gt_doc *o)
 {
 	struct gt_cluster *c = x->c;
 	const char *name = gt_obj_name(o);
-	if (!*name)
-		return gt_dec_fail(x, o, "metadata.name", "is missing", NULL);
-	if (gt_dec_lookup(x, x->node_by_name, name) != GT_NONE)
-		return gt_dec_fail(x, o, "metadata.name", "duplicate node", name);
+	int rc = gt_dec_check_name(x, o, x->node_by_name, "node");
+	if (rc)
+		return rc;
 	struct gt_node n = { .name = gt_dec_intern(x, name), .ready = true, .pods = 110, .gpu_mem_mib = 100 };
 	gt_dec_labels(x, gt_doc_path(o, "metadata.labels"), &n.labels);
-	int rc = node_allocatable(x, o, &n);
+	rc = node_allocatable(x, o, &n);
 	rc = rc ? rc : node_gpu_memory(x, o, &n);
 	rc = rc ? rc : node_taints(x, o, &n);
 	if (rc) {

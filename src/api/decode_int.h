@@ -55,6 +55,15 @@ bool gt_dec_bool(const char *s, bool dflt);
 /* The extended resource @res's column, or -1 when there is no room (or @res is none). */
 int gt_dec_ext_index(struct gt_dec *x, const char *res);
 bool gt_dec_is_extended(const char *res);
+/* Names of a field's values, in the order of the values they stand for. */
+extern const char *const gt_dec_taint_effects[];	/* enum gt_taint_effect but ANY */
+extern const char *const gt_dec_selector_ops[];	/* enum gt_sel_op */
+/* The index of @s in the NULL-terminated @names, or -1 (also when @s is NULL). */
+int gt_dec_name_index(const char *const *names, const char *s);
+/* Reject an object without a name, or whose name lookup @tab has already (@what: "queue", "node"). */
+int gt_dec_check_name(struct gt_dec *x, const struct gt_doc *o, const int32_t *tab, const char *what);
+/* Bindings by pod document (qsort/bsearch order). */
+int gt_dec_by_pod(const void *a, const void *b);
 /* Record that entity @idx of @kind (0 node, 1 pod, 2 job, 3 queue) came from object @obj. */
 void gt_dec_source(struct gt_dec *x, int kind, uint32_t idx, int32_t obj);
 

@@ -154,20 +154,10 @@ static int read_selector_exprs(struct gt_dec *x, const struct gt_doc *o, const s
 			return gt_dec_fail(x, o, "spec.affinity...matchExpressions[]", "needs key and operator", NULL);
 		struct gt_sel_expr *e = &out->exprs[out->n_exprs++];
 		e->key = gt_dec_intern(x, key);
-		if (!strcmp(op, "In"))
-			e->op = GT_SEL_IN;
-		else if (!strcmp(op, "NotIn"))
-			e->op = GT_SEL_NOT_IN;
-		else if (!strcmp(op, "Exists"))
-			e->op = GT_SEL_EXISTS;
-		else if (!strcmp(op, "DoesNotExist"))
-			e->op = GT_SEL_NOT_EXISTS;
-		else if (!strcmp(op, "Gt"))
-			e->op = GT_SEL_GT;
-		else if (!strcmp(op, "Lt"))
-			e->op = GT_SEL_LT;
-		else
+		int opi = gt_dec_name_index(gt_dec_selector_ops, op);
+		if (opi < 0)
 			return gt_dec_fail(x, o, "spec.affinity...matchExpressions[].operator", "unknown operator", op);
+		e->op = (enum gt_sel_op)opi;
 		const struct gt_doc *vals = gt_doc_get(ed, "values");
 		if (vals && vals->kind == GT_DOC_SEQ) {
 			e->vals = gt_xcalloc(vals->n + 1, sizeof(*e->vals));
@@ -208,10 +198,9 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 			tol->key = key && *key ? (int64_t)gt_dec_intern(x, key) : -1;
 			tol->exists = op && !strcmp(op, "Exists");
 			tol->val = gt_dec_intern(x, val ? val : "");
-			tol->effect = !eff || !*eff ? GT_TAINT_ANY
-				      : !strcmp(eff, "NoSchedule") ? GT_TAINT_NO_SCHEDULE
-				      : !strcmp(eff, "PreferNoSchedule") ? GT_TAINT_PREFER_NO_SCHEDULE
-									  : GT_TAINT_NO_EXECUTE;
+			int e = gt_dec_name_index(gt_dec_taint_effects, eff);
+			/* an effect that is none of the three counts as the strictest */
+			tol->effect = !eff || !*eff ? GT_TAINT_ANY : e < 0 ? GT_TAINT_NO_EXECUTE : (enum gt_taint_effect)e;
 		}
 	}
 	static const char *const kinds[] = { "podAffinity", "podAntiAffinity" };
@@ -281,15 +270,8 @@ static enum gt_status pod_status(const struct gt_doc *o, bool on_node)
 static const struct gt_binding *binding_of(const struct gt_dec *x, const struct gt_doc *o)
 {
 	const struct gt_decoder *d = x->d;
-	size_t lo = 0, hi = d->n_bindings;	/* sorted by pod at the build's start */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->bindings[mid].pod < o)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < d->n_bindings && d->bindings[lo].pod == o ? &d->bindings[lo] : NULL;
+	struct gt_binding key = { .pod = o };
+	return d->n_bindings ? bsearch(&key, d->bindings, d->n_bindings, sizeof(key), gt_dec_by_pod) : NULL;
 }
 
 /* Where the pod is, with which GPU groups, and its state. */

@@ -142,17 +142,32 @@ void gt_plan_release(struct gt_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-const struct gt_plan_evict *gt_plan_eviction_of(const struct gt_plan *p, int32_t pod)
+/*
+ * The element for @pod in an array the plan built in pod order, whose
+ * elements of @size bytes start with their int32_t pod; NULL if none.
+ */
+static const void *find_pod(const void *arr, uint32_t n, size_t size, int32_t pod)
 {
-	uint32_t lo = 0, hi = p->n_evictions;	/* built in pod order */
+	uint32_t lo = 0, hi = n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->evictions[mid].pod < pod)
+		if (*(const int32_t *)((const char *)arr + (size_t)mid * size) < pod)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < p->n_evictions && p->evictions[lo].pod == pod ? &p->evictions[lo] : NULL;
+	const void *at = (const char *)arr + (size_t)lo * size;
+	return lo < n && *(const int32_t *)at == pod ? at : NULL;
+}
+
+const struct gt_plan_evict *gt_plan_eviction_of(const struct gt_plan *p, int32_t pod)
+{
+	return find_pod(p->evictions, p->n_evictions, sizeof(*p->evictions), pod);
+}
+
+const struct gt_plan_place *gt_plan_bind_of(const struct gt_plan *p, int32_t pod)
+{
+	return find_pod(p->binds, p->n_binds, sizeof(*p->binds), pod);
 }
 
 /* ---------------------------------------------------------------- naming */

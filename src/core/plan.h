@@ -45,7 +45,7 @@
 
 #include "core/session.h"
 
-/* A pod placed on a node: a bind or a pipeline. */
+/* A pod placed on a node: a bind or a pipeline. (The pod comes first: gt_plan_*_of search by it.) */
 struct gt_plan_place {
 	int32_t pod;
 	int32_t node;
@@ -110,7 +110,8 @@ static inline bool gt_plan_group_is_fresh(const struct gt_plan *p, uint32_t id)
 /* The interned name of group @id on @node: its own, or a fresh group's (made on first ask). */
 uint32_t gt_plan_group_name(struct gt_plan *p, uint32_t id, int32_t node);
 
-/* The eviction of @pod in @p, or NULL. O(log evictions). */
+/* The eviction / the bind of @pod in @p, or NULL. O(log n). */
 const struct gt_plan_evict *gt_plan_eviction_of(const struct gt_plan *p, int32_t pod);
+const struct gt_plan_place *gt_plan_bind_of(const struct gt_plan *p, int32_t pod);
 
 #endif /* GT_PLAN_H */

@@ -409,20 +409,6 @@ static void count_job_plan(const struct gt_replay *r, const struct gt_plan *plan
 	}
 }
 
-/* The plan's bind of pod @pod, or NULL. O(log binds). */
-static const struct gt_plan_place *bind_of(const struct gt_plan *plan, int32_t pod)
-{
-	uint32_t lo = 0, hi = plan->n_binds;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (plan->binds[mid].pod < pod)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < plan->n_binds && plan->binds[lo].pod == pod ? &plan->binds[lo] : NULL;
-}
-
 /*
  * Carry out the plan for job @id. Returns 1 when the snapshot changed (pods
  * bound or evicted), 0 when not, -1 when the job stayed pending.
@@ -436,7 +422,7 @@ static int apply_job(struct gt_replay *r, struct gt_plan *plan, uint32_t id, boo
 	count_job_plan(r, plan, id, &jp);
 	for (uint32_t k = 0; k < n; k++) {
 		const struct gt_pod *p = &r->c.pods[pods[k]];
-		bound += p->status == GT_PENDING && bind_of(plan, pods[k]);
+		bound += p->status == GT_PENDING && gt_plan_bind_of(plan, pods[k]);
 		placed += p->status == GT_RUNNING;
 	}
 	if (jp.evicted) {
@@ -449,7 +435,7 @@ static int apply_job(struct gt_replay *r, struct gt_plan *plan, uint32_t id, boo
 	if (hold || !bound)
 		return placed + bound < n ? -1 : 0;
 	for (uint32_t k = 0; k < n; k++) {
-		const struct gt_plan_place *b = bind_of(plan, pods[k]);
+		const struct gt_plan_place *b = gt_plan_bind_of(plan, pods[k]);
 		if (r->c.pods[pods[k]].status != GT_PENDING || !b)
 			continue;
 		uint32_t group = b->n_groups ? gt_plan_group_name(plan, b->groups[0], b->node) : 0;

@@ -77,29 +77,6 @@ static void set_str(char **dst, const char *v)
 
 /* ---------------------------------------------------------------- jobs */
 
-static void copy_op(struct gt_kop *dst, const struct gt_kop *src)
-{
-	*dst = *src;
-	char **strs[] = { &dst->ns, &dst->name, &dst->uid, &dst->rv, &dst->node, &dst->job, &dst->portion,
-			  &dst->cm_caps, &dst->cm_evar, &dst->reason, &dst->message };
-	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-		*strs[i] = *strs[i] ? gt_xstrdup(*strs[i]) : NULL;
-	for (uint8_t g = 0; g < dst->n_groups; g++)
-		dst->groups[g] = gt_xstrdup(src->groups[g]);
-	/* not used by binds; never shared with the plan */
-	dst->evict_event_ns = dst->evict_event_name = dst->evict_event_uid = dst->sub = dst->body = NULL;
-}
-
-static void free_op(struct gt_kop *op)
-{
-	char *strs[] = { op->ns, op->name, op->uid, op->rv, op->node, op->job, op->portion, op->cm_caps,
-			 op->cm_evar, op->reason, op->message };
-	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-		free(strs[i]);
-	for (uint8_t g = 0; g < op->n_groups; g++)
-		free(op->groups[g]);
-}
-
 /* The reservation of @group on @node, shared with the binds already after it; lock held. */
 static struct resv *attach(struct gt_binder *b, const char *group, const char *node)
 {
@@ -151,7 +128,7 @@ static void finish_job(struct gt_binder *b, struct job *j)
 	b->pending--;
 	pthread_cond_broadcast(&b->idle);
 	pthread_mutex_unlock(&b->mu);
-	free_op(&j->op);
+	gt_kop_release(&j->op);
 	free(j);
 }
 
@@ -520,17 +497,10 @@ static void step_reserve(struct gt_binder *b, struct job *j)
 
 static void run_step(struct gt_binder *b, struct job *j)
 {
-	switch (j->step) {
-	case STEP_RESERVE:
-		step_reserve(b, j);
-		break;
-	case STEP_FINISH:
-		step_finish(b, j);
-		break;
-	case STEP_FAIL:
-		step_fail(b, j);
-		break;
-	}
+	static void (*const run[])(struct gt_binder *, struct job *) = {
+		[STEP_RESERVE] = step_reserve, [STEP_FINISH] = step_finish, [STEP_FAIL] = step_fail,
+	};
+	run[j->step](b, j);
 }
 
 /* ---------------------------------------------------------------- waiting */
@@ -662,7 +632,7 @@ struct gt_binder *gt_binder_new(const struct gt_kw *kw, struct gt_cache *cache,
 void gt_binder_submit(struct gt_binder *b, const struct gt_kop *op)
 {
 	struct job *j = gt_xcalloc(1, sizeof(*j));
-	copy_op(&j->op, op);
+	gt_kop_copy(&j->op, op);
 	snprintf(j->key, sizeof(j->key), "%s/%s", op->ns, op->name);
 	/* before anything is written: from now on the snapshot sees the pod Binding */
 	gt_cache_inflight_put(b->cache, j->key, op->uid, op->node, op->groups, op->n_groups);

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -63,28 +64,39 @@ static void head(FILE *f, const char *p, const char *name, const char *type, con
 	fprintf(f, "# HELP %s_%s %s\n# TYPE %s_%s %s\n", p, name, help, p, name, type);
 }
 
-void gt_metrics_write(struct gt_metrics *m, FILE *f)
+/* One metric with one value: its HELP and TYPE lines and the sample. */
+static void gauge(FILE *f, const char *p, const char *name, const char *help, double v)
 {
-	const char *p = m->prefix;
-	pthread_mutex_lock(&m->mu);
-	head(f, p, "e2e_scheduling_latency_milliseconds", "gauge", "Latency of the last scheduling cycle");
-	fprintf(f, "%s_e2e_scheduling_latency_milliseconds %.3f\n", p, m->e2e_ms);
-	head(f, p, "snapshot_latency_milliseconds", "gauge", "Decoding the cache into the cycle's cluster");
-	fprintf(f, "%s_snapshot_latency_milliseconds %.3f\n", p, m->snapshot_ms);
-	head(f, p, "open_session_latency_milliseconds", "gauge", "Opening the session and computing fair shares");
-	fprintf(f, "%s_open_session_latency_milliseconds %.3f\n", p, m->open_ms);
-	head(f, p, "write_latency_milliseconds", "gauge", "Carrying out the last cycle's plan");
-	fprintf(f, "%s_write_latency_milliseconds %.3f\n", p, m->write_ms);
+	head(f, p, name, "gauge", help);
+	fprintf(f, "%s_%s %.3f\n", p, name, v);
+}
+
+static void counter(FILE *f, const char *p, const char *name, const char *help, unsigned long v)
+{
+	head(f, p, name, "counter", help);
+	fprintf(f, "%s_%s %lu\n", p, name, v);
+}
+
+/* What the scheduling loop published about its last cycle (lock held). */
+static void write_cycle(struct gt_metrics *m, FILE *f, const char *p)
+{
+	gauge(f, p, "e2e_scheduling_latency_milliseconds", "Latency of the last scheduling cycle", m->e2e_ms);
+	gauge(f, p, "snapshot_latency_milliseconds", "Decoding the cache into the cycle's cluster", m->snapshot_ms);
+	gauge(f, p, "open_session_latency_milliseconds", "Opening the session and computing fair shares",
+	      m->open_ms);
+	gauge(f, p, "write_latency_milliseconds", "Carrying out the last cycle's plan", m->write_ms);
 	head(f, p, "action_scheduling_latency_milliseconds", "gauge", "Latency of each action in the last cycle");
 	for (int a = 1; a < GT_N_ACTIONS; a++)
 		fprintf(f, "%s_action_scheduling_latency_milliseconds{action=\"%s\"} %.3f\n", p,
 			gt_action_name((enum gt_action)a), m->action_ms[a]);
-	head(f, p, "scheduling_cycles_total", "counter", "Scheduling cycles run");
-	fprintf(f, "%s_scheduling_cycles_total %lu\n", p, m->cycles);
-	head(f, p, "scheduling_cycle_errors_total", "counter", "Cycles skipped because the cluster could not be decoded");
-	fprintf(f, "%s_scheduling_cycle_errors_total %lu\n", p, m->cycle_errors);
+	counter(f, p, "scheduling_cycles_total", "Scheduling cycles run", m->cycles);
 	head(f, p, "skipped_objects", "gauge", "Objects left out of the last snapshot as malformed");
 	fprintf(f, "%s_skipped_objects %lu\n", p, m->skipped_objects);
+}
+
+/* Each queue's fair share, allocation and quota, per resource (lock held). */
+static void write_queues(struct gt_metrics *m, FILE *f, const char *p)
+{
 	static const char *const rn[GT_NQRES] = { "gpu", "cpu_cores", "memory_gb" };
 	static const char *const kinds[3] = { "fair_share", "allocated", "deserved" };
 	for (int k = 0; k < 3; k++)
@@ -98,56 +110,75 @@ void gt_metrics_write(struct gt_metrics *m, FILE *f)
 				fprintf(f, "%s_%s{queue_name=\"%s\"} %.6g\n", p, name, qm->name, v);
 			}
 		}
+}
+
+static void write_writer(const struct gt_writer_stats *w, FILE *f, const char *p)
+{
+	counter(f, p, "pods_bound_total", "Pods bound to nodes", atomic_load(&w->binds));
+	counter(f, p, "bind_errors_total", "Binds that failed", atomic_load(&w->bind_errors));
+	head(f, p, "pods_evicted_total", "counter", "Pods evicted, by the action that evicted them");
+	for (int a = 1; a < GT_N_ACTIONS; a++)
+		fprintf(f, "%s_pods_evicted_total{action=\"%s\"} %lu\n", p, gt_action_name((enum gt_action)a),
+			atomic_load(&w->evictions[a]));
+	counter(f, p, "evictions_refused_total", "Evictions refused with 429 (disruption budgets)",
+		atomic_load(&w->evictions_refused));
+	counter(f, p, "status_writes_total", "PodGroup and pod status and annotation patches",
+		atomic_load(&w->patches));
+	counter(f, p, "events_total", "Events recorded", atomic_load(&w->events));
+	counter(f, p, "write_errors_total", "Status, event and eviction writes that failed",
+		atomic_load(&w->patch_errors) + atomic_load(&w->event_errors) + atomic_load(&w->eviction_errors));
+}
+
+static void write_api(const struct gt_kube_stats *api, FILE *f, const char *p)
+{
+	static const char *const verbs[GT_N_VERBS] = { "get", "list", "watch", "create", "update", "patch",
+						      "delete" };
+	static const char *const classes[GT_N_CLASSES] = { "2xx", "3xx", "4xx", "5xx", "error" };
+	head(f, p, "api_requests_total", "counter", "API server requests by verb and outcome");
+	unsigned long errors = 0;
+	for (int v = 0; v < GT_N_VERBS; v++)
+		for (int k = 0; k < GT_N_CLASSES; k++) {
+			unsigned long n = atomic_load(&api->requests[v][k]);
+			if (k >= GT_CODE_5XX)
+				errors += n;
+			if (n)
+				fprintf(f, "%s_api_requests_total{verb=\"%s\",code=\"%s\"} %lu\n", p, verbs[v],
+					classes[k], n);
+		}
+	counter(f, p, "api_errors_total", "API requests that got no answer or a server error", errors);
+}
+
+static void write_reflectors(struct gt_metrics *m, FILE *f, const char *p)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} series[] = {
+		{ "watch_events_total", "Watch events applied to the cache", offsetof(struct gt_reflector_stats, events) },
+		{ "relists_total", "Complete LISTs of a resource (the first, and after 410 Gone)",
+		  offsetof(struct gt_reflector_stats, lists) },
+	};
+	for (size_t k = 0; k < sizeof(series) / sizeof(series[0]); k++) {
+		head(f, p, series[k].name, "counter", series[k].help);
+		for (int r = 0; r < GT_N_KRES; r++)
+			if (m->reflectors[r])
+				fprintf(f, "%s_%s{resource=\"%s\"} %lu\n", p, series[k].name, gt_kres[r].plural,
+					atomic_load((const atomic_ulong *)((const char *)m->reflectors[r] + series[k].off)));
+	}
+}
+
+void gt_metrics_write(struct gt_metrics *m, FILE *f)
+{
+	const char *p = m->prefix;
+	pthread_mutex_lock(&m->mu);
+	write_cycle(m, f, p);
+	write_queues(m, f, p);
 	pthread_mutex_unlock(&m->mu);
-	if (m->writer) {
-		const struct gt_writer_stats *w = m->writer;
-		head(f, p, "pods_bound_total", "counter", "Pods bound to nodes");
-		fprintf(f, "%s_pods_bound_total %lu\n", p, atomic_load(&w->binds));
-		head(f, p, "bind_errors_total", "counter", "Binds that failed");
-		fprintf(f, "%s_bind_errors_total %lu\n", p, atomic_load(&w->bind_errors));
-		head(f, p, "pods_evicted_total", "counter", "Pods evicted, by the action that evicted them");
-		for (int a = 1; a < GT_N_ACTIONS; a++)
-			fprintf(f, "%s_pods_evicted_total{action=\"%s\"} %lu\n", p, gt_action_name((enum gt_action)a),
-				atomic_load(&w->evictions[a]));
-		head(f, p, "evictions_refused_total", "counter", "Evictions refused with 429 (disruption budgets)");
-		fprintf(f, "%s_evictions_refused_total %lu\n", p, atomic_load(&w->evictions_refused));
-		head(f, p, "status_writes_total", "counter", "PodGroup and pod status and annotation patches");
-		fprintf(f, "%s_status_writes_total %lu\n", p, atomic_load(&w->patches));
-		head(f, p, "events_total", "counter", "Events recorded");
-		fprintf(f, "%s_events_total %lu\n", p, atomic_load(&w->events));
-		head(f, p, "write_errors_total", "counter", "Status, event and eviction writes that failed");
-		fprintf(f, "%s_write_errors_total %lu\n", p,
-			atomic_load(&w->patch_errors) + atomic_load(&w->event_errors) +
-				atomic_load(&w->eviction_errors));
-	}
-	if (m->api) {
-		static const char *const verbs[GT_N_VERBS] = { "get", "list", "watch", "create", "update", "patch",
-							      "delete" };
-		static const char *const classes[GT_N_CLASSES] = { "2xx", "3xx", "4xx", "5xx", "error" };
-		head(f, p, "api_requests_total", "counter", "API server requests by verb and outcome");
-		unsigned long errors = 0;
-		for (int v = 0; v < GT_N_VERBS; v++)
-			for (int k = 0; k < GT_N_CLASSES; k++) {
-				unsigned long n = atomic_load(&m->api->requests[v][k]);
-				if (k >= GT_CODE_5XX)
-					errors += n;
-				if (n)
-					fprintf(f, "%s_api_requests_total{verb=\"%s\",code=\"%s\"} %lu\n", p, verbs[v],
-						classes[k], n);
-			}
-		head(f, p, "api_errors_total", "counter", "API requests that got no answer or a server error");
-		fprintf(f, "%s_api_errors_total %lu\n", p, errors);
-	}
-	head(f, p, "watch_events_total", "counter", "Watch events applied to the cache");
-	for (int r = 0; r < GT_N_KRES; r++)
-		if (m->reflectors[r])
-			fprintf(f, "%s_watch_events_total{resource=\"%s\"} %lu\n", p, gt_kres[r].plural,
-				atomic_load(&m->reflectors[r]->events));
-	head(f, p, "relists_total", "counter", "Complete LISTs of a resource (the first, and after 410 Gone)");
-	for (int r = 0; r < GT_N_KRES; r++)
-		if (m->reflectors[r])
-			fprintf(f, "%s_relists_total{resource=\"%s\"} %lu\n", p, gt_kres[r].plural,
-				atomic_load(&m->reflectors[r]->lists));
+	if (m->writer)
+		write_writer(m->writer, f, p);
+	if (m->api)
+		write_api(m->api, f, p);
+	write_reflectors(m, f, p);
 	head(f, p, "is_leader", "gauge", "1 while this instance holds the leader lease (or runs without election)");
 	fprintf(f, "%s_is_leader %d\n", p, atomic_load(&m->leader) ? 1 : 0);
 }

@@ -39,7 +39,7 @@ struct gt_metrics {
 	/* the last cycle */
 	double e2e_ms, snapshot_ms, open_ms, write_ms;
 	double action_ms[GT_N_ACTIONS];
-	unsigned long cycles, cycle_errors, skipped_objects;
+	unsigned long cycles, skipped_objects;
 	struct gt_queue_metric *queues;
 	size_t n_queues;
 	/* counters owned elsewhere (may be NULL) */

@@ -188,23 +188,11 @@ static void do_delete(struct gt_writer *w, const struct gt_kop *op)
 
 static void run_op(struct gt_writer *w, const struct gt_kop *op)
 {
-	switch (op->kind) {
-	case GT_KOP_BIND:
-		do_bind(w, op);
-		break;
-	case GT_KOP_EVICT:
-		do_evict(w, op);
-		break;
-	case GT_KOP_PATCH:
-		do_patch(w, op);
-		break;
-	case GT_KOP_EVENT:
-		do_event(w, op);
-		break;
-	case GT_KOP_DELETE:
-		do_delete(w, op);
-		break;
-	}
+	static void (*const run[])(struct gt_writer *, const struct gt_kop *) = {
+		[GT_KOP_BIND] = do_bind, [GT_KOP_EVICT] = do_evict, [GT_KOP_PATCH] = do_patch,
+		[GT_KOP_EVENT] = do_event, [GT_KOP_DELETE] = do_delete,
+	};
+	run[op->kind](w, op);
 }
 
 /* The plan being written: the pool runs its writes, one task each. */

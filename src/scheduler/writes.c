@@ -33,29 +33,45 @@ static struct gt_kop *push(struct gt_writes *p, enum gt_kop_kind kind, enum gt_k
 	return op;
 }
 
+/* Every string an op owns, for copying and freeing them all alike. */
+static void op_strings(struct gt_kop *op, char ***out, size_t *n)
+{
+	char **s[] = { &op->ns, &op->name, &op->uid, &op->rv, &op->node, &op->job, &op->portion, &op->cm_caps,
+		       &op->cm_evar, &op->evict_event_ns, &op->evict_event_name, &op->evict_event_uid,
+		       &op->sub, &op->body, &op->reason, &op->message };
+	*n = sizeof(s) / sizeof(s[0]);
+	memcpy(out, s, sizeof(s));
+}
+
+#define N_OP_STRINGS 16
+
+void gt_kop_copy(struct gt_kop *dst, const struct gt_kop *src)
+{
+	*dst = *src;
+	char **strs[N_OP_STRINGS];
+	size_t n;
+	op_strings(dst, strs, &n);
+	for (size_t i = 0; i < n; i++)
+		*strs[i] = *strs[i] ? gt_xstrdup(*strs[i]) : NULL;
+	for (uint8_t g = 0; g < dst->n_groups; g++)
+		dst->groups[g] = gt_xstrdup(src->groups[g]);
+}
+
+void gt_kop_release(struct gt_kop *op)
+{
+	char **strs[N_OP_STRINGS];
+	size_t n;
+	op_strings(op, strs, &n);
+	for (size_t i = 0; i < n; i++)
+		free(*strs[i]);
+	for (uint8_t g = 0; g < op->n_groups; g++)
+		free(op->groups[g]);
+}
+
 void gt_writes_release(struct gt_writes *p)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		struct gt_kop *op = &p->ops[i];
-		free(op->ns);
-		free(op->name);
-		free(op->uid);
-		free(op->rv);
-		free(op->node);
-		for (uint8_t g = 0; g < op->n_groups; g++)
-			free(op->groups[g]);
-		free(op->job);
-		free(op->portion);
-		free(op->cm_caps);
-		free(op->cm_evar);
-		free(op->evict_event_ns);
-		free(op->evict_event_name);
-		free(op->evict_event_uid);
-		free(op->sub);
-		free(op->body);
-		free(op->reason);
-		free(op->message);
-	}
+	for (size_t i = 0; i < p->n; i++)
+		gt_kop_release(&p->ops[i]);
 	free(p->ops);
 	memset(p, 0, sizeof(*p));
 }

@@ -96,5 +96,8 @@ struct gt_writes_opts {
 void gt_writes_build(struct gt_kube_snapshot *snap, struct gt_plan *plan, const struct gt_writes_opts *o,
 		     struct gt_writes *w, char ***pipelined, size_t *n_pipelined);
 void gt_writes_release(struct gt_writes *w);
+/* A deep copy of @src (the binder keeps the binds it is handed); release with gt_kop_release(). */
+void gt_kop_copy(struct gt_kop *dst, const struct gt_kop *src);
+void gt_kop_release(struct gt_kop *op);
 
 #endif /* GT_WRITES_H */
