@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/mem.h"
 #include "api/json.h"
+#include "util/mem.h"
 
 /* ---------------------------------------------------------------- JSON */
 

@@ -20,8 +20,8 @@
 #include "scheduler/writes.h"
 #include "util/clock.h"
 #include "util/flags.h"
-#include "util/log.h"
 #include "util/flags.h"
+#include "util/log.h"
 #include "util/mem.h"
 #include "util/stop.h"
 
@@ -163,6 +163,11 @@ struct sched {
 	struct gt_cache *cache;
 	struct gt_writer *writer;
 	struct gt_metrics metrics;
+	struct gt_reflector *refl[GT_N_KRES];
+	struct gt_leader *leader;	/* NULL: no election */
+	struct gt_pgctl *pgctl;		/* NULL: no podgrouper in this process */
+	struct gt_pg_config pg_cfg;
+	char *identity;
 	char **announced;	/* pipelined pods already announced */
 	size_t n_announced;
 };
@@ -285,6 +290,88 @@ static int run(struct sched *S, struct gt_leader *leader)
 	return 0;
 }
 
+/* The configurations: the podgrouper's (for --podgrouper) and the connection's. 0 or 2 (said). */
+static int configure(struct sched *S, struct gt_kube_config *cfg)
+{
+	struct gt_err err = { 0 };
+	if (gt_pgctl_load_config(S->o.podgrouper_config, &S->pg_cfg, &err) ||
+	    gt_kube_config_load(S->o.conn.kubeconfig, S->o.conn.context, cfg, &err)) {
+		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
+		return 2;
+	}
+	/* the podgrouper groups the pods this scheduler schedules */
+	free(S->pg_cfg.scheduler_name);
+	S->pg_cfg.scheduler_name = gt_xstrdup(S->o.scheduler_name);
+	gt_log(GT_LOG_INFO, "scheduler", "connecting to %s from %s%s", cfg->server, cfg->source,
+	       cfg->insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
+	return 0;
+}
+
+/* The client, the cache and /metrics. 0, or 1 when the metrics port cannot be had (said). */
+static int connect_api(struct sched *S, struct gt_kube_config *cfg)
+{
+	S->cl = gt_kube_client_new(cfg, S->o.conn.qps, (int)S->o.conn.burst, (long)(S->o.conn.api_timeout_s * 1000));
+	S->cache = gt_cache_new();
+	gt_stop_on(wake_cache, S->cache);
+	gt_metrics_init(&S->metrics, S->o.metrics_ns);
+	S->metrics.api = gt_kube_client_stats(S->cl);
+	atomic_store(&S->metrics.leader, !S->o.lease.elect);
+	if (!strcmp(S->o.metrics_addr, "0") || !*S->o.metrics_addr)
+		return 0;
+	struct gt_err err = { 0 };
+	if (gt_metrics_serve(&S->metrics, S->o.metrics_addr, &err)) {
+		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
+		return 1;
+	}
+	gt_log(GT_LOG_INFO, "scheduler", "serving /metrics, /healthz and /readyz on port %d", S->metrics.port);
+	return 0;
+}
+
+/* The threads: reflectors, the writer (and binder), the election, the podgrouper. */
+static void start(struct sched *S)
+{
+	struct gt_reflector_opts ro = { .page_size = (int)S->o.page_size,
+					.watch_timeout_s = (int)S->o.watch_timeout_s };
+	for (int r = 0; r < GT_N_KRES; r++) {
+		S->refl[r] = gt_reflector_start(S->cl, S->cache, (enum gt_kres)r, &ro);
+		S->metrics.reflectors[r] = gt_reflector_stats(S->refl[r]);
+	}
+	struct gt_writer_opts wo = { .workers = (int)S->o.workers, .evict_by_delete = S->o.evict_by_delete,
+				     .grace_period_s = S->o.grace_s < 0 ? -1 : (int64_t)S->o.grace_s,
+				     .component = S->o.scheduler_name, .instance = S->identity,
+				     .reservation = S->o.reservation };
+	S->writer = gt_writer_new(S->cl, S->cache, &wo);
+	S->metrics.writer = gt_writer_stats(S->writer);
+	gt_stop_on(gt_writer_wake, S->writer);
+	if (S->o.lease.elect) {
+		struct gt_leader_opts lo = { .ns = S->o.lease.ns ? S->o.lease.ns : S->o.ns,
+					     .name = S->o.lease.name ? S->o.lease.name : S->o.scheduler_name,
+					     .identity = S->identity, .lease_s = S->o.lease.lease_s,
+					     .renew_s = S->o.lease.renew_s, .retry_s = S->o.lease.retry_s,
+					     .on_change = wake_cache, .arg = S->cache };
+		S->leader = gt_leader_start(S->cl, &lo);
+	}
+	if (S->o.podgrouper) {
+		struct gt_pgctl_opts po = { .cfg = &S->pg_cfg, .active = &S->metrics.leader };
+		S->pgctl = gt_pgctl_start(S->cl, S->cache, &po);
+	}
+}
+
+/* Everything start() started, in the order that lets each finish. */
+static void stop(struct sched *S)
+{
+	gt_log(GT_LOG_INFO, "scheduler", "shutting down%s", gt_stop_requested() ? " (signal)" : "");
+	/* /metrics reads the writer's and reflectors' counters: stop serving first */
+	gt_metrics_stop(&S->metrics);
+	gt_writer_free(S->writer);
+	gt_leader_stop(S->leader);
+	gt_kube_client_stop(S->cl);
+	gt_pgctl_stop(S->pgctl);
+	for (int r = 0; r < GT_N_KRES; r++)
+		gt_reflector_join(S->refl[r]);
+	free_announced(S);
+}
+
 int gt_scheduler_main(int argc, char **argv)
 {
 	struct sched S = { 0 };
@@ -293,83 +380,27 @@ int gt_scheduler_main(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	gt_log_set_level((enum gt_log_level)S.o.log_level);
 	struct gt_kube_config cfg;
-	struct gt_err err = { 0 };
-	struct gt_pg_config pg_cfg;
-	struct gt_pgctl *pgctl = NULL;
-	if (gt_pgctl_load_config(S.o.podgrouper_config, &pg_cfg, &err) ||
-	    gt_kube_config_load(S.o.conn.kubeconfig, S.o.conn.context, &cfg, &err)) {
-		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
-		gt_pg_config_release(&pg_cfg);
-		return 2;
+	rc = configure(&S, &cfg);	/* initialises S.pg_cfg whatever happens */
+	if (rc) {
+		gt_pg_config_release(&S.pg_cfg);
+		return rc;
 	}
-	/* the podgrouper groups the pods this scheduler schedules */
-	free(pg_cfg.scheduler_name);
-	pg_cfg.scheduler_name = gt_xstrdup(S.o.scheduler_name);
-	gt_log(GT_LOG_INFO, "scheduler", "connecting to %s from %s%s", cfg.server, cfg.source,
-	       cfg.insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
-	char *identity = gt_leader_identity();
-	/* before any thread starts: they all inherit the blocked signals */
-	gt_stop_start();
-	S.cl = gt_kube_client_new(&cfg, S.o.conn.qps, (int)S.o.conn.burst, (long)(S.o.conn.api_timeout_s * 1000));
-	S.cache = gt_cache_new();
-	gt_stop_on(wake_cache, S.cache);
-	gt_metrics_init(&S.metrics, S.o.metrics_ns);
-	S.metrics.api = gt_kube_client_stats(S.cl);
-	atomic_store(&S.metrics.leader, !S.o.lease.elect);
-	if (strcmp(S.o.metrics_addr, "0") && *S.o.metrics_addr) {
-		if (gt_metrics_serve(&S.metrics, S.o.metrics_addr, &err)) {
-			fprintf(stderr, "gantry scheduler: %s\n", err.msg);
-			rc = 1;
-			goto out_early;
-		}
-		gt_log(GT_LOG_INFO, "scheduler", "serving /metrics, /healthz and /readyz on port %d", S.metrics.port);
+	S.identity = gt_leader_identity();
+	gt_stop_start();	/* before any thread starts: they all inherit the blocked signals */
+	rc = connect_api(&S, &cfg);
+	if (!rc) {
+		start(&S);
+		rc = run(&S, S.leader);
+		/* a one-shot run (--cycles) sees its shared-GPU binds through; a signal gives them up */
+		if (S.o.cycles)
+			gt_writer_wait_binds(S.writer);
+		stop(&S);
 	}
-	struct gt_reflector *refl[GT_N_KRES];
-	struct gt_reflector_opts ro = { .page_size = (int)S.o.page_size, .watch_timeout_s = (int)S.o.watch_timeout_s };
-	for (int r = 0; r < GT_N_KRES; r++) {
-		refl[r] = gt_reflector_start(S.cl, S.cache, (enum gt_kres)r, &ro);
-		S.metrics.reflectors[r] = gt_reflector_stats(refl[r]);
-	}
-	struct gt_writer_opts wo = { .workers = (int)S.o.workers, .evict_by_delete = S.o.evict_by_delete,
-				     .grace_period_s = S.o.grace_s < 0 ? -1 : (int64_t)S.o.grace_s,
-				     .component = S.o.scheduler_name, .instance = identity,
-				     .reservation = S.o.reservation };
-	S.writer = gt_writer_new(S.cl, S.cache, &wo);
-	S.metrics.writer = gt_writer_stats(S.writer);
-	gt_stop_on(gt_writer_wake, S.writer);
-	struct gt_leader *leader = NULL;
-	if (S.o.lease.elect) {
-		struct gt_leader_opts lo = { .ns = S.o.lease.ns ? S.o.lease.ns : S.o.ns,
-					     .name = S.o.lease.name ? S.o.lease.name : S.o.scheduler_name,
-					     .identity = identity, .lease_s = S.o.lease.lease_s,
-					     .renew_s = S.o.lease.renew_s, .retry_s = S.o.lease.retry_s,
-					     .on_change = wake_cache, .arg = S.cache };
-		leader = gt_leader_start(S.cl, &lo);
-	}
-	if (S.o.podgrouper) {
-		struct gt_pgctl_opts po = { .cfg = &pg_cfg, .active = &S.metrics.leader };
-		pgctl = gt_pgctl_start(S.cl, S.cache, &po);
-	}
-	rc = run(&S, leader);
-	/* a one-shot run (--cycles) sees its shared-GPU binds through; a signal gives them up */
-	if (S.o.cycles)
-		gt_writer_wait_binds(S.writer);
-	gt_log(GT_LOG_INFO, "scheduler", "shutting down%s", gt_stop_requested() ? " (signal)" : "");
-	/* /metrics reads the writer's and reflectors' counters: stop serving first */
-	gt_metrics_stop(&S.metrics);
-	gt_writer_free(S.writer);
-	gt_leader_stop(leader);
-	gt_kube_client_stop(S.cl);
-	gt_pgctl_stop(pgctl);
-	for (int r = 0; r < GT_N_KRES; r++)
-		gt_reflector_join(refl[r]);
-	free_announced(&S);
-out_early:
 	gt_metrics_release(&S.metrics);
 	gt_cache_free(S.cache);
 	gt_kube_client_free(S.cl);
-	gt_pg_config_release(&pg_cfg);
-	free(identity);
+	gt_pg_config_release(&S.pg_cfg);
+	free(S.identity);
 	gt_stop_end();
 	return rc;
 }

@@ -55,68 +55,76 @@ static json_t *qres_json(const int64_t v[GT_NQRES])
 	return o;
 }
 
+static json_t *node_json(const struct gt_cluster *c, const struct gt_session *s, uint32_t n)
+{
+	json_t *o = json_object();
+	int32_t idle = gt_node_idle_gpus(s, (int32_t)n);
+	json_object_set_new(o, "name", json_string(str(c, c->nodes[n].name)));
+	json_object_set_new(o, "idleGPUs", json_integer(idle));
+	json_object_set_new(o, "releasingGPUs", json_integer(gt_node_releasing_gpus(s, (int32_t)n)));
+	json_object_set_new(o, "usedGPUs", json_integer(c->nodes[n].gpus - idle));
+	return o;
+}
+
+/* A time as SIMULATE.md has it: RFC 3339, or null for none. */
+static json_t *time_json(int64_t t)
+{
+	char ts[GT_TIME_LEN];
+	if (!t)
+		return json_null();
+	gt_time_format(t, ts, sizeof(ts));
+	return json_string(ts);
+}
+
+static json_t *podgroup_json(const struct gt_cluster *c, const struct gt_plan *plan, uint32_t j)
+{
+	const struct gt_job *job = &c->jobs[j];
+	const struct gt_plan_job *pj = &plan->jobs[j];
+	json_t *o = json_object();
+	json_object_set_new(o, "namespace", json_string(str(c, job->ns)));
+	json_object_set_new(o, "name", json_string(str(c, job->name)));
+	json_object_set_new(o, "queue", json_string(str(c, job->queue_name)));
+	json_object_set_new(o, "scheduled", json_boolean(pj->scheduled));
+	json_object_set_new(o, "lastStartTimestamp", time_json(pj->last_start));
+	if (pj->stale_since)	/* kai.scheduler/stale-podgroup-timestamp */
+		json_object_set_new(o, "staleTimestamp", time_json(pj->stale_since));
+	json_object_set_new(o, "message", json_string(pj->message && !pj->scheduled ? pj->message : ""));
+	return o;
+}
+
+static json_t *queue_json(const struct gt_cluster *c, const struct gt_session *s, uint32_t q)
+{
+	const struct gt_queue *cq = &c->queues[q];
+	json_t *o = json_object();
+	json_object_set_new(o, "name", json_string(str(c, cq->name)));
+	json_object_set_new(o, "parent", cq->parent >= 0 ? json_string(str(c, c->queues[cq->parent].name))
+							 : json_null());
+	json_object_set_new(o, "fairShare", qres_json(s->queues[q].fair_share));
+	json_object_set_new(o, "allocated", qres_json(s->queues[q].allocated));
+	json_object_set_new(o, "deserved", qres_json(cq->deserved));
+	return o;
+}
+
 void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan,
 		    int cycles, bool yaml)
 {
 	json_t *root = json_object();
 	json_object_set_new(root, "cycles", json_integer(cycles));
-	json_t *ops = json_object();
-	json_object_set_new(ops, "binds", json_integer(plan->n_binds));
-	json_object_set_new(ops, "evictions", json_integer(plan->n_evictions));
-	json_object_set_new(ops, "pipelines", json_integer(plan->n_pipelines));
-	json_object_set_new(root, "operations", ops);
-	json_t *pods = json_array();
+	json_object_set_new(root, "operations", json_pack("{s:I, s:I, s:I}", "binds", (json_int_t)plan->n_binds,
+							  "evictions", (json_int_t)plan->n_evictions,
+							  "pipelines", (json_int_t)plan->n_pipelines));
+	json_t *arr[4] = { json_array(), json_array(), json_array(), json_array() };
 	for (uint32_t i = 0; i < c->n_pods; i++)
-		json_array_append_new(pods, pod_json(c, s, plan, i));
-	json_object_set_new(root, "pods", pods);
-	json_t *nodes = json_array();
-	for (uint32_t n = 0; n < c->n_nodes; n++) {
-		json_t *o = json_object();
-		int32_t idle = gt_node_idle_gpus(s, (int32_t)n);
-		int32_t rel = gt_node_releasing_gpus(s, (int32_t)n);
-		json_object_set_new(o, "name", json_string(str(c, c->nodes[n].name)));
-		json_object_set_new(o, "idleGPUs", json_integer(idle));
-		json_object_set_new(o, "releasingGPUs", json_integer(rel));
-		json_object_set_new(o, "usedGPUs", json_integer(c->nodes[n].gpus - idle));
-		json_array_append_new(nodes, o);
-	}
-	json_object_set_new(root, "nodes", nodes);
-	json_t *groups = json_array();
-	for (uint32_t j = 0; j < c->n_jobs; j++) {
-		const struct gt_job *job = &c->jobs[j];
-		json_t *o = json_object();
-		char ts[GT_TIME_LEN];
-		json_object_set_new(o, "namespace", json_string(str(c, job->ns)));
-		json_object_set_new(o, "name", json_string(str(c, job->name)));
-		json_object_set_new(o, "queue", json_string(str(c, job->queue_name)));
-		const struct gt_plan_job *pj = &plan->jobs[j];
-		json_object_set_new(o, "scheduled", json_boolean(pj->scheduled));
-		if (pj->last_start) {
-			gt_time_format(pj->last_start, ts, sizeof(ts));
-			json_object_set_new(o, "lastStartTimestamp", json_string(ts));
-		} else {
-			json_object_set_new(o, "lastStartTimestamp", json_null());
-		}
-		if (pj->stale_since) {	/* kai.scheduler/stale-podgroup-timestamp */
-			gt_time_format(pj->stale_since, ts, sizeof(ts));
-			json_object_set_new(o, "staleTimestamp", json_string(ts));
-		}
-		json_object_set_new(o, "message", json_string(pj->message && !pj->scheduled ? pj->message : ""));
-		json_array_append_new(groups, o);
-	}
-	json_object_set_new(root, "podGroups", groups);
-	json_t *queues = json_array();
-	for (uint32_t q = 0; q < c->n_queues; q++) {
-		json_t *o = json_object();
-		json_object_set_new(o, "name", json_string(str(c, c->queues[q].name)));
-		json_object_set_new(o, "parent", c->queues[q].parent >= 0
-				    ? json_string(str(c, c->queues[c->queues[q].parent].name)) : json_null());
-		json_object_set_new(o, "fairShare", qres_json(s->queues[q].fair_share));
-		json_object_set_new(o, "allocated", qres_json(s->queues[q].allocated));
-		json_object_set_new(o, "deserved", qres_json(c->queues[q].deserved));
-		json_array_append_new(queues, o);
-	}
-	json_object_set_new(root, "queues", queues);
+		json_array_append_new(arr[0], pod_json(c, s, plan, i));
+	for (uint32_t n = 0; n < c->n_nodes; n++)
+		json_array_append_new(arr[1], node_json(c, s, n));
+	for (uint32_t j = 0; j < c->n_jobs; j++)
+		json_array_append_new(arr[2], podgroup_json(c, plan, j));
+	for (uint32_t q = 0; q < c->n_queues; q++)
+		json_array_append_new(arr[3], queue_json(c, s, q));
+	static const char *const keys[4] = { "pods", "nodes", "podGroups", "queues" };
+	for (int k = 0; k < 4; k++)
+		json_object_set_new(root, keys[k], arr[k]);
 	if (yaml) {
 		gt_json_print_yaml(out, root);
 	} else {

@@ -115,6 +115,75 @@ void gt_sim_advance(struct gt_cluster *c, struct gt_plan *plan)
 	}
 }
 
+/*
+ * Pods that arrive without a PodGroup but with their owners in the input
+ * (kubectl get pytorchjob,pods -o yaml) are grouped as the podgrouper would
+ * group them in a cluster: the PodGroups it makes join the objects.
+ */
+static int group_pods(struct gt_doc_list *docs, struct gt_pg_batch *pg)
+{
+	struct gt_pg_config cfg;
+	struct gt_err err = { 0 };
+	gt_pg_config_init(&cfg);
+	int rc = gt_pg_group_all(&cfg, docs->docs, docs->n, pg, &err);
+	if (rc)
+		fprintf(stderr, "gantry simulate: %s\n", err.msg);
+	gt_pg_batch_apply(pg);
+	for (size_t i = 0; i < pg->n_warnings; i++)
+		fprintf(stderr, "gantry simulate: warning: %s\n", pg->warnings[i]);
+	gt_pg_config_release(&cfg);
+	return rc ? 2 : 0;
+}
+
+/* The objects into @c; every bad one is said (and makes this fail: 2), all at once. */
+static int decode(const struct gt_doc_list *docs, const struct gt_pg_batch *pg, struct gt_cluster *c)
+{
+	struct gt_decoder dec;
+	struct gt_err err = { 0 };
+	gt_decoder_init(&dec);
+	for (size_t i = 0; i < pg->n_podgroups; i++)
+		gt_decoder_add(&dec, pg->podgroups[i]);
+	for (size_t i = 0; i < docs->n; i++)
+		gt_decoder_add(&dec, docs->docs[i]);
+	gt_decoder_build(&dec, c, &err);
+	int rc = gt_decoder_report(&dec, stderr, "gantry simulate") ? 2 : 0;
+	gt_decoder_release(&dec);
+	return rc;
+}
+
+/*
+ * The cycles: each runs the core, lists its plan (logged with
+ * --show-cycles) and moves the virtual cluster on; the last one's state is
+ * printed.
+ */
+static void run_cycles(struct sim_opts *o, struct gt_cluster *c)
+{
+	struct gt_session s;
+	struct gt_plan plan;
+	bool machine = o->output == GT_OUT_JSON || o->output == GT_OUT_YAML;
+	for (int cycle = 1; cycle <= o->cycles; cycle++) {
+		gt_cycle_run(&s, c, o->now, o->actions);
+		gt_plan_build(&plan, &s, NULL);
+		if (o->show_cycles)	/* with JSON or YAML on stdout, the log goes to stderr */
+			gt_output_cycle_log(machine ? stderr : stdout, c, &plan, cycle);
+		if (cycle == o->cycles)
+			break;
+		gt_sim_advance(c, &plan);
+		gt_plan_release(&plan);
+		gt_session_release(&s);
+		o->now += 1;	/* KAI's cycle period: one second */
+	}
+	if (machine) {
+		gt_output_json(stdout, c, &s, &plan, (int)o->cycles, o->output == GT_OUT_YAML);
+	} else {
+		if (o->show_cycles)
+			fputc('\n', stdout);
+		gt_output_table(stdout, c, &s, &plan, (int)o->cycles);
+	}
+	gt_plan_release(&plan);
+	gt_session_release(&s);
+}
+
 int gt_simulate_main(int argc, char **argv)
 {
 	struct sim_opts o;
@@ -124,71 +193,17 @@ int gt_simulate_main(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	}
 	struct gt_doc_list docs = { 0 };
+	struct gt_pg_batch pg = { 0 };
 	struct gt_strtab names;
 	struct gt_cluster c;
-	struct gt_decoder dec;
 	gt_strtab_init(&names);
 	gt_cluster_init(&c, &names);
-	gt_decoder_init(&dec);
 	rc = load_files(&o, &docs);
-	/*
-	 * Pods that arrive without a PodGroup but with their owners in the input
-	 * (kubectl get pytorchjob,pods -o yaml) are grouped as the podgrouper
-	 * would group them in a cluster.
-	 */
-	struct gt_pg_config pg_cfg;
-	struct gt_pg_batch pg = { 0 };
-	gt_pg_config_init(&pg_cfg);
-	if (!rc) {
-		struct gt_err err = { 0 };
-		if (gt_pg_group_all(&pg_cfg, docs.docs, docs.n, &pg, &err)) {
-			fprintf(stderr, "gantry simulate: %s\n", err.msg);
-			rc = 2;
-		}
-		gt_pg_batch_apply(&pg);
-		for (size_t i = 0; i < pg.n_warnings; i++)
-			fprintf(stderr, "gantry simulate: warning: %s\n", pg.warnings[i]);
-	}
-	if (!rc) {
-		for (size_t i = 0; i < pg.n_podgroups; i++)
-			gt_decoder_add(&dec, pg.podgroups[i]);
-		for (size_t i = 0; i < docs.n; i++)
-			gt_decoder_add(&dec, docs.docs[i]);
-		struct gt_err err = { 0 };
-		gt_decoder_build(&dec, &c, &err);
-		/* every bad object at once: the user fixes them in one go */
-		if (gt_decoder_report(&dec, stderr, "gantry simulate"))
-			rc = 2;
-	}
-	if (!rc) {
-		struct gt_session s;
-		struct gt_plan plan;
-		bool machine = o.output == GT_OUT_JSON || o.output == GT_OUT_YAML;
-		for (int cycle = 1; cycle <= o.cycles; cycle++) {
-			gt_cycle_run(&s, &c, o.now, o.actions);
-			gt_plan_build(&plan, &s, NULL);
-			if (o.show_cycles)	/* with JSON or YAML on stdout, the log goes to stderr */
-				gt_output_cycle_log(machine ? stderr : stdout, &c, &plan, cycle);
-			if (cycle == o.cycles)
-				break;
-			gt_sim_advance(&c, &plan);
-			gt_plan_release(&plan);
-			gt_session_release(&s);
-			o.now += 1;	/* KAI's cycle period: one second */
-		}
-		if (machine) {
-			gt_output_json(stdout, &c, &s, &plan, (int)o.cycles, o.output == GT_OUT_YAML);
-		} else {
-			if (o.show_cycles)
-				fputc('\n', stdout);
-			gt_output_table(stdout, &c, &s, &plan, (int)o.cycles);
-		}
-		gt_plan_release(&plan);
-		gt_session_release(&s);
-	}
-	gt_decoder_release(&dec);
+	rc = rc ? rc : group_pods(&docs, &pg);
+	rc = rc ? rc : decode(&docs, &pg, &c);
+	if (!rc)
+		run_cycles(&o, &c);
 	gt_pg_batch_release(&pg);
-	gt_pg_config_release(&pg_cfg);
 	gt_doc_list_release(&docs);
 	gt_cluster_release(&c);
 	gt_strtab_release(&names);
