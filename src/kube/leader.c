@@ -23,6 +23,8 @@ struct gt_leader {
 	void (*on_change)(void *arg);
 	void *arg;
 	atomic_bool leader, lost, quit;
+	pthread_mutex_t mu;	/* for the wait between attempts */
+	pthread_cond_t stop;	/* gt_leader_stop() */
 	/* what we last saw of the record, and when (monotonic) */
 	char *seen_holder, *seen_renew;
 	double seen_at;
@@ -138,11 +140,12 @@ static void *run(void *arg)
 	struct gt_leader *l = arg;
 	while (!atomic_load(&l->quit) && !atomic_load(&l->lost)) {
 		try_acquire_or_renew(l);
-		/* a leader renews every retry period; a candidate polls at the same pace */
-		for (double t = 0; t < l->retry_s && !atomic_load(&l->quit); t += 0.05) {
-			struct timespec ts = { 0, 50000000L };
-			nanosleep(&ts, NULL);
-		}
+		/* a leader renews every retry period; a candidate asks at the same pace */
+		double until = gt_mono_s() + l->retry_s;
+		pthread_mutex_lock(&l->mu);
+		while (!atomic_load(&l->quit) && gt_cond_wait_until(&l->stop, &l->mu, until))
+			;
+		pthread_mutex_unlock(&l->mu);
 	}
 	return NULL;
 }
@@ -159,6 +162,8 @@ struct gt_leader *gt_leader_start(struct gt_kube_client *cl, const struct gt_lea
 	l->retry_s = o->retry_s > 0 ? o->retry_s : 2;
 	l->on_change = o->on_change;
 	l->arg = o->arg;
+	pthread_mutex_init(&l->mu, NULL);
+	gt_cond_init_mono(&l->stop);
 	if (pthread_create(&l->thread, NULL, run, l)) {
 		fprintf(stderr, "gantry: cannot start the leader-election thread\n");
 		abort();
@@ -180,8 +185,13 @@ void gt_leader_stop(struct gt_leader *l)
 {
 	if (!l)
 		return;
+	pthread_mutex_lock(&l->mu);
 	atomic_store(&l->quit, true);
+	pthread_cond_broadcast(&l->stop);
+	pthread_mutex_unlock(&l->mu);
 	pthread_join(l->thread, NULL);
+	pthread_mutex_destroy(&l->mu);
+	pthread_cond_destroy(&l->stop);
 	if (atomic_load(&l->leader) && l->rv) {
 		/* hand over at once: an empty holder and a one-second lease */
 		if (write_lease(l, l->rv, "", NULL, l->transitions, 1))

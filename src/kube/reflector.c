@@ -26,17 +26,6 @@ struct gt_reflector {
 	unsigned seed;
 };
 
-/* Sleep @s seconds, waking early when the client stops. */
-static void nap(const struct gt_reflector *r, double s)
-{
-	while (s > 0 && !gt_kube_client_stopping(r->cl)) {
-		double step = s > 0.1 ? 0.1 : s;
-		struct timespec ts = { 0, (long)(step * 1e9) };
-		nanosleep(&ts, NULL);
-		s -= step;
-	}
-}
-
 static double backoff_next(struct gt_reflector *r, double *b)
 {
 	double cur = *b;
@@ -240,14 +229,14 @@ static void *run(void *arg)
 		if (need_list) {
 			int rc = list_all(r);
 			if (rc < 0) {
-				nap(r, backoff_next(r, &backoff));
+				gt_kube_client_nap(r->cl, backoff_next(r, &backoff));
 				continue;
 			}
 			gt_cache_set_synced(r->cache, r->res, true);
 			if (rc == 1) {
 				gt_log(GT_LOG_INFO, "reflector", "%s: resource not served (CRD not installed?); "
 				       "treated as empty, looking again in %.0f s", k->plural, ABSENT_RETRY_S);
-				nap(r, ABSENT_RETRY_S);
+				gt_kube_client_nap(r->cl, ABSENT_RETRY_S);
 				continue;
 			}
 			need_list = false;
@@ -277,11 +266,11 @@ static void *run(void *arg)
 			       rc ? resp.error : status_message(resp.body));
 			/* a stream that delivered events was healthy: resume at once, quietly */
 			if (atomic_load(&r->stats.events) == before)
-				nap(r, backoff_next(r, &backoff));
+				gt_kube_client_nap(r->cl, backoff_next(r, &backoff));
 			else
 				backoff = BACKOFF_MIN_S;
 		} else if (r->failed) {
-			nap(r, backoff_next(r, &backoff));
+			gt_kube_client_nap(r->cl, backoff_next(r, &backoff));
 		} else {
 			backoff = BACKOFF_MIN_S;
 		}
