@@ -154,16 +154,8 @@ void gt_dec_source(struct gt_dec *x, int kind, uint32_t idx, int32_t obj)
 
 /* ---------------------------------------------------------------- values */
 
-const char *const gt_dec_taint_effects[] = { "NoSchedule", "PreferNoSchedule", "NoExecute", NULL };
-const char *const gt_dec_selector_ops[] = { "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", NULL };
-
-int gt_dec_name_index(const char *const *names, const char *s)
-{
-	for (int i = 0; s && names[i]; i++)
-		if (!strcmp(names[i], s))
-			return i;
-	return -1;
-}
+const char *const gt_dec_taint_effects[GT_TAINT_ANY] = { "NoSchedule", "PreferNoSchedule", "NoExecute" };
+const char *const gt_dec_selector_ops[GT_SEL_LT + 1] = { "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt" };
 
 int gt_dec_check_name(struct gt_dec *x, const struct gt_doc *o, const int32_t *tab, const char *what)
 {

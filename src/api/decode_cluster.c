@@ -10,6 +10,7 @@
 
 #include "api/quantity.h"
 #include "util/mem.h"
+#include "util/strtab.h"
 #include "util/time.h"
 
 /* ---------------------------------------------------------------- priority classes */
@@ -258,7 +259,7 @@ static int node_taints(struct gt_dec *x, const struct gt_doc *o, struct gt_node 
 		const char *val = gt_doc_str(t, "value");
 		if (!key)
 			return gt_dec_fail(x, o, "spec.taints[].key", "is missing", NULL);
-		int e = gt_dec_name_index(gt_dec_taint_effects, eff);
+		int e = gt_name_index(gt_dec_taint_effects, GT_TAINT_ANY, eff);
 		if (e < 0)
 			return gt_dec_fail(x, o, "spec.taints[].effect", "unknown effect", eff ? eff : "");
 		n->taints[n->n_taints++] = (struct gt_taint){ gt_dec_intern(x, key), gt_dec_intern(x, val ? val : ""),

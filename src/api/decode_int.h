@@ -56,10 +56,8 @@ bool gt_dec_bool(const char *s, bool dflt);
 int gt_dec_ext_index(struct gt_dec *x, const char *res);
 bool gt_dec_is_extended(const char *res);
 /* Names of a field's values, in the order of the values they stand for. */
-extern const char *const gt_dec_taint_effects[];	/* enum gt_taint_effect but ANY */
-extern const char *const gt_dec_selector_ops[];	/* enum gt_sel_op */
-/* The index of @s in the NULL-terminated @names, or -1 (also when @s is NULL). */
-int gt_dec_name_index(const char *const *names, const char *s);
+extern const char *const gt_dec_taint_effects[GT_TAINT_ANY];	/* enum gt_taint_effect but ANY */
+extern const char *const gt_dec_selector_ops[GT_SEL_LT + 1];	/* enum gt_sel_op */
 /* Reject an object without a name, or whose name lookup @tab has already (@what: "queue", "node"). */
 int gt_dec_check_name(struct gt_dec *x, const struct gt_doc *o, const int32_t *tab, const char *what);
 /* Bindings by pod document (qsort/bsearch order). */

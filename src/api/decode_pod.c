@@ -11,6 +11,7 @@
 #include "api/gpushare.h"
 #include "api/quantity.h"
 #include "util/mem.h"
+#include "util/strtab.h"
 #include "util/time.h"
 
 static int add_request(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p,
@@ -154,7 +155,7 @@ static int read_selector_exprs(struct gt_dec *x, const struct gt_doc *o, const s
 			return gt_dec_fail(x, o, "spec.affinity...matchExpressions[]", "needs key and operator", NULL);
 		struct gt_sel_expr *e = &out->exprs[out->n_exprs++];
 		e->key = gt_dec_intern(x, key);
-		int opi = gt_dec_name_index(gt_dec_selector_ops, op);
+		int opi = gt_name_index(gt_dec_selector_ops, GT_SEL_LT + 1, op);
 		if (opi < 0)
 			return gt_dec_fail(x, o, "spec.affinity...matchExpressions[].operator", "unknown operator", op);
 		e->op = (enum gt_sel_op)opi;
@@ -198,7 +199,7 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 			tol->key = key && *key ? (int64_t)gt_dec_intern(x, key) : -1;
 			tol->exists = op && !strcmp(op, "Exists");
 			tol->val = gt_dec_intern(x, val ? val : "");
-			int e = gt_dec_name_index(gt_dec_taint_effects, eff);
+			int e = gt_name_index(gt_dec_taint_effects, GT_TAINT_ANY, eff);
 			/* an effect that is none of the three counts as the strictest */
 			tol->effect = !eff || !*eff ? GT_TAINT_ANY : e < 0 ? GT_TAINT_NO_EXECUTE : (enum gt_taint_effect)e;
 		}

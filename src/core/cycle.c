@@ -3,6 +3,7 @@
 
 #include "core/actions.h"
 #include "core/fairshare.h"
+#include "util/strtab.h"
 
 static const char *const action_names[GT_N_ACTIONS] = {
 	[GT_ACT_NONE] = "",
@@ -20,10 +21,8 @@ const char *gt_action_name(enum gt_action a)
 
 enum gt_action gt_action_from_name(const char *name)
 {
-	for (int a = 1; a < GT_N_ACTIONS; a++)
-		if (!strcmp(name, action_names[a]))
-			return (enum gt_action)a;
-	return GT_ACT_NONE;
+	int a = gt_name_index(action_names, GT_N_ACTIONS, name);
+	return a < 0 ? GT_ACT_NONE : (enum gt_action)a;
 }
 
 int gt_actions_parse(const char *list, unsigned *mask, char *bad, size_t cap)

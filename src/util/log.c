@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/strtab.h"
 #include "util/time.h"
 
 static atomic_int log_level = GT_LOG_INFO;
@@ -20,9 +21,9 @@ void gt_log_set_level(enum gt_log_level level)
 
 int gt_log_parse_level(const char *s)
 {
-	for (int i = 0; i <= GT_LOG_DEBUG; i++)
-		if (!strcmp(s, level_names[i]))
-			return i;
+	int i = gt_name_index(level_names, GT_LOG_DEBUG + 1, s);
+	if (i >= 0)
+		return i;
 	if (!strcmp(s, "warning"))
 		return GT_LOG_WARN;
 	return -1;

@@ -62,3 +62,11 @@ uint32_t gt_strtab_intern(struct gt_strtab *t, const char *s)
 	t->slots[i] = id + 1;
 	return id;
 }
+
+int gt_name_index(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; s && i < n; i++)
+		if (names[i] && !strcmp(names[i], s))
+			return i;
+	return -1;
+}

@@ -56,26 +56,51 @@ static int zone_offset(const char **p, int64_t *off)
 	return 0;
 }
 
-int gt_time_parse(const char *s, int64_t *out)
+/*
+ * "YYYY-MM-DD" @sep "hh:mm:ss" at the start of @s (@sep: the characters
+ * allowed between date and time) as seconds since the epoch, the date
+ * checked; *@end just past it.
+ */
+static int civil(const char *s, const char *sep, int64_t *out, const char **end)
 {
 	int y, mo, da, h, mi, se;
-	if (!s || strlen(s) < 20 || !fixed_digits(s, 4, &y) || s[4] != '-' ||
+	if (!s || strlen(s) < 19 || !fixed_digits(s, 4, &y) || s[4] != '-' ||
 	    !fixed_digits(s + 5, 2, &mo) || s[7] != '-' || !fixed_digits(s + 8, 2, &da) ||
-	    (s[10] != 'T' && s[10] != 't') || !fixed_digits(s + 11, 2, &h) || s[13] != ':' ||
-	    !fixed_digits(s + 14, 2, &mi) || s[16] != ':' || !fixed_digits(s + 17, 2, &se))
+	    !strchr(sep, s[10]) || !fixed_digits(s + 11, 2, &h) || s[13] != ':' ||
+	    !fixed_digits(s + 14, 2, &mi) || s[16] != ':' || !fixed_digits(s + 17, 2, &se) ||
+	    mo < 1 || mo > 12 || da < 1 || da > days_in_month(y, mo) || h > 23 || mi > 59 ||
+	    se > 59)
 		return GT_EINVAL;
-	const char *p = s + 19;
+	*out = gt_days_from_civil(y, mo, da) * 86400 + h * 3600 + mi * 60 + se;
+	*end = s + 19;
+	return 0;
+}
+
+int gt_time_parse(const char *s, int64_t *out)
+{
+	int64_t t, off;
+	const char *p;
+	if (civil(s, "Tt", &t, &p))
+		return GT_EINVAL;
 	if (*p == '.') {
 		if (p[1] < '0' || p[1] > '9')
 			return GT_EINVAL;
 		for (p++; *p >= '0' && *p <= '9'; p++)
 			;
 	}
-	int64_t off;
-	if (zone_offset(&p, &off) || *p || mo < 1 || mo > 12 || da < 1 ||
-	    da > days_in_month(y, mo) || h > 23 || mi > 59 || se > 59)
+	if (zone_offset(&p, &off) || *p)
 		return GT_EINVAL;
-	*out = gt_days_from_civil(y, mo, da) * 86400 + h * 3600 + mi * 60 + se - off;
+	*out = t - off;
+	return 0;
+}
+
+int gt_time_parse_civil(const char *s, int64_t *out)
+{
+	int64_t t;
+	const char *p;
+	if (civil(s, " ", &t, &p) || *p)
+		return GT_EINVAL;
+	*out = t;
 	return 0;
 }
 

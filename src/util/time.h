@@ -21,6 +21,8 @@
  * GT_EINVAL (not the whole string, an impossible date, ...).
  */
 int gt_time_parse(const char *s, int64_t *out);
+/* "2017-10-09 07:01:55" (no zone: UTC; the job traces' form) to Unix seconds. 0 or GT_EINVAL. */
+int gt_time_parse_civil(const char *s, int64_t *out);
 /* @t as "2026-01-01T00:00:00Z". */
 void gt_time_format(int64_t t, char *buf, size_t len);
 /* The wall clock now, RFC 3339 UTC with @frac_digits (0, 3 or 6) of the second. */

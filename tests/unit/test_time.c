@@ -111,6 +111,20 @@ TEST(durations_are_go_durations)
 	}
 }
 
+TEST(trace_times_without_a_zone)
+{
+	int64_t v;
+	ASSERT_EQ(0, gt_time_parse_civil("1970-01-01 00:00:00", &v));
+	ASSERT_EQ(0, v);
+	ASSERT_EQ(0, gt_time_parse_civil("2000-03-01 00:00:01", &v));
+	ASSERT_EQ(951868801LL, v);
+	ASSERT_TRUE(gt_time_parse_civil("2017-10-09T07:01:55", &v) != 0);
+	ASSERT_TRUE(gt_time_parse_civil("2017-10-09 07:01:55x", &v) != 0);
+	ASSERT_TRUE(gt_time_parse_civil("2017-00-09 07:01:55", &v) != 0);
+	ASSERT_TRUE(gt_time_parse_civil("2017-02-29 07:01:55", &v) != 0);
+	ASSERT_TRUE(gt_time_parse_civil("2017-10-09 07:01:55Z", &v) != 0);
+}
+
 const struct gt_test gt_tests[] = {
 	T(rfc3339_parses_offsets_and_fractions),
 	T(rfc3339_strict),
@@ -119,5 +133,6 @@ const struct gt_test gt_tests[] = {
 	T(days_from_civil),
 	T(go_durations),
 	T(durations_are_go_durations),
+	T(trace_times_without_a_zone),
 	{ 0 }
 };
