@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "api/decode.h"
 #include "api/json.h"
 #include "util/clock.h"
 #include "util/mem.h"
@@ -361,6 +360,7 @@ static void inflight_release(struct gt_inflight *e)
 	free(e->node);
 	for (uint8_t g = 0; g < e->n_groups; g++)
 		free(e->groups[g]);
+	free(e->groups);
 }
 
 static void inflight_copy(struct gt_inflight *dst, const char *key, const char *uid, const char *node,
@@ -370,7 +370,8 @@ static void inflight_copy(struct gt_inflight *dst, const char *key, const char *
 	dst->key = gt_xstrdup(key);
 	dst->uid = gt_xstrdup(uid ? uid : "");
 	dst->node = gt_xstrdup(node);
-	for (uint8_t g = 0; g < n_groups && g < GT_MAX_DEVICES; g++)
+	dst->groups = n_groups ? gt_xcalloc(n_groups, sizeof(*dst->groups)) : NULL;
+	for (uint8_t g = 0; g < n_groups; g++)
 		dst->groups[dst->n_groups++] = gt_xstrdup(groups[g]);
 }
 

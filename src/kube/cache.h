@@ -23,7 +23,6 @@
 #include <stdint.h>
 
 #include "api/doc.h"
-#include "core/cluster.h"
 #include "util/err.h"
 
 enum gt_kres { GT_KRES_NODES, GT_KRES_PODS, GT_KRES_PODGROUPS, GT_KRES_QUEUES,
@@ -116,7 +115,7 @@ struct gt_inflight {
 	char *key;		/* "ns/name" of the pod */
 	char *uid;
 	char *node;
-	char *groups[GT_MAX_DEVICES];
+	char **groups;
 	uint8_t n_groups;
 };
 
