@@ -4,13 +4,13 @@
  */
 #include "api/decode_int.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/mem.h"
+#include "util/num.h"
 
 void gt_decoder_init(struct gt_decoder *d)
 {
@@ -171,15 +171,8 @@ int gt_dec_check_name(struct gt_dec *x, const struct gt_doc *o, const int32_t *t
 
 int gt_dec_number(const char *s, double *out)
 {
-	if (!s || !*s)
-		return GT_EINVAL;
-	for (const char *p = s; *p; p++)
-		if (!strchr("0123456789+-.eE", *p))
-			return GT_EINVAL;
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (*end || errno || !isfinite(v) || fabs(v) > 1e15)
+	double v;
+	if (gt_parse_number(s, &v) || fabs(v) > 1e15)
 		return GT_EINVAL;
 	*out = v;
 	return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/mem.h"
+#include "util/num.h"
 
 static struct gt_doc *node(enum gt_doc_kind kind, int line)
 {
@@ -146,12 +147,11 @@ json_t *gt_doc_to_json(const struct gt_doc *d)
 		return json_boolean(!strcmp(d->scalar, "true"));
 	if (gt_doc_is_null(d))
 		return json_null();
-	char *end;
-	long long v = strtoll(d->scalar, &end, 10);
-	if (*d->scalar && !*end)
+	int64_t v;
+	if (!gt_parse_int(d->scalar, &v))
 		return json_integer(v);
-	double f = strtod(d->scalar, &end);
-	if (*d->scalar && !*end)
+	double f;
+	if (!gt_parse_number(d->scalar, &f))
 		return json_real(f);
 	return json_string(d->scalar);
 }

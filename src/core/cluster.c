@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/mem.h"
+#include "util/num.h"
 
 static const char *const status_names[] = {
 #define GT_STATUS_NAME(name, text) text,
@@ -151,9 +152,8 @@ static bool expr_matches(const struct gt_sel_expr *e, const struct gt_labels *l,
 	case GT_SEL_LT: {
 		if (v < 0)
 			return false;
-		char *end;
-		long long n = strtoll(gt_strtab_str(names, (uint32_t)v), &end, 10);
-		if (*end)
+		int64_t n;
+		if (gt_parse_int(gt_strtab_str(names, (uint32_t)v), &n))
 			return false;
 		return e->op == GT_SEL_GT ? n > e->num : n < e->num;
 	}

@@ -1,7 +1,6 @@
 #include "replay/csv.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,10 +143,8 @@ int gt_csv_double(const struct gt_csv *r, int col, const double *dflt, double *o
 			*out = *dflt;
 		return rc;
 	}
-	char *end;
-	errno = 0;
-	double v = strtod(r->fields[col], &end);
-	if (*end || errno || !isfinite(v))
+	double v;
+	if (gt_parse_number(r->fields[col], &v))
 		return gt_csv_fail(r, err, col, "not a number");
 	*out = v;
 	return 0;

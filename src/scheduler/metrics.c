@@ -10,6 +10,7 @@
 
 #include "core/actions.h"
 #include "util/mem.h"
+#include "util/num.h"
 
 void gt_metrics_init(struct gt_metrics *m, const char *prefix)
 {
@@ -235,9 +236,8 @@ int gt_metrics_serve(struct gt_metrics *m, const char *addr, struct gt_err *err)
 		return gt_errf(err, GT_EINVAL, "--metrics-bind-address: host too long in '%s'", addr);
 	memcpy(host, addr, hl);
 	host[hl] = '\0';
-	char *end;
-	long port = strtol(colon + 1, &end, 10);
-	if (*end || port < 0 || port > 65535)
+	int64_t port;
+	if (gt_parse_int(colon + 1, &port) || port < 0 || port > 65535)
 		return gt_errf(err, GT_EINVAL, "--metrics-bind-address: bad port in '%s'", addr);
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	if (!*host || !strcmp(host, "0.0.0.0"))

@@ -1,8 +1,6 @@
 #include "util/flags.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,22 +27,10 @@ static int parse_bool(const char *v, bool *out)
 	return -1;
 }
 
-/* A finite decimal number, the whole string. */
-static int parse_double(const char *v, double *out)
-{
-	char *end;
-	errno = 0;
-	double d = strtod(v, &end);
-	if (!*v || *end || errno || !isfinite(d) || strchr(v, ' ') || strpbrk(v, "xXpP"))
-		return -1;
-	*out = d;
-	return 0;
-}
-
 /* Plain seconds ("90", "0.5") or a Go duration ("1m30s", "500ms"). */
 static int parse_duration(const char *v, double *out)
 {
-	return parse_double(v, out) && gt_duration_parse(v, out) ? -1 : 0;
+	return gt_parse_number(v, out) && gt_duration_parse(v, out) ? -1 : 0;
 }
 
 static int bad(const struct gt_command *cmd, const char *flag, const char *v, const char *what)
@@ -82,7 +68,7 @@ static int set_number(const struct gt_command *cmd, const struct gt_flag *f, con
 	}
 	double d;
 	bool dur = f->type == GT_FLAG_DURATION;
-	int rc = dur ? parse_duration(v, &d) : parse_double(v, &d);
+	int rc = dur ? parse_duration(v, &d) : gt_parse_number(v, &d);
 	if (rc || d < f->dmin || (f->dmin_open && d == f->dmin)) {
 		snprintf(what, sizeof(what), "must be %s %s %g%s", dur ? "a duration (90s, 1m30s, 500ms)" : "a number",
 			 f->dmin_open ? "above" : "of at least", f->dmin, dur ? " s" : "");

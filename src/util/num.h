@@ -13,5 +13,10 @@
 
 /* 0, or GT_EINVAL (util/err.h) when @s is not such a number or overflows int64. */
 int gt_parse_int(const char *s, int64_t *out);
+/*
+ * A finite number in decimal notation ("2", "-0.5", "1e3"), the whole
+ * string: no spaces, hex, "inf" or "nan". 0 or GT_EINVAL.
+ */
+int gt_parse_number(const char *s, double *out);
 
 #endif /* GT_NUM_H */
