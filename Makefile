@@ -36,6 +36,7 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libgantry.a: $(LIB_OBJ)
+	@rm -f $@	# a module moved or deleted must not linger in the archive
 	$(AR) rcs $@ $^
 
 $(BUILD)/gantry: $(BUILD)/src/main.o $(BUILD)/libgantry.a

@@ -535,7 +535,6 @@ void gt_session_release(struct gt_session *s)
 	free(s->jobs);
 	free(s->ops);
 	free(s->node_bonus);
-	free(s->group_names);
 	free(s->job_req);
 	free(s->job_req_valid);
 	free(s->job_active);

@@ -22,6 +22,7 @@
 
 #include "core/actions.h"
 #include "core/order.h"
+#include "util/heap.h"
 #include "util/mem.h"
 
 struct victim_entry {
@@ -129,44 +130,13 @@ static int entry_cmp(const struct victim_entry *a, const struct victim_entry *b)
 }
 
 /* Heap order: the entry that gives up first (largest in entry_cmp) on top. */
-static bool heap_above(const struct victim_entry *a, const struct victim_entry *b)
+static bool heap_above(const void *ctx, const struct victim_entry *a, const struct victim_entry *b)
 {
+	(void)ctx;
 	return entry_cmp(a, b) > 0;
 }
 
-static void heap_push(struct victim_heap *h, struct victim_entry e)
-{
-	GT_PUSH(h->e, h->n, h->cap, e);
-	for (uint32_t i = h->n - 1; i > 0;) {
-		uint32_t parent = (i - 1) / 2;
-		if (!heap_above(&h->e[i], &h->e[parent]))
-			break;
-		struct victim_entry t = h->e[i];
-		h->e[i] = h->e[parent];
-		h->e[parent] = t;
-		i = parent;
-	}
-}
-
-static struct victim_entry heap_pop(struct victim_heap *h)
-{
-	struct victim_entry top = h->e[0];
-	h->e[0] = h->e[--h->n];
-	for (uint32_t i = 0;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < h->n && heap_above(&h->e[l], &h->e[m]))
-			m = l;
-		if (r < h->n && heap_above(&h->e[r], &h->e[m]))
-			m = r;
-		if (m == i)
-			break;
-		struct victim_entry t = h->e[i];
-		h->e[i] = h->e[m];
-		h->e[m] = t;
-		i = m;
-	}
-	return top;
-}
+GT_HEAP_DEFINE(vheap, struct victim_entry, const void, heap_above)
 
 static void vq_push(struct victim_queue *vq, int32_t job, const int32_t *pods, uint32_t n)
 {
@@ -178,7 +148,7 @@ static void vq_push(struct victim_queue *vq, int32_t job, const int32_t *pods, u
 	memcpy(e.pods, pods, n * sizeof(*pods));
 	e.elastic = entry_elastic_state(s, &e);
 	entry_allocated(s, &e, e.allocated);
-	heap_push(&vq->leaf[j->queue], e);
+	vheap_push(&vq->leaf[j->queue].e, &vq->leaf[j->queue].n, &vq->leaf[j->queue].cap, e, NULL);
 	vq->n_entries++;
 }
 
@@ -308,7 +278,7 @@ static bool vq_pop(struct victim_queue *vq, struct victim_entry *out)
 	struct pick best = best_among(vq, vq->roots, vq->n_roots);
 	if (best.leaf == GT_NONE)
 		return false;
-	*out = heap_pop(&vq->leaf[best.leaf]);
+	*out = vheap_pop(vq->leaf[best.leaf].e, &vq->leaf[best.leaf].n, NULL);
 	vq->n_entries--;
 	for (int r = 0; r < GT_NQRES; r++)
 		vq->popped[best.leaf][r] += out->allocated[r];
