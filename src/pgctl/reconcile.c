@@ -350,8 +350,8 @@ static enum gt_pgctl_result update_podgroup(const struct gt_pgctl_env *env, cons
 					    json_t *want, const json_t *have)
 {
 	/* what the update may change is the podgrouper's to say (podgrouper/merge.c) */
-	struct gt_doc *old = gt_kdoc_from_json(have, 0), *merged = gt_pg_podgroup_update(cfg, old, pg);
-	json_t *m = gt_kdoc_to_json(merged);
+	struct gt_doc *old = gt_doc_from_json(have), *merged = gt_pg_podgroup_update(cfg, old, pg);
+	json_t *m = gt_doc_to_json(merged);
 	json_object_update(want, m);
 	json_decref(m);
 	gt_doc_free(merged);

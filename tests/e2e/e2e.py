@@ -112,6 +112,10 @@ class Cluster:
         if self.installed:
             return
         self.kubectl("apply", "--validate=strict", "-f", os.path.join(ROOT, "deploy", "crds"))
+        # as the README says (kubectl wait), but for a CRD so new that it has no conditions at all,
+        # which `kubectl wait` takes for an error rather than "not yet"
+        wait_for("every CRD with conditions", lambda: all((c.get("status") or {}).get("conditions")
+                                                          for c in self.c.list("CustomResourceDefinition")))
         self.kubectl("wait", "--for", "condition=established", "--timeout=60s", "crd", "--all")
         self.kubectl("apply", "--validate=strict", "-f", os.path.join(ROOT, "deploy", "rbac.yaml"),
                      "-f", os.path.join(ROOT, "deploy", "defaults.yaml"))
