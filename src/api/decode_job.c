@@ -248,8 +248,25 @@ static int leaf_subgroups(struct gt_dec *x, const struct gt_doc *o, struct gt_jo
 struct pg_fields {
 	const char *queue, *pre;
 	int64_t min, created, last_start, stale;
+	int64_t staleness_grace, preemption_delay;
+	bool has_staleness_grace, has_preemption_delay;
 	struct gt_topology_constraint topo;
 };
+
+/* A metav1.Duration field of the spec ("90s", "-1s"); *@given says whether it is there. */
+static int spec_duration(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *spec, const char *key,
+			 int64_t *out, bool *given)
+{
+	*out = 0;
+	const char *v = gt_doc_str(spec, key);
+	*given = v != NULL;
+	if (v && gt_duration_parse_whole(v, out)) {
+		char field[64];
+		snprintf(field, sizeof(field), "spec.%s", key);
+		return gt_dec_fail(x, o, field, "not a duration such as 90s or 5m", v);
+	}
+	return 0;
+}
 
 static int podgroup_fields(struct gt_dec *x, const struct gt_doc *o, struct pg_fields *f)
 {
@@ -268,6 +285,8 @@ static int podgroup_fields(struct gt_dec *x, const struct gt_doc *o, struct pg_f
 		return gt_dec_fail(x, o, "spec.preemptibility", "must be preemptible or non-preemptible, not", f->pre);
 	int rc = topology_constraint(x, o, gt_doc_get(spec, "topologyConstraint"), "spec.topologyConstraint",
 				     &f->topo);
+	rc = rc ? rc : spec_duration(x, o, spec, "stalenessGracePeriod", &f->staleness_grace, &f->has_staleness_grace);
+	rc = rc ? rc : spec_duration(x, o, spec, "preemptionDelay", &f->preemption_delay, &f->has_preemption_delay);
 	if (rc)
 		return rc;
 	static const struct {
@@ -317,6 +336,10 @@ int gt_dec_podgroup(struct gt_dec *x, const struct gt_doc *o)
 	j.created = f.created;
 	j.last_start = f.last_start;
 	j.stale_since = f.stale;
+	j.has_staleness_grace = f.has_staleness_grace;
+	j.staleness_grace_s = f.staleness_grace;
+	j.has_preemption_delay = f.has_preemption_delay;
+	j.preemption_delay_s = f.preemption_delay;
 	const struct gt_doc *subs = gt_doc_path(o, "spec.subGroups");
 	if (subs && subs->kind == GT_DOC_SEQ && subs->n > 0) {
 		rc = inner_groups(x, o, &j, subs);

@@ -215,6 +215,11 @@ struct gt_job {
 	int64_t created;
 	int64_t last_start;	/* 0: never started */
 	int64_t stale_since;	/* 0: not stale */
+	/* spec.stalenessGracePeriod and spec.preemptionDelay in seconds, when
+	 * given (else the shard's default grace, and no delay) */
+	bool has_staleness_grace, has_preemption_delay;
+	int64_t staleness_grace_s;	/* < 0: never evicted as a stale gang */
+	int64_t preemption_delay_s;
 	bool deleting;
 	int32_t *pods;
 	uint32_t n_pods, cap_pods;

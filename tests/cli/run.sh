@@ -195,5 +195,14 @@ check podgrouper_lease_group expect_exit 2 "--leader-elect-lease-duration: must 
 	podgrouper --leader-elect-lease-duration soon
 check scheduler_bad_duration expect_exit 2 "--schedule-period: must be a duration" scheduler --schedule-period=-1s
 check scheduler_positional_refused expect_exit 2 "unexpected argument 'extra'" scheduler extra
+# PodGroup v2alpha2 durations: a bad one named at its field
+cat >"$tmp/pg-dur.yaml" <<'Y'
+apiVersion: scheduling.run.ai/v2alpha2
+kind: PodGroup
+metadata: {name: pg, namespace: team-a}
+spec: {queue: q, minMember: 1, stalenessGracePeriod: soon}
+Y
+check pg_bad_staleness_named expect_exit 2 "PodGroup team-a/pg .*spec.stalenessGracePeriod.*soon" \
+	simulate -f "$tmp/pg-dur.yaml"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
