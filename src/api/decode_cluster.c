@@ -93,6 +93,9 @@ static int shard_args(struct gt_dec *x, const struct gt_doc *o, struct gt_config
 	const char *grace = gt_doc_str(args, "default-staleness-grace-period");
 	if (grace && gt_duration_parse_whole(grace, &cfg->staleness_grace_s))
 		return gt_dec_fail(x, o, "spec.args.default-staleness-grace-period", "not a duration", grace);
+	const char *stuck = gt_doc_str(args, "stuck-in-releasing-threshold");
+	if (stuck && (gt_duration_parse_whole(stuck, &cfg->stuck_releasing_s) || cfg->stuck_releasing_s <= 0))
+		return gt_dec_fail(x, o, "spec.args.stuck-in-releasing-threshold", "not a positive duration", stuck);
 	const char *maxc = gt_doc_str(args, "max-consolidation-preemptees");
 	int64_t v;
 	if (maxc && (gt_parse_int(maxc, &v) || v < INT32_MIN || v > INT32_MAX))

@@ -505,6 +505,38 @@ TEST(init_containers_and_limits)
 	tl_free(&w);
 }
 
+/* KAI's getTaskStatus: a Running pod deleted longer ago than the threshold is
+ * StuckInReleasing in the session; its resources are not counted on for pipelining. */
+static enum gt_status leaving_pod_status(const char *shard_args)
+{
+	struct tl_world w;
+	tl_init(&w);
+	if (shard_args)
+		tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default}, "
+			    "spec: {args: {%s}}}\n", shard_args);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 1 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	/* deleted at 00:59:30, the session is at 01:00 */
+	tl_pod(&w, &(struct tl_pod){ .name = "leaving", .queue = "q", .node = "n1", .deleting = true,
+				     .gpus = "1" });
+	if (tl_build(&w)) {
+		fprintf(stderr, "build failed: %s\n", w.err.msg);
+		tl_free(&w);
+		return GT_N_STATUS;
+	}
+	tl_open(&w);
+	enum gt_status st = w.s.pods[tl_pod_idx(&w, "leaving")].status;
+	tl_free(&w);
+	return st;
+}
+
+TEST(stuck_in_releasing_by_threshold)
+{
+	ASSERT_EQ(GT_RELEASING, leaving_pod_status(NULL));	/* default 2m */
+	ASSERT_EQ(GT_RELEASING, leaving_pod_status("stuck-in-releasing-threshold: 31s"));
+	ASSERT_EQ(GT_STUCK_RELEASING, leaving_pod_status("stuck-in-releasing-threshold: 29s"));
+}
+
 TEST(scheduling_shard)
 {
 	struct tl_world w;
@@ -619,6 +651,7 @@ const struct gt_test gt_tests[] = {
 	T(pod_states_from_the_manifest),
 	T(subgroup_label_must_name_a_subgroup),
 	T(init_containers_and_limits),
+	T(stuck_in_releasing_by_threshold),
 	T(scheduling_shard),
 	T(scheduling_shard_bad_strategy),
 	T(scheduling_shard_bad_duration),
