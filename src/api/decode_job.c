@@ -247,7 +247,7 @@ static int leaf_subgroups(struct gt_dec *x, const struct gt_doc *o, struct gt_jo
 /* The PodGroup's spec and times, checked before anything is made of it. */
 struct pg_fields {
 	const char *queue, *pre;
-	int64_t min, created, last_start, stale;
+	int64_t min, created, last_start, stale, last_eviction;
 	int64_t staleness_grace, preemption_delay;
 	bool has_staleness_grace, has_preemption_delay;
 	struct gt_topology_constraint topo;
@@ -296,6 +296,7 @@ static int podgroup_fields(struct gt_dec *x, const struct gt_doc *o, struct pg_f
 		{ NULL, "metadata.creationTimestamp", offsetof(struct pg_fields, created) },
 		{ "kai.scheduler/last-start-timestamp", NULL, offsetof(struct pg_fields, last_start) },
 		{ "kai.scheduler/stale-podgroup-timestamp", NULL, offsetof(struct pg_fields, stale) },
+		{ "kai.scheduler/last-eviction-timestamp", NULL, offsetof(struct pg_fields, last_eviction) },
 	};
 	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
 		const char *v = times[i].annotation ? gt_obj_annotation(o, times[i].annotation)
@@ -336,6 +337,7 @@ int gt_dec_podgroup(struct gt_dec *x, const struct gt_doc *o)
 	j.created = f.created;
 	j.last_start = f.last_start;
 	j.stale_since = f.stale;
+	j.last_eviction = f.last_eviction;
 	j.has_staleness_grace = f.has_staleness_grace;
 	j.staleness_grace_s = f.staleness_grace;
 	j.has_preemption_delay = f.has_preemption_delay;

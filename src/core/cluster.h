@@ -220,6 +220,7 @@ struct gt_job {
 	int64_t created;
 	int64_t last_start;	/* 0: never started */
 	int64_t stale_since;	/* 0: not stale */
+	int64_t last_eviction;	/* kai.scheduler/last-eviction-timestamp, 0: never */
 	/* spec.stalenessGracePeriod and spec.preemptionDelay in seconds, when
 	 * given (else the shard's default grace, and no delay) */
 	bool has_staleness_grace, has_preemption_delay;

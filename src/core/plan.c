@@ -86,9 +86,16 @@ static void plan_jobs(struct gt_plan *p, const struct gt_session *s)
 		pj->message = js->message ? gt_xstrdup(js->message) : NULL;
 		pj->last_start = js->last_start;
 		pj->stale_since = js->stale_since;
+		pj->last_eviction = c->jobs[j].last_eviction;
 		pj->scheduled = job_scheduled(s, (int32_t)j);
 		pj->running = s->job_active[j] > 0;
 		pj->pending_ready = gt_job_pending_ready(s, (int32_t)j);
+	}
+	/* KAI's statement stamps the victim's PodGroup: its preemption delay re-arms */
+	for (uint32_t i = 0; i < p->n_evictions; i++) {
+		int32_t job = c->pods[p->evictions[i].pod].job;
+		if (job != GT_NONE)
+			p->jobs[job].last_eviction = s->now;
 	}
 }
 

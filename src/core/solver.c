@@ -723,7 +723,8 @@ void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 	struct gt_jobq jq;
 	gt_jobq_init(&jq, s);
 	for (uint32_t j = 0; j < s->c->n_jobs; j++)
-		if (gt_job_pending_ready(s, (int32_t)j) && (!candidate || candidate(s, (int32_t)j)))
+		if (gt_job_pending_ready(s, (int32_t)j) && gt_job_may_trigger_evictions(s, (int32_t)j) &&
+		    (!candidate || candidate(s, (int32_t)j)))
 			gt_jobq_push(&jq, (int32_t)j);
 	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
 		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));

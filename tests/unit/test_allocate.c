@@ -217,6 +217,57 @@ TEST(parent_limit_applies_to_children)
 	tl_free(&w);
 }
 
+/* spec.preemptionDelay: a high-priority job may not preempt until the delay
+ * after the later of its creation (00:00) and its last eviction has passed
+ * (the session is at 01:00). @ann is the PodGroup's annotations body. */
+static void preemptor_world(struct tl_world *w, const char *delay, const char *ann)
+{
+	tl_init(w);
+	tl_node(w, &(struct tl_node){ .name = "n1", .gpus = 1 });
+	tl_queue(w, &(struct tl_queue){ .name = "q", .quota = "1" });
+	tl_pg(w, &(struct tl_pg){ .name = "low", .queue = "q", .prio = "train" });
+	tl_pod(w, &(struct tl_pod){ .name = "low-0", .queue = "q", .pg = "low", .node = "n1", .gpus = "1" });
+	tl_yaml(w, "---\n{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: high, "
+		   "namespace: default, creationTimestamp: '2026-01-01T00:00:00Z', annotations: {%s}}, "
+		   "spec: {queue: q, minMember: 1, priorityClassName: inference, preemptionDelay: %s}}\n",
+		ann, delay);
+	tl_pod(w, &(struct tl_pod){ .name = "high-0", .queue = "q", .pg = "high", .gpus = "1" });
+}
+
+TEST(preemption_delay_holds_the_preemptor)
+{
+	struct tl_world w;
+	preemptor_world(&w, "2h", "");
+	TL_BUILD(&w);
+	tl_cycle_mask(&w, GT_ACTIONS_ALL);
+	ASSERT_EQ(GT_RUNNING, tl_status(&w, "low-0"));
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "high-0"));
+	ASSERT_CONTAINS(tl_msg(&w, "high"), "Workload is within its preemption delay window (7200s) and may not "
+					    "trigger evictions before 2026-01-01T02:00:00Z");
+	tl_free(&w);
+}
+
+TEST(preemption_delay_elapsed_preempts)
+{
+	struct tl_world w;
+	preemptor_world(&w, "30m", "");
+	TL_BUILD(&w);
+	tl_cycle_mask(&w, GT_ACTIONS_ALL);
+	ASSERT_EQ(GT_RELEASING, tl_status(&w, "low-0"));
+	tl_free(&w);
+}
+
+TEST(preemption_delay_rearmed_by_last_eviction)
+{
+	struct tl_world w;
+	preemptor_world(&w, "30m", "kai.scheduler/last-eviction-timestamp: '2026-01-01T00:50:00Z'");
+	TL_BUILD(&w);
+	tl_cycle_mask(&w, GT_ACTIONS_ALL);
+	ASSERT_EQ(GT_RUNNING, tl_status(&w, "low-0"));
+	ASSERT_CONTAINS(tl_msg(&w, "high"), "before 2026-01-01T01:20:00Z");
+	tl_free(&w);
+}
+
 TEST(non_preemptible_over_quota_is_refused)
 {
 	struct tl_world w;
@@ -994,6 +1045,9 @@ TEST(action_list_parses_and_names_the_bad_one)
 }
 
 const struct gt_test gt_tests[] = {
+	T(preemption_delay_holds_the_preemptor),
+	T(preemption_delay_elapsed_preempts),
+	T(preemption_delay_rearmed_by_last_eviction),
 	T(action_list_parses_and_names_the_bad_one),
 	T(releasing_pod_slot_means_pipeline),
 	T(fit_error_lists_every_short_resource_of_a_node),
