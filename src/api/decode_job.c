@@ -152,6 +152,21 @@ static bool subgroup_has_children(const struct gt_doc *subs, const char *name)
 	return false;
 }
 
+/* A minSubGroup value: a whole number from 1 (0 when absent). */
+static int min_subgroup(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *set, const char *field,
+			int32_t *out)
+{
+	*out = 0;
+	const char *v = gt_doc_str(set, "minSubGroup");
+	int64_t n;
+	if (!v)
+		return 0;
+	if (gt_parse_int(v, &n) || n < 1 || n > INT32_MAX)
+		return gt_dec_fail(x, o, field, "not a whole number from 1", v);
+	*out = (int32_t)n;
+	return 0;
+}
+
 /* Inner sub-groups, parents before children; GT_NONE for the root. */
 static int32_t group_index(struct gt_dec *x, const struct gt_job *j, const char *name)
 {
@@ -176,14 +191,17 @@ static int inner_groups(struct gt_dec *x, const struct gt_doc *o, struct gt_job 
 			if (parent && group_index(x, j, parent) == GT_NONE)
 				continue;
 			struct gt_topology_constraint topo;
+			int32_t min;
 			int rc = topology_constraint(x, o, gt_doc_get(sg, "topologyConstraint"),
 						     "spec.subGroups[].topologyConstraint", &topo);
+			rc = rc ? rc : min_subgroup(x, o, sg, "spec.subGroups[].minSubGroup", &min);
 			if (rc)
 				return rc;
 			j->groups = gt_xrealloc(j->groups, (j->n_groups + 1) * sizeof(*j->groups));
-			j->groups[j->n_groups++] = (struct gt_subgroup){
-				.name = gt_dec_intern(x, name), .parent = group_index(x, j, parent), .topo = topo
-			};
+			j->groups[j->n_groups++] = (struct gt_subgroup){ .name = gt_dec_intern(x, name),
+									 .parent = group_index(x, j, parent),
+									 .min_subgroup = min,
+									 .topo = topo };
 		}
 	}
 	for (size_t i = 0; i < subs->n; i++) {
@@ -227,6 +245,10 @@ static int leaf_subgroups(struct gt_dec *x, const struct gt_doc *o, struct gt_jo
 		const char *name = gt_doc_str(sg, "name");
 		if (subgroup_has_children(subs, name))
 			continue;	/* only leaves hold pods */
+		if (gt_doc_str(sg, "minSubGroup"))
+			gt_dec_warn(x, "PodGroup %s: spec.subGroups[].minSubGroup of '%s' is ignored: that sub-group has "
+				    "no sub-groups of its own (its minMember counts, as in KAI)",
+				    gt_obj_name(o), name);
 		int64_t min = 1;
 		const char *ms = gt_doc_str(sg, "minMember");
 		if (ms && (gt_parse_int(ms, &min) || min < 0 || min > INT32_MAX))
@@ -238,6 +260,26 @@ static int leaf_subgroups(struct gt_dec *x, const struct gt_doc *o, struct gt_jo
 		if (rc)
 			return rc;
 		j->podsets[j->n_podsets - 1].group = group_index(x, j, gt_doc_str(sg, "parent"));
+	}
+	return 0;
+}
+
+/* No set asks for more of its direct members than it has. */
+static int check_min_subgroups(struct gt_dec *x, const struct gt_doc *o, const struct gt_job *j)
+{
+	for (int32_t g = -1; g < (int32_t)j->n_groups; g++) {
+		int32_t want = g < 0 ? j->min_subgroup : j->groups[g].min_subgroup, members = 0;
+		int32_t set = g < 0 ? GT_NONE : g;
+		for (uint32_t ps = 0; ps < j->n_podsets; ps++)
+			members += j->podsets[ps].group == set;
+		for (uint32_t c = 0; c < j->n_groups; c++)
+			members += j->groups[c].parent == set;
+		if (want > members) {
+			char v[32];
+			snprintf(v, sizeof(v), "%d", want);
+			return gt_dec_fail(x, o, g < 0 ? "spec.minSubGroup" : "spec.subGroups[].minSubGroup",
+					   "is more than the set's direct sub-groups", v);
+		}
 	}
 	return 0;
 }
@@ -346,6 +388,10 @@ int gt_dec_podgroup(struct gt_dec *x, const struct gt_doc *o)
 	if (subs && subs->kind == GT_DOC_SEQ && subs->n > 0) {
 		rc = inner_groups(x, o, &j, subs);
 		rc = rc ? rc : leaf_subgroups(x, o, &j, subs);
+		rc = rc ? rc : min_subgroup(x, o, gt_doc_get(o, "spec"), "spec.minSubGroup", &j.min_subgroup);
+		rc = rc ? rc : check_min_subgroups(x, o, &j);
+	} else if (gt_doc_str(gt_doc_get(o, "spec"), "minSubGroup")) {
+		rc = gt_dec_fail(x, o, "spec.minSubGroup", "needs spec.subGroups to count", NULL);
 	} else {
 		rc = gt_dec_add_podset(x, o, &j, "default", (int32_t)f.min, NULL);
 	}

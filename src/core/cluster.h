@@ -203,6 +203,7 @@ struct gt_podset {
 struct gt_subgroup {
 	uint32_t name;
 	int32_t parent;		/* GT_NONE: the job's root set */
+	int32_t min_subgroup;	/* spec.subGroups[].minSubGroup; 0: every member (core/gang.h) */
 	struct gt_topology_constraint topo;
 };
 
@@ -216,6 +217,7 @@ struct gt_job {
 	uint32_t n_podsets;
 	struct gt_subgroup *groups;	/* inner sub-groups, parents before children */
 	uint32_t n_groups;
+	int32_t min_subgroup;	/* spec.minSubGroup of the root set; 0: every member */
 	struct gt_topology_constraint topo;	/* job-level constraint */
 	int64_t created;
 	int64_t last_start;	/* 0: never started */

@@ -67,12 +67,11 @@ static bool job_scheduled(const struct gt_session *s, int32_t job)
 	const struct gt_job *j = &s->c->jobs[job];
 	struct gt_podset_count cnt[GT_MAX_PODSETS];
 	gt_job_count(s, job, cnt);
+	if (!gt_gang_met_counts(j, cnt, GT_COUNT(active_allocated)))
+		return false;
 	bool any = false;
-	for (uint32_t i = 0; i < j->n_podsets; i++) {
-		if (cnt[i].active_allocated < j->podsets[i].min_member)
-			return false;
+	for (uint32_t i = 0; i < j->n_podsets; i++)
 		any |= cnt[i].active_allocated > 0;
-	}
 	return any;
 }
 

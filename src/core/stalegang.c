@@ -19,15 +19,12 @@ static bool job_is_stale(const struct gt_session *s, int32_t job)
 	struct gt_podset_count cnt[GT_MAX_PODSETS];
 	gt_job_count(s, job, cnt);
 	int32_t active = 0;
-	bool short_of_min = false;
 	for (uint32_t i = 0; i < j->n_pods; i++)
 		if (s->pods[j->pods[i]].status == GT_SUCCEEDED)
 			return false;
-	for (uint32_t i = 0; i < j->n_podsets; i++) {
+	for (uint32_t i = 0; i < j->n_podsets; i++)
 		active += cnt[i].active_used;
-		short_of_min |= cnt[i].active_used < j->podsets[i].min_member;
-	}
-	return active > 0 && short_of_min;
+	return active > 0 && !gt_gang_met_counts(j, cnt, GT_COUNT(active_used));
 }
 
 void gt_action_stalegang(struct gt_session *s)

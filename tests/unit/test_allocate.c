@@ -268,6 +268,38 @@ TEST(preemption_delay_rearmed_by_last_eviction)
 	tl_free(&w);
 }
 
+/* spec.minSubGroup: three replicas of two pods, any two replicas make the gang;
+ * the node has room for two replicas' pods only. */
+TEST(min_subgroup_two_of_three_replicas)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_yaml(&w, "---\n{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: js, "
+		    "namespace: default, creationTimestamp: '2026-01-01T00:00:00Z'}, spec: {queue: q, minSubGroup: 2, "
+		    "subGroups: [{name: r0}, {name: r1}, {name: r2}, "
+		    "{name: r0-pods, parent: r0, minMember: 2}, {name: r1-pods, parent: r1, minMember: 2}, "
+		    "{name: r2-pods, parent: r2, minMember: 2}]}}\n");
+	static const char *const pods[] = { "r0-a", "r0-b", "r1-a", "r1-b", "r2-a", "r2-b" };
+	for (int i = 0; i < 6; i++) {
+		char labels[64];
+		snprintf(labels, sizeof(labels), "kai.scheduler/subgroup-name: r%d-pods", i / 2);
+		tl_pod(&w, &(struct tl_pod){ .name = pods[i], .queue = "q", .pg = "js", .gpus = "1",
+					      .labels = labels });
+	}
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	int bound = 0;
+	for (int i = 0; i < 6; i++)
+		bound += tl_status(&w, pods[i]) == GT_BINDING;
+	ASSERT_EQ(4, bound);
+	/* whole replicas: the two a pod of r0 is with */
+	ASSERT_EQ(tl_status(&w, "r0-a"), tl_status(&w, "r0-b"));
+	ASSERT_EQ(tl_status(&w, "r2-a"), tl_status(&w, "r2-b"));
+	tl_free(&w);
+}
+
 TEST(non_preemptible_over_quota_is_refused)
 {
 	struct tl_world w;
@@ -1045,6 +1077,7 @@ TEST(action_list_parses_and_names_the_bad_one)
 }
 
 const struct gt_test gt_tests[] = {
+	T(min_subgroup_two_of_three_replicas),
 	T(preemption_delay_holds_the_preemptor),
 	T(preemption_delay_elapsed_preempts),
 	T(preemption_delay_rearmed_by_last_eviction),

@@ -537,6 +537,22 @@ TEST(stuck_in_releasing_by_threshold)
 	ASSERT_EQ(GT_STUCK_RELEASING, leaving_pod_status("stuck-in-releasing-threshold: 29s"));
 }
 
+TEST(min_subgroup_more_than_members)
+{
+	static const char *const want[] = { "PodGroup", "spec.minSubGroup", "'3'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: g}, "
+			       "spec: {queue: q, minSubGroup: 3, subGroups: [{name: a}, {name: b}]}}",
+			       want));
+}
+
+TEST(min_subgroup_without_subgroups)
+{
+	static const char *const want[] = { "PodGroup", "spec.minSubGroup", "needs spec.subGroups", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: g}, "
+			       "spec: {queue: q, minSubGroup: 1}}",
+			       want));
+}
+
 TEST(scheduling_shard)
 {
 	struct tl_world w;
@@ -652,6 +668,8 @@ const struct gt_test gt_tests[] = {
 	T(subgroup_label_must_name_a_subgroup),
 	T(init_containers_and_limits),
 	T(stuck_in_releasing_by_threshold),
+	T(min_subgroup_more_than_members),
+	T(min_subgroup_without_subgroups),
 	T(scheduling_shard),
 	T(scheduling_shard_bad_strategy),
 	T(scheduling_shard_bad_duration),
