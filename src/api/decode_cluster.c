@@ -141,12 +141,25 @@ int gt_dec_topology(struct gt_dec *x, const struct gt_doc *o)
 		return gt_dec_fail(x, o, "spec.levels", "must list at least one level", NULL);
 	struct gt_topology t = { .name = gt_dec_intern(x, gt_obj_name(o)) };
 	t.levels = gt_xcalloc(levels->n, sizeof(*t.levels));
+	t.aliases = gt_xcalloc(levels->n, sizeof(*t.aliases));
 	for (size_t i = 0; i < levels->n; i++) {
 		const char *l = gt_doc_str(levels->items[i], "nodeLabel");
-		if (!l) {
-			free(t.levels);
-			return gt_dec_fail(x, o, "spec.levels[].nodeLabel", "is missing", NULL);
+		const char *alias = gt_doc_str(levels->items[i], "alias");
+		const char *clash = NULL;
+		/* KAI's webhook: an alias names one level, never another level's label or alias */
+		for (size_t k = 0; l && alias && *alias && k < levels->n && !clash; k++) {
+			const char *ol = gt_doc_str(levels->items[k], "nodeLabel");
+			const char *oa = gt_doc_str(levels->items[k], "alias");
+			if ((k != i && ol && !strcmp(ol, alias)) || (k < i && oa && !strcmp(oa, alias)))
+				clash = alias;
 		}
+		if (!l || clash) {
+			free(t.levels);
+			free(t.aliases);
+			return l ? gt_dec_fail(x, o, "spec.levels[].alias", "names another level too", clash)
+				 : gt_dec_fail(x, o, "spec.levels[].nodeLabel", "is missing", NULL);
+		}
+		t.aliases[t.n_levels] = alias && *alias ? gt_dec_intern(x, alias) : GT_NO_ALIAS;
 		t.levels[t.n_levels++] = gt_dec_intern(x, l);
 	}
 	gt_dec_set_lookup(x, &x->topo_by_name, gt_obj_name(o), (int32_t)c->n_topologies);

@@ -121,21 +121,23 @@ static int topology_constraint(struct gt_dec *x, const struct gt_doc *o, const s
 	const char *req = gt_doc_str(tc, "requiredTopologyLevel");
 	const char *pref = gt_doc_str(tc, "preferredTopologyLevel");
 	const struct gt_topology *tp = &x->c->topologies[t];
+	/* a level by its node label or by its alias (Topology spec.levels[].alias) */
 	for (uint32_t i = 0; i < tp->n_levels; i++) {
 		const char *l = gt_strtab_str(x->names, tp->levels[i]);
-		if (req && !strcmp(req, l))
+		const char *a = tp->aliases[i] != GT_NO_ALIAS ? gt_strtab_str(x->names, tp->aliases[i]) : NULL;
+		if (req && (!strcmp(req, l) || (a && !strcmp(req, a))))
 			out->required_level = (int32_t)i;
-		if (pref && !strcmp(pref, l))
+		if (pref && (!strcmp(pref, l) || (a && !strcmp(pref, a))))
 			out->preferred_level = (int32_t)i;
 	}
 	char f[160];
 	if (req && out->required_level == GT_NONE) {
 		snprintf(f, sizeof(f), "%s.requiredTopologyLevel", field);
-		return gt_dec_fail(x, o, f, "is not a level of the topology", req);
+		return gt_dec_fail(x, o, f, "is neither a level nor an alias of the topology", req);
 	}
 	if (pref && out->preferred_level == GT_NONE) {
 		snprintf(f, sizeof(f), "%s.preferredTopologyLevel", field);
-		return gt_dec_fail(x, o, f, "is not a level of the topology", pref);
+		return gt_dec_fail(x, o, f, "is neither a level nor an alias of the topology", pref);
 	}
 	return 0;
 }

@@ -96,8 +96,10 @@ void gt_cluster_release(struct gt_cluster *c)
 		gt_job_release(&c->jobs[i]);
 	for (uint32_t i = 0; i < c->n_queues; i++)
 		free(c->queues[i].children);
-	for (uint32_t i = 0; i < c->n_topologies; i++)
+	for (uint32_t i = 0; i < c->n_topologies; i++) {
 		free(c->topologies[i].levels);
+		free(c->topologies[i].aliases);
+	}
 	free(c->nodes);
 	free(c->pods);
 	free(c->jobs);

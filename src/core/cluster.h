@@ -251,8 +251,10 @@ struct gt_queue {
 struct gt_topology {
 	uint32_t name;
 	uint32_t *levels;	/* node label keys, widest first */
+	uint32_t *aliases;	/* spec.levels[].alias (interned), GT_NO_ALIAS if none */
 	uint32_t n_levels;
 };
+#define GT_NO_ALIAS UINT32_MAX
 
 /* Scoring plugins that can be switched off in the SchedulingShard. */
 enum gt_plugin { GT_PLUGIN_NODEAVAILABILITY, GT_PLUGIN_RESOURCETYPE, GT_PLUGIN_NODEPLACEMENT,

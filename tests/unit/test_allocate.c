@@ -300,6 +300,31 @@ TEST(min_subgroup_two_of_three_replicas)
 	tl_free(&w);
 }
 
+/* Topology spec.levels[].alias: a PodGroup may name a level by its alias. */
+TEST(topology_level_by_alias)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1alpha1, kind: Topology, metadata: {name: dc}, spec: {levels: "
+		    "[{nodeLabel: example.com/rack, alias: rack}, {nodeLabel: kubernetes.io/hostname}]}}\n");
+	tl_node(&w, &(struct tl_node){ .name = "a1", .gpus = 1, .labels = "example.com/rack: a, kubernetes.io/hostname: a1" });
+	tl_node(&w, &(struct tl_node){ .name = "b1", .gpus = 1, .labels = "example.com/rack: b, kubernetes.io/hostname: b1" });
+	tl_node(&w, &(struct tl_node){ .name = "b2", .gpus = 1, .labels = "example.com/rack: b, kubernetes.io/hostname: b2" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pg(&w, &(struct tl_pg){ .name = "g", .queue = "q", .min = 2,
+				   .spec = "topologyConstraint: {topology: dc, requiredTopologyLevel: rack}" });
+	tl_pod(&w, &(struct tl_pod){ .name = "g-0", .queue = "q", .pg = "g", .gpus = "1" });
+	tl_pod(&w, &(struct tl_pod){ .name = "g-1", .queue = "q", .pg = "g", .gpus = "1" });
+	TL_BUILD(&w);
+	ASSERT_EQ(0, w.c.jobs[tl_job_idx(&w, "g")].topo.required_level);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "g-0"));
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "g-1"));
+	ASSERT_TRUE(w.s.pods[tl_pod_idx(&w, "g-0")].node != tl_node_idx(&w, "a1"));
+	ASSERT_TRUE(w.s.pods[tl_pod_idx(&w, "g-1")].node != tl_node_idx(&w, "a1"));
+	tl_free(&w);
+}
+
 TEST(non_preemptible_over_quota_is_refused)
 {
 	struct tl_world w;
@@ -1077,6 +1102,7 @@ TEST(action_list_parses_and_names_the_bad_one)
 }
 
 const struct gt_test gt_tests[] = {
+	T(topology_level_by_alias),
 	T(min_subgroup_two_of_three_replicas),
 	T(preemption_delay_holds_the_preemptor),
 	T(preemption_delay_elapsed_preempts),

@@ -553,6 +553,14 @@ TEST(min_subgroup_without_subgroups)
 			       want));
 }
 
+TEST(topology_alias_names_two_levels)
+{
+	static const char *const want[] = { "Topology", "spec.levels[].alias", "'zone'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: kai.scheduler/v1alpha1, kind: Topology, metadata: {name: t}, spec: "
+			       "{levels: [{nodeLabel: zone}, {nodeLabel: example.com/rack, alias: zone}]}}",
+			       want));
+}
+
 TEST(scheduling_shard)
 {
 	struct tl_world w;
@@ -670,6 +678,7 @@ const struct gt_test gt_tests[] = {
 	T(stuck_in_releasing_by_threshold),
 	T(min_subgroup_more_than_members),
 	T(min_subgroup_without_subgroups),
+	T(topology_alias_names_two_levels),
 	T(scheduling_shard),
 	T(scheduling_shard_bad_strategy),
 	T(scheduling_shard_bad_duration),
