@@ -169,14 +169,23 @@ int gt_dec_topology(struct gt_dec *x, const struct gt_doc *o)
 
 /* ---------------------------------------------------------------- queues */
 
+/*
+ * One resource of a Queue. As in KAI v0.17 (its Go types have no defaults and
+ * its CRD none either), a key that is not written is 0: a missing limit is a
+ * limit of 0, so nothing that requests the resource fits in the queue. That
+ * surprises people, so the decoder says which limits are missing (@no_limit).
+ */
 static int queue_resource(struct gt_dec *x, const struct gt_doc *o, struct gt_queue *q, const char *res,
-			  int r, double scale)
+			  int r, double scale, char *no_limit, size_t cap)
 {
 	const struct gt_doc *rd = gt_doc_get(gt_doc_path(o, "spec.resources"), res);
 	char field[96];
 	const char *keys[] = { "quota", "limit", "overQuotaWeight" };
-	/* a Queue without a section for a resource: no GPU quota, unlimited CPU and memory */
-	double vals[3] = { r == GT_QGPU ? 0 : -1, -1, r == GT_QGPU ? 0 : 1 };
+	double vals[3] = { 0, 0, 0 };
+	if (!gt_doc_str(rd, "limit")) {
+		size_t len = strlen(no_limit);
+		snprintf(no_limit + len, cap - len, "%s%s", len ? ", " : "", res);
+	}
 	for (int k = 0; k < 3; k++) {
 		const char *s = gt_doc_str(rd, keys[k]);
 		if (!s)
@@ -215,11 +224,15 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o)
 	if (created && gt_time_parse(created, &q.created))
 		return gt_dec_fail(x, o, "metadata.creationTimestamp", "not an RFC 3339 time", created);
 	/* units: GPUs in devices, CPU in millicores, memory in MB (10^6 bytes) */
-	rc = queue_resource(x, o, &q, "gpu", GT_QGPU, 1000.0);
-	rc = rc ? rc : queue_resource(x, o, &q, "cpu", GT_QCPU, 1.0);
-	rc = rc ? rc : queue_resource(x, o, &q, "memory", GT_QMEM, 1e6);
+	char no_limit[64] = "";
+	rc = queue_resource(x, o, &q, "gpu", GT_QGPU, 1000.0, no_limit, sizeof(no_limit));
+	rc = rc ? rc : queue_resource(x, o, &q, "cpu", GT_QCPU, 1.0, no_limit, sizeof(no_limit));
+	rc = rc ? rc : queue_resource(x, o, &q, "memory", GT_QMEM, 1e6, no_limit, sizeof(no_limit));
 	if (rc)
 		return rc;
+	if (*no_limit)
+		gt_dec_warn(x, "queue %s: no spec.resources limit for %s: 0 as in KAI, so nothing requesting it fits "
+			    "in this queue (write limit: -1 for no limit)", name, no_limit);
 	const char *pm = gt_doc_str(spec, "preemptMinRuntime"), *rm = gt_doc_str(spec, "reclaimMinRuntime");
 	if (pm && gt_duration_parse_whole(pm, &q.preempt_min_runtime_s))
 		return gt_dec_fail(x, o, "spec.preemptMinRuntime", "not a duration", pm);

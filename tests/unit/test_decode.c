@@ -561,6 +561,24 @@ TEST(topology_alias_names_two_levels)
 			       want));
 }
 
+/* KAI v0.17: a resource key not written is 0; a missing limit is a limit of 0. */
+TEST(queue_missing_keys_are_zero_as_in_kai)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: q}, spec: {resources: "
+		    "{gpu: {quota: 2, limit: -1}, memory: {quota: -1, limit: -1, overQuotaWeight: 1}}}}\n");
+	TL_BUILD(&w);
+	const struct gt_queue *q = &w.c.queues[0];
+	ASSERT_EQ(2000, q->deserved[GT_QGPU]);
+	ASSERT_EQ(-1, q->limit[GT_QGPU]);
+	ASSERT_TRUE(q->weight[GT_QGPU] == 0);
+	ASSERT_EQ(0, q->deserved[GT_QCPU]);
+	ASSERT_EQ(0, q->limit[GT_QCPU]);
+	ASSERT_EQ(-1, q->limit[GT_QMEM]);
+	tl_free(&w);
+}
+
 TEST(scheduling_shard)
 {
 	struct tl_world w;
@@ -679,6 +697,7 @@ const struct gt_test gt_tests[] = {
 	T(min_subgroup_more_than_members),
 	T(min_subgroup_without_subgroups),
 	T(topology_alias_names_two_levels),
+	T(queue_missing_keys_are_zero_as_in_kai),
 	T(scheduling_shard),
 	T(scheduling_shard_bad_strategy),
 	T(scheduling_shard_bad_duration),
