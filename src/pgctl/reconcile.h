@@ -21,6 +21,7 @@ struct gt_pgctl_env {
 	struct gt_cache *cache;
 	struct gt_owners *owners;
 	struct gt_pgctl_stats *stats;
+	const struct gt_pgctl_selector *namespaces;	/* --namespace-label-selector, or NULL */
 	const char *component;	/* events' source */
 	const char *instance;	/* events' reporting instance */
 };
@@ -31,10 +32,17 @@ enum gt_pgctl_result {
 	GT_PGR_FAIL,		/* try again with backoff */
 };
 
+/* The objects a pod's grouping may read besides the pod: owners, related objects, its namespace. */
+#define GT_PGCTL_MAX_READ 24
+
 struct gt_pgctl_outcome {
 	enum gt_pgctl_result result;
+	bool skipped;		/* left alone (skip-podgrouper, its own PodGroup, its namespace) */
 	char rv_written[64];	/* the pod's resourceVersion after our patch, or "" */
 	char pg[256];		/* the PodGroup the pod is in, or "" */
+	/* the uids of the watched objects read: a change to one brings the pod back */
+	char read[GT_PGCTL_MAX_READ][64];
+	size_t n_read;
 };
 
 /*

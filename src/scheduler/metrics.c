@@ -127,20 +127,13 @@ static void write_writer(const struct gt_writer_stats *w, FILE *f, const char *p
 
 static void write_api(const struct gt_kube_stats *api, FILE *f, const char *p)
 {
-	static const char *const verbs[GT_N_VERBS] = { "get", "list", "watch", "create", "update", "patch",
-						      "delete" };
-	static const char *const classes[GT_N_CLASSES] = { "2xx", "3xx", "4xx", "5xx", "error" };
-	head(f, p, "api_requests_total", "counter", "API server requests by verb and outcome");
+	char name[96];
+	snprintf(name, sizeof(name), "%s_api_requests_total", p);
+	gt_kube_stats_print(api, name, f);
 	unsigned long errors = 0;
 	for (int v = 0; v < GT_N_VERBS; v++)
-		for (int k = 0; k < GT_N_CLASSES; k++) {
-			unsigned long n = atomic_load(&api->requests[v][k]);
-			if (k >= GT_CODE_5XX)
-				errors += n;
-			if (n)
-				fprintf(f, "%s_api_requests_total{verb=\"%s\",code=\"%s\"} %lu\n", p, verbs[v],
-					classes[k], n);
-		}
+		for (int k = GT_CODE_5XX; k < GT_N_CLASSES; k++)
+			errors += atomic_load(&api->requests[v][k]);
 	counter(f, p, "api_errors_total", "API requests that got no answer or a server error", errors);
 }
 
@@ -177,8 +170,9 @@ void gt_metrics_write(struct gt_metrics *m, FILE *f)
 	write_reflectors(m, f, p);
 	head(f, p, "is_leader", "gauge", "1 while this instance holds the leader lease (or runs without election)");
 	fprintf(f, "%s_is_leader %d\n", p, atomic_load(&m->leader) ? 1 : 0);
-	if (m->extra)
-		m->extra(m->extra_arg, f);
+	gt_metrics_extra_fn extra = atomic_load(&m->extra);
+	if (extra)
+		extra(m->extra_arg, f);
 }
 
 static unsigned on_request(void *arg, const char *path, FILE *body, const char **ctype)

@@ -35,6 +35,8 @@ struct gt_queue_metric {
 	double fair[GT_NQRES], allocated[GT_NQRES], deserved[GT_NQRES];	/* GPUs, cores, GB */
 };
 
+typedef void (*gt_metrics_extra_fn)(void *arg, FILE *out);
+
 struct gt_metrics {
 	pthread_mutex_t mu;
 	const char *prefix;
@@ -49,8 +51,11 @@ struct gt_metrics {
 	const struct gt_writer_stats *writer;
 	const struct gt_reflector_stats *reflectors[GT_N_KRES];
 	atomic_bool ready, leader;
-	/* more series after the scheduler's (the in-process podgrouper's), or NULL */
-	void (*extra)(void *arg, FILE *out);
+	/*
+	 * More series after the scheduler's (the in-process podgrouper's), or
+	 * NULL; set @extra_arg first, then @extra, while serving.
+	 */
+	_Atomic(gt_metrics_extra_fn) extra;
 	void *extra_arg;
 	struct gt_httpd *server;
 	int port;
