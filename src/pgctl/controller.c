@@ -90,6 +90,7 @@ struct gt_pgctl {
 	unsigned mark;
 	double next_retry;	/* the earliest retry due, or 0 */
 	unsigned long settle_asked, settle_done;
+	struct gt_pgctl_recent recent;	/* PodGroups just made */
 	struct gt_smap changed;	/* uids of owners changed since the last scan */
 	bool requeue_all;	/* every pod again (a Karta changed) */
 	bool kartas_changed;	/* and the world with it */
@@ -523,9 +524,10 @@ struct gt_pgctl *gt_pgctl_start(struct gt_kube_client *cl, struct gt_cache *cach
 	gt_cond_init_mono(&c->idle);
 	gt_smap_init(&c->pods);
 	gt_smap_init(&c->changed);
+	gt_pgctl_recent_init(&c->recent);
 	c->env = (struct gt_pgctl_env){ .cl = cl, .cache = cache, .stats = &c->stats,
-					.namespaces = o->namespaces, .component = c->o.component,
-					.instance = c->instance };
+					.namespaces = o->namespaces, .recent = &c->recent,
+					.component = c->o.component, .instance = c->instance };
 	c->env.owners = owners_start(c, cl);
 	c->pool = gt_pool_new(c->o.workers, "podgrouper");
 	if (pthread_create(&c->scanner, NULL, scanner, c)) {
@@ -606,6 +608,7 @@ void gt_pgctl_stop(struct gt_pgctl *c)
 	/* the watches report to @c until they end */
 	gt_owners_free(c->env.owners);
 	gt_smap_release(&c->changed);
+	gt_pgctl_recent_release(&c->recent);
 	pthread_mutex_destroy(&c->mu);
 	pthread_cond_destroy(&c->idle);
 	free(c->instance);

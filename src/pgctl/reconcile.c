@@ -17,6 +17,7 @@
 #include "api/object.h"
 #include "kube/event.h"
 #include "pgctl/reconcile.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/mem.h"
 
@@ -25,6 +26,7 @@
 #define JOB_ID_ANNOTATION "runai-job-id"
 #define PODGANG_LABEL "grove.io/podgang"
 #define WARNING_REASON "PodGrouperWarning"
+#define RECENT_S 5.0		/* a PodGroup just written is in the cache well before this */
 
 /* ---------------------------------------------------------------- requests */
 
@@ -313,6 +315,83 @@ static json_t *replace_patch(const json_t *have, const json_t *want)
 	return p;
 }
 
+/* ---------------------------------------------------------------- PodGroups just made */
+
+struct recent {
+	json_t *obj;
+	double at;		/* gt_mono_s() */
+};
+
+static void recent_free(struct recent *e)
+{
+	json_decref(e->obj);
+	free(e);
+}
+
+void gt_pgctl_recent_init(struct gt_pgctl_recent *r)
+{
+	pthread_mutex_init(&r->mu, NULL);
+	gt_smap_init(&r->pgs);
+}
+
+void gt_pgctl_recent_release(struct gt_pgctl_recent *r)
+{
+	size_t pos = 0;
+	void *v;
+	while (gt_smap_next(&r->pgs, &pos, NULL, &v))
+		recent_free(v);
+	gt_smap_release(&r->pgs);
+	pthread_mutex_destroy(&r->mu);
+}
+
+/* Forget the entries past RECENT_S (locked). */
+static void recent_sweep(struct gt_pgctl_recent *r, double now)
+{
+	size_t pos = 0;
+	const char *key;
+	void *v;
+	while (gt_smap_next(&r->pgs, &pos, &key, &v))
+		if (now - ((struct recent *)v)->at >= RECENT_S)
+			recent_free(gt_smap_del(&r->pgs, key));
+}
+
+/* Remember the PodGroup @obj (the server's copy) under @key. */
+static void recent_put(struct gt_pgctl_recent *r, const char *key, const json_t *obj)
+{
+	struct recent *e = gt_xcalloc(1, sizeof(*e));
+	e->obj = json_deep_copy(obj);
+	e->at = gt_mono_s();
+	pthread_mutex_lock(&r->mu);
+	recent_sweep(r, e->at);
+	struct recent *old = gt_smap_put(&r->pgs, key, e);
+	pthread_mutex_unlock(&r->mu);
+	if (old)
+		recent_free(old);
+}
+
+/*
+ * The cache has the PodGroup: its copy is the truth from now on (a
+ * PodGroup deleted later must not be taken for one just made).
+ */
+static void recent_forget(struct gt_pgctl_recent *r, const char *key)
+{
+	pthread_mutex_lock(&r->mu);
+	struct recent *e = r->pgs.n ? gt_smap_del(&r->pgs, key) : NULL;
+	pthread_mutex_unlock(&r->mu);
+	if (e)
+		recent_free(e);
+}
+
+/* A copy of the PodGroup written under @key a moment ago, or NULL. */
+static json_t *recent_get(struct gt_pgctl_recent *r, const char *key)
+{
+	pthread_mutex_lock(&r->mu);
+	struct recent *e = gt_smap_get(&r->pgs, key);
+	json_t *j = e && gt_mono_s() - e->at < RECENT_S ? json_deep_copy(e->obj) : NULL;
+	pthread_mutex_unlock(&r->mu);
+	return j;
+}
+
 static void podgroup_path(const struct gt_podgroup *pg, bool one, char *buf, size_t cap)
 {
 	gt_kres_path(GT_KRES_PODGROUPS, pg->namespace, one ? pg->name : NULL, NULL, buf, cap);
@@ -358,7 +437,13 @@ static enum gt_pgctl_result create_podgroup(const struct gt_pgctl_env *env, cons
 	gt_kube_request(env->cl, GT_VERB_POST, "POST", path, "application/json", body, &r);
 	free(body);
 	enum gt_pgctl_result res = GT_PGR_OK;
+	char key[600];
+	snprintf(key, sizeof(key), "%s/%s", pg->namespace, pg->name);
 	if (r.status == 201 || r.status == 200) {
+		json_t *made = json_loads(r.body, 0, NULL);
+		if (json_is_object(made))
+			recent_put(env->recent, key, made);
+		json_decref(made);
 		atomic_fetch_add(&env->stats->created, 1);
 		gt_log(GT_LOG_INFO, "podgrouper", "created PodGroup %s/%s (%s, minMember %d, %zu sub-groups, "
 		       "queue %s) for pod %s", pg->namespace, pg->name, pg->rule ? pg->rule : "default", pg->min_member,
@@ -366,7 +451,9 @@ static enum gt_pgctl_result create_podgroup(const struct gt_pgctl_env *env, cons
 	} else if (r.status == 409) {
 		/* another worker, or a PodGroup our cache has not seen yet: compare with it */
 		*have = read_podgroup(env, pg);
-		if (!*have)
+		if (*have)
+			recent_put(env->recent, key, *have);
+		else
 			res = GT_PGR_SOON;
 	} else {
 		snprintf(what, sizeof(what), "cannot create PodGroup %s/%s", pg->namespace, pg->name);
@@ -433,7 +520,9 @@ static enum gt_pgctl_result apply_podgroup(const struct gt_pgctl_env *env, const
 	char key[600];
 	snprintf(key, sizeof(key), "%s/%s", pg->namespace, pg->name);
 	struct gt_kobj *old = gt_cache_get(env->cache, GT_KRES_PODGROUPS, key);
-	json_t *have = old ? gt_doc_to_json(old->doc) : NULL;
+	json_t *have = old ? gt_doc_to_json(old->doc) : recent_get(env->recent, key);
+	if (old)
+		recent_forget(env->recent, key);
 	gt_kobj_unref(old);
 	enum gt_pgctl_result res = GT_PGR_OK;
 	if (!have)

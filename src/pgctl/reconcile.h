@@ -7,6 +7,7 @@
 #ifndef GT_PGCTL_RECONCILE_H
 #define GT_PGCTL_RECONCILE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "kube/cache.h"
@@ -14,6 +15,21 @@
 #include "kube/owners.h"
 #include "pgctl/pgctl.h"
 #include "pgctl/world.h"
+#include "util/smap.h"
+
+/*
+ * PodGroups this controller created (or found on a 409) a moment ago, until
+ * the cache has them: the other pods of a gang arriving together compare
+ * with this copy instead of each creating the PodGroup again, meeting 409
+ * and reading it.
+ */
+struct gt_pgctl_recent {
+	pthread_mutex_t mu;
+	struct gt_smap pgs;	/* "namespace/name" -> struct recent (reconcile.c) */
+};
+
+void gt_pgctl_recent_init(struct gt_pgctl_recent *r);
+void gt_pgctl_recent_release(struct gt_pgctl_recent *r);
 
 /* What reconciling one pod uses besides the pod. */
 struct gt_pgctl_env {
@@ -22,6 +38,7 @@ struct gt_pgctl_env {
 	struct gt_owners *owners;
 	struct gt_pgctl_stats *stats;
 	const struct gt_pgctl_selector *namespaces;	/* --namespace-label-selector, or NULL */
+	struct gt_pgctl_recent *recent;
 	const char *component;	/* events' source */
 	const char *instance;	/* events' reporting instance */
 };
