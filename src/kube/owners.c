@@ -95,7 +95,7 @@ struct gt_owners *gt_owners_new(struct gt_kube_client *cl, const struct gt_owner
 	ow->o.max_entries = o && o->max_entries ? o->max_entries : 50000;
 	ow->o.page_size = o && o->page_size > 0 ? o->page_size : 500;
 	ow->o.watch_timeout_s = o && o->watch_timeout_s > 0 ? o->watch_timeout_s : 300;
-	ow->o.sync_timeout_s = o && o->sync_timeout_s > 0 ? o->sync_timeout_s : 30;
+	ow->o.sync_timeout_s = o && o->sync_timeout_s > 0 ? o->sync_timeout_s : 5;
 	pthread_mutex_init(&ow->mu, NULL);
 	gt_cond_init_mono(&ow->done);
 	gt_smap_init(&ow->entries);
@@ -583,11 +583,12 @@ static struct kind *add_kind(struct gt_owners *ow, const char *api, const char *
 
 /*
  * The watched kind @ref names, its first LIST in, or NULL when it is read
- * by name (locked; may unlock to discover and start it, and to wait).
- * GT_EIO when the first LIST does not come in time.
+ * by name (locked; may unlock to discover and start it, and to wait). A
+ * first LIST that does not come within sync_timeout_s (a kind of 50,000
+ * objects, a LIST failing) leaves this read to be made by name: the pod's
+ * grouping goes on, at one read per owner.
  */
-static int watched_kind(struct gt_owners *ow, const struct gt_owner_ref *ref, struct kind **out,
-			struct gt_err *err)
+static void watched_kind(struct gt_owners *ow, const struct gt_owner_ref *ref, struct kind **out)
 {
 	*out = NULL;
 	struct kind *k = kind_of(ow, ref->api_version, ref->kind);
@@ -597,7 +598,7 @@ static int watched_kind(struct gt_owners *ow, const struct gt_owner_ref *ref, st
 		struct gt_err derr = { 0 };
 		/* a kind not served is for the read by name to report */
 		if (resolve_kind(ow, ref->api_version, ref->kind, plural, sizeof(plural), &namespaced, &derr))
-			return 0;
+			return;
 		k = kind_of(ow, ref->api_version, ref->kind);	/* another reader may have */
 		if (!k) {
 			k = add_kind(ow, ref->api_version, ref->kind, plural, namespaced, false);
@@ -610,12 +611,8 @@ static int watched_kind(struct gt_owners *ow, const struct gt_owner_ref *ref, st
 	bool in_time = true;
 	while (in_time && !k->synced)
 		in_time = gt_cond_wait_until(&ow->done, &ow->mu, until);
-	if (k->mode == BY_NAME)
-		return 0;
-	if (!k->synced)
-		return gt_errf(err, GT_EIO, "%s (%s) are still being listed", k->plural, k->api);
-	*out = k;
-	return 0;
+	if (k->mode == WATCHED && k->synced)
+		*out = k;
 }
 
 static bool ref_ok(const struct gt_owner_ref *ref)
@@ -636,7 +633,7 @@ int gt_owners_get(struct gt_owners *ow, const struct gt_owner_ref *ref, double n
 	if (ow->o.watch && !(flags & GT_OWNERS_BY_NAME)) {
 		pthread_mutex_lock(&ow->mu);
 		struct kind *k;
-		int rc = watched_kind(ow, ref, &k, err);
+		watched_kind(ow, ref, &k);
 		if (k) {
 			char key[2 * (MAX_NAME + 1)];
 			snprintf(key, sizeof(key), "%s%s%s", k->info.namespaced ? ref->ns : "",
@@ -645,14 +642,12 @@ int gt_owners_get(struct gt_owners *ow, const struct gt_owner_ref *ref, double n
 			/* not there (yet), or another object under the name: read it by name */
 			if (o && (!uid || !strcmp(uid, o->uid))) {
 				atomic_fetch_add(&ow->stats.hits, 1);
-				rc = answer(o, ref, uid, out, err);
+				int rc = answer(o, ref, uid, out, err);
 				pthread_mutex_unlock(&ow->mu);
 				return rc;
 			}
 		}
 		pthread_mutex_unlock(&ow->mu);
-		if (rc)
-			return rc;
 	}
 	return get_by_name(ow, ref, uid, not_before, out, err);
 }

@@ -19,7 +19,8 @@
  *  - when the caller says so (GT_OWNERS_BY_NAME: the one defaults ConfigMap
  *    of a namespace), or watching is off (opts.watch false);
  *  - for an object the store does not have (yet) or has under another uid:
- *    a pod may name an owner whose ADDED event is still on its way.
+ *    a pod may name an owner whose ADDED event is still on its way;
+ *  - while the kind's first LIST takes longer than sync_timeout_s.
  * An object read by name is kept for a while (ttl_s, 30 s by default) and
  * shared by every pod that names it:
  *  - keyed by apiVersion, kind, namespace and name; a reference whose uid
@@ -57,7 +58,7 @@ struct gt_owners_opts {
 	bool watch;		/* watch each kind at its first read (else read every object by name) */
 	int page_size;		/* the watches' LIST page; default 500 */
 	int watch_timeout_s;	/* and their timeoutSeconds; default 300 */
-	double sync_timeout_s;	/* how long a read waits for its kind's first LIST; default 30 */
+	double sync_timeout_s;	/* how long a read waits for its kind's first LIST (then reads by name); default 5 */
 	/*
 	 * An object of a watched kind changed: @old NULL when it was added, @cur
 	 * NULL when deleted. Not called for a kind's first LIST; a relist (after
@@ -105,8 +106,8 @@ const struct gt_owners_stats *gt_owners_stats(const struct gt_owners *ow);
  * is always good enough). @flags: GT_OWNERS_BY_NAME. On 0, *@out holds a
  * reference (gt_kobj_unref() it). Otherwise, with a message naming the
  * object: GT_ENOTFOUND (no such object or uid, or the API server serves no
- * such kind), GT_EIO (no answer, 5xx, 429, a kind still being listed: try
- * again later), GT_EINVAL (any other refusal, 403 say).
+ * such kind), GT_EIO (no answer, 5xx, 429: try again later), GT_EINVAL (any
+ * other refusal, 403 say).
  */
 int gt_owners_get(struct gt_owners *ow, const struct gt_owner_ref *ref, double not_before, unsigned flags,
 		  struct gt_kobj **out, struct gt_err *err);
