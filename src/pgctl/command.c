@@ -253,10 +253,13 @@ static void log_summary(struct gt_pgctl *pg)
 	const struct gt_pgctl_stats *s = gt_pgctl_stats(pg);
 	unsigned long reads, hits;
 	gt_pgctl_owner_counts(pg, &reads, &hits);
+	unsigned long skipped = 0;
+	for (int r = 0; r < GT_PGCTL_SKIP_N; r++)
+		skipped += atomic_load(&s->skipped[r]);
 	gt_log(GT_LOG_INFO, "podgrouper", "%lu pods looked at, %lu annotated, %lu left alone; PodGroups: %lu "
 	       "created, %lu updated; %lu warnings; owners: %lu reads by name, %lu answered without one, %lu "
 	       "changes", (unsigned long)atomic_load(&s->reconciles), (unsigned long)atomic_load(&s->grouped),
-	       (unsigned long)atomic_load(&s->skipped), (unsigned long)atomic_load(&s->created),
+	       skipped, (unsigned long)atomic_load(&s->created),
 	       (unsigned long)atomic_load(&s->patched), (unsigned long)atomic_load(&s->warnings), reads, hits,
 	       (unsigned long)atomic_load(&s->owner_changes));
 }

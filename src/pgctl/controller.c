@@ -64,6 +64,7 @@ struct podstate {
 	unsigned mark;		/* the scan that last saw the pod */
 	char (*read)[64];	/* the uids of the watched objects its grouping read */
 	size_t n_read;
+	enum gt_pgctl_skip skip;	/* why it was last left alone, if it was */
 	bool queued, busy, dirty;
 	struct gt_pgctl *c;
 };
@@ -343,11 +344,37 @@ static void *scanner(void *arg)
 	return NULL;
 }
 
+const char *const gt_pgctl_skip_names[GT_PGCTL_SKIP_N] = {
+	[GT_PGCTL_NOT_SKIPPED] = "",
+	[GT_PGCTL_SKIP_ANNOTATED] = "skip-podgrouper",
+	[GT_PGCTL_SKIP_OWNER_ANNOTATED] = "owner-skip-podgrouper",
+	[GT_PGCTL_SKIP_OWN_PODGROUP] = "own-podgroup",
+	[GT_PGCTL_SKIP_NAMESPACE] = "namespace-not-selected",
+};
+
+/*
+ * A pod left alone is counted and said once for each new reason, not at
+ * every update of the pod. No event: KAI records none, and the pods a
+ * podgrouper shard does not select are another shard's. (locked)
+ */
+static void note_skip(struct gt_pgctl *c, struct podstate *st, const struct gt_pgctl_outcome *out)
+{
+	if (out->skip == st->skip)
+		return;
+	st->skip = out->skip;
+	if (!out->skip)
+		return;
+	atomic_fetch_add(&c->stats.skipped[out->skip], 1);
+	gt_log(out->skip == GT_PGCTL_SKIP_NAMESPACE ? GT_LOG_DEBUG : GT_LOG_INFO, "podgrouper",
+	       "pod %s is left without a PodGroup: %s", st->key, out->why);
+}
+
 /* Write down how an attempt went (locked). */
 static void record(struct gt_pgctl *c, struct podstate *st, const struct gt_kobj *pod,
 		   const struct gt_pgctl_outcome *out)
 {
 	double now = gt_mono_s();
+	note_skip(c, st, out);
 	set_str(&st->rv, pod->rv);
 	set_str(&st->rv_written, out->rv_written);
 	set_str(&st->pg, out->pg);

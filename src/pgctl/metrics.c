@@ -84,9 +84,11 @@ void gt_pgctl_metrics_print(const struct gt_pgctl_stats *s, const struct gt_pgct
 		atomic_load(&s->patched));
 	counter(f, "gantry_podgrouper_pods_grouped_total", "Pods annotated with their PodGroup (or sub-group label)",
 		atomic_load(&s->grouped));
-	counter(f, "gantry_podgrouper_pods_skipped_total",
-		"Pods left alone: skip-podgrouper, their own PodGroup, a namespace not selected",
-		atomic_load(&s->skipped));
+	head(f, "gantry_podgrouper_pods_skipped_total", "counter",
+	     "Pods left without a PodGroup, by reason (a pod counts once for each new reason)");
+	for (int r = GT_PGCTL_NOT_SKIPPED + 1; r < GT_PGCTL_SKIP_N; r++)
+		fprintf(f, "gantry_podgrouper_pods_skipped_total{reason=\"%s\"} %lu\n", gt_pgctl_skip_names[r],
+			atomic_load(&s->skipped[r]));
 	counter(f, "gantry_podgrouper_warnings_total", "PodGrouperWarning events recorded",
 		atomic_load(&s->warnings));
 	counter(f, "gantry_podgrouper_owner_changes_total", "Owner and Karta changes that brought pods back",

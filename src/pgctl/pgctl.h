@@ -87,6 +87,20 @@ struct gt_pgctl_opts {
 	const atomic_bool *active;
 };
 
+/*
+ * Why a pod of ours is left without a PodGroup: the metric's reason label
+ * (gt_pgctl_skip_names) and the log line said once per pod.
+ */
+enum gt_pgctl_skip {
+	GT_PGCTL_NOT_SKIPPED,
+	GT_PGCTL_SKIP_ANNOTATED,	/* the pod: kai.scheduler/skip-podgrouper "true" */
+	GT_PGCTL_SKIP_OWNER_ANNOTATED,	/* one of its owners */
+	GT_PGCTL_SKIP_OWN_PODGROUP,	/* no owner, and it names its PodGroup already */
+	GT_PGCTL_SKIP_NAMESPACE,	/* --namespace-label-selector does not select its namespace */
+	GT_PGCTL_SKIP_N
+};
+extern const char *const gt_pgctl_skip_names[GT_PGCTL_SKIP_N];
+
 /* Reconcile latencies: controller-runtime's buckets, in seconds. */
 #define GT_PGCTL_N_BUCKETS 40
 
@@ -97,7 +111,7 @@ struct gt_pgctl_stats {
 	atomic_ulong warnings;		/* PodGrouperWarning events created */
 	atomic_ulong failures;		/* attempts that will be retried with backoff */
 	atomic_ulong requeues;		/* attempts that met a conflict: again in a moment */
-	atomic_ulong skipped;		/* pods left alone: skip-podgrouper, their own PodGroup, namespace */
+	atomic_ulong skipped[GT_PGCTL_SKIP_N];	/* pods left alone, by reason (each pod once per reason) */
 	atomic_ulong adds;		/* pods queued */
 	atomic_ulong retries;		/* of which retries after a failure or a conflict */
 	atomic_ulong owner_changes;	/* owner changes that brought pods back */

@@ -318,7 +318,7 @@ static json_t *replace_patch(const json_t *have, const json_t *want)
 /* ---------------------------------------------------------------- PodGroups just made */
 
 struct recent {
-	json_t *obj;
+	json_t *obj;		/* NULL while a worker creates it */
 	double at;		/* gt_mono_s() */
 };
 
@@ -331,6 +331,7 @@ static void recent_free(struct recent *e)
 void gt_pgctl_recent_init(struct gt_pgctl_recent *r)
 {
 	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->made, NULL);
 	gt_smap_init(&r->pgs);
 }
 
@@ -341,53 +342,74 @@ void gt_pgctl_recent_release(struct gt_pgctl_recent *r)
 	while (gt_smap_next(&r->pgs, &pos, NULL, &v))
 		recent_free(v);
 	gt_smap_release(&r->pgs);
+	pthread_cond_destroy(&r->made);
 	pthread_mutex_destroy(&r->mu);
 }
 
-/* Forget the entries past RECENT_S (locked). */
+/* Forget the copies past RECENT_S; a creation under way stays (locked). */
 static void recent_sweep(struct gt_pgctl_recent *r, double now)
 {
 	size_t pos = 0;
 	const char *key;
 	void *v;
 	while (gt_smap_next(&r->pgs, &pos, &key, &v))
-		if (now - ((struct recent *)v)->at >= RECENT_S)
+		if (((struct recent *)v)->obj && now - ((struct recent *)v)->at >= RECENT_S)
 			recent_free(gt_smap_del(&r->pgs, key));
 }
 
-/* Remember the PodGroup @obj (the server's copy) under @key. */
+/* Put @e under @key and wake the workers waiting for it (locked). */
+static void recent_set(struct gt_pgctl_recent *r, const char *key, struct recent *e)
+{
+	recent_sweep(r, gt_mono_s());
+	struct recent *old = e ? gt_smap_put(&r->pgs, key, e) : gt_smap_del(&r->pgs, key);
+	if (old)
+		recent_free(old);
+	pthread_cond_broadcast(&r->made);
+}
+
+/* Remember the PodGroup @obj (the server's copy) under @key; ends a creation. */
 static void recent_put(struct gt_pgctl_recent *r, const char *key, const json_t *obj)
 {
 	struct recent *e = gt_xcalloc(1, sizeof(*e));
 	e->obj = json_deep_copy(obj);
 	e->at = gt_mono_s();
 	pthread_mutex_lock(&r->mu);
-	recent_sweep(r, e->at);
-	struct recent *old = gt_smap_put(&r->pgs, key, e);
+	recent_set(r, key, e);
 	pthread_mutex_unlock(&r->mu);
-	if (old)
-		recent_free(old);
 }
 
 /*
- * The cache has the PodGroup: its copy is the truth from now on (a
- * PodGroup deleted later must not be taken for one just made).
+ * Forget what is under @key: a creation that failed (@claim; a waiting
+ * worker then tries itself), or a copy once the cache has the PodGroup
+ * (its copy is the truth from now on: a PodGroup deleted later must not be
+ * taken for one just made; another worker's creation is left to it).
  */
-static void recent_forget(struct gt_pgctl_recent *r, const char *key)
-{
-	pthread_mutex_lock(&r->mu);
-	struct recent *e = r->pgs.n ? gt_smap_del(&r->pgs, key) : NULL;
-	pthread_mutex_unlock(&r->mu);
-	if (e)
-		recent_free(e);
-}
-
-/* A copy of the PodGroup written under @key a moment ago, or NULL. */
-static json_t *recent_get(struct gt_pgctl_recent *r, const char *key)
+static void recent_forget(struct gt_pgctl_recent *r, const char *key, bool claim)
 {
 	pthread_mutex_lock(&r->mu);
 	struct recent *e = gt_smap_get(&r->pgs, key);
+	if (e && (claim || e->obj))
+		recent_set(r, key, NULL);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/*
+ * A copy of the PodGroup written under @key a moment ago, waiting while
+ * another worker creates it; or NULL, and then the caller is the one to
+ * create it and ends with recent_put() or recent_forget().
+ */
+static json_t *recent_get_or_claim(struct gt_pgctl_recent *r, const char *key)
+{
+	pthread_mutex_lock(&r->mu);
+	struct recent *e;
+	while ((e = gt_smap_get(&r->pgs, key)) && !e->obj)
+		pthread_cond_wait(&r->made, &r->mu);
 	json_t *j = e && gt_mono_s() - e->at < RECENT_S ? json_deep_copy(e->obj) : NULL;
+	if (!j) {
+		e = gt_xcalloc(1, sizeof(*e));
+		e->at = gt_mono_s();
+		recent_set(r, key, e);
+	}
 	pthread_mutex_unlock(&r->mu);
 	return j;
 }
@@ -443,6 +465,8 @@ static enum gt_pgctl_result create_podgroup(const struct gt_pgctl_env *env, cons
 		json_t *made = json_loads(r.body, 0, NULL);
 		if (json_is_object(made))
 			recent_put(env->recent, key, made);
+		else
+			recent_forget(env->recent, key, true);
 		json_decref(made);
 		atomic_fetch_add(&env->stats->created, 1);
 		gt_log(GT_LOG_INFO, "podgrouper", "created PodGroup %s/%s (%s, minMember %d, %zu sub-groups, "
@@ -451,11 +475,14 @@ static enum gt_pgctl_result create_podgroup(const struct gt_pgctl_env *env, cons
 	} else if (r.status == 409) {
 		/* another worker, or a PodGroup our cache has not seen yet: compare with it */
 		*have = read_podgroup(env, pg);
-		if (*have)
+		if (*have) {
 			recent_put(env->recent, key, *have);
-		else
+		} else {
+			recent_forget(env->recent, key, true);
 			res = GT_PGR_SOON;
+		}
 	} else {
+		recent_forget(env->recent, key, true);
 		snprintf(what, sizeof(what), "cannot create PodGroup %s/%s", pg->namespace, pg->name);
 		res = write_failed(env, pod, what, &r);
 	}
@@ -520,12 +547,12 @@ static enum gt_pgctl_result apply_podgroup(const struct gt_pgctl_env *env, const
 	char key[600];
 	snprintf(key, sizeof(key), "%s/%s", pg->namespace, pg->name);
 	struct gt_kobj *old = gt_cache_get(env->cache, GT_KRES_PODGROUPS, key);
-	json_t *have = old ? gt_doc_to_json(old->doc) : recent_get(env->recent, key);
+	json_t *have = old ? gt_doc_to_json(old->doc) : recent_get_or_claim(env->recent, key);
 	if (old)
-		recent_forget(env->recent, key);
+		recent_forget(env->recent, key, false);
 	gt_kobj_unref(old);
 	enum gt_pgctl_result res = GT_PGR_OK;
-	if (!have)
+	if (!have)	/* ours to create: create_podgroup() ends the claim */
 		res = create_podgroup(env, pod, pg, want, &have);
 	if (have)
 		res = update_podgroup(env, pod, cfg, pg, want, have);
@@ -643,11 +670,9 @@ static enum gt_pgctl_result group(const struct gt_pgctl_env *env, const struct g
 	const struct gt_doc *by = NULL;
 	if (gt_pg_skip_reason(&req, &by) != GT_PG_GROUP) {
 		/* KAI's reconciler asks before any grouper: the pod is someone else's to group */
-		gt_log(GT_LOG_DEBUG, "podgrouper", "pod %s left alone: %s %s/%s has %s: \"true\"", pod->key,
-		       gt_doc_str(by, "kind"), pod->ns, gt_doc_str(gt_doc_get(by, "metadata"), "name"),
-		       GT_PG_SKIP_ANNOTATION);
-		atomic_fetch_add(&env->stats->skipped, 1);
-		out->skipped = true;
+		out->skip = GT_PGCTL_SKIP_OWNER_ANNOTATED;
+		snprintf(out->why, sizeof(out->why), "its owner %s %s/%s has %s: \"true\"", gt_doc_str(by, "kind"),
+			 pod->ns, gt_doc_str(gt_doc_get(by, "metadata"), "name"), GT_PG_SKIP_ANNOTATION);
 		free(owned);
 		return GT_PGR_OK;
 	}
@@ -695,14 +720,22 @@ static bool namespace_selected(const struct gt_pgctl_env *env, const struct gt_k
 	return yes;
 }
 
-/* A pod KAI's reconciler leaves alone before it reads any owner. */
-static bool left_alone_early(const struct gt_kobj *pod)
+/* A pod KAI's reconciler leaves alone before it reads any owner: why, or GT_PGCTL_NOT_SKIPPED. */
+static enum gt_pgctl_skip left_alone_early(const struct gt_kobj *pod, struct gt_pgctl_outcome *out)
 {
 	const char *skip = gt_obj_annotation(pod->doc, GT_PG_SKIP_ANNOTATION);
-	if (skip && !strcmp(skip, "true"))
-		return true;
+	if (skip && !strcmp(skip, "true")) {
+		snprintf(out->why, sizeof(out->why), "it has %s: \"true\"", GT_PG_SKIP_ANNOTATION);
+		return GT_PGCTL_SKIP_ANNOTATED;
+	}
 	/* a pod with a PodGroup and no owner is the user's own arrangement */
-	return gt_obj_annotation(pod->doc, GT_PG_POD_ANNOTATION) && !gt_pg_owner_ref(pod->doc);
+	const char *own = gt_obj_annotation(pod->doc, GT_PG_POD_ANNOTATION);
+	if (own && !gt_pg_owner_ref(pod->doc)) {
+		snprintf(out->why, sizeof(out->why), "it has no owner and names its own PodGroup (%s: %s)",
+			 GT_PG_POD_ANNOTATION, own);
+		return GT_PGCTL_SKIP_OWN_PODGROUP;
+	}
+	return GT_PGCTL_NOT_SKIPPED;
 }
 
 void gt_pgctl_reconcile(const struct gt_pgctl_env *env, const struct gt_pgctl_world *w,
@@ -712,11 +745,14 @@ void gt_pgctl_reconcile(const struct gt_pgctl_env *env, const struct gt_pgctl_wo
 	atomic_fetch_add(&env->stats->reconciles, 1);
 	if (!gt_pod_is_live_ours(pod->doc, w->cfg.scheduler_name))
 		return;
-	if (left_alone_early(pod) || !namespace_selected(env, pod, out)) {
-		atomic_fetch_add(&env->stats->skipped, 1);
-		out->skipped = true;
-		return;
+	out->skip = left_alone_early(pod, out);
+	if (!out->skip && !namespace_selected(env, pod, out)) {
+		out->skip = GT_PGCTL_SKIP_NAMESPACE;
+		snprintf(out->why, sizeof(out->why), "--namespace-label-selector does not select namespace %s",
+			 pod->ns);
 	}
+	if (out->skip)
+		return;
 	struct chain ch = { 0 };
 	struct gt_err err = { 0 };
 	int rc = resolve_chain(env, pod, read_after, &ch, &err);

@@ -18,13 +18,14 @@
 #include "util/smap.h"
 
 /*
- * PodGroups this controller created (or found on a 409) a moment ago, until
- * the cache has them: the other pods of a gang arriving together compare
- * with this copy instead of each creating the PodGroup again, meeting 409
- * and reading it.
+ * PodGroups this controller is creating, or created (or found on a 409) a
+ * moment ago, until the cache has them: the other pods of a gang arriving
+ * together wait for the one worker creating it and compare with its copy,
+ * instead of each creating the PodGroup again, meeting 409 and reading it.
  */
 struct gt_pgctl_recent {
 	pthread_mutex_t mu;
+	pthread_cond_t made;	/* a creation ended */
 	struct gt_smap pgs;	/* "namespace/name" -> struct recent (reconcile.c) */
 };
 
@@ -54,7 +55,8 @@ enum gt_pgctl_result {
 
 struct gt_pgctl_outcome {
 	enum gt_pgctl_result result;
-	bool skipped;		/* left alone (skip-podgrouper, its own PodGroup, its namespace) */
+	enum gt_pgctl_skip skip;	/* left alone, and why */
+	char why[512];		/* the reason in words, naming the object that has it */
 	char rv_written[64];	/* the pod's resourceVersion after our patch, or "" */
 	char pg[256];		/* the PodGroup the pod is in, or "" */
 	/* the uids of the watched objects read: a change to one brings the pod back */
