@@ -214,6 +214,9 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o)
 	struct gt_queue q = { .name = gt_dec_intern(x, name), .parent = GT_NONE, .priority = 100,
 			      .preempt_min_runtime_s = -1, .reclaim_min_runtime_s = -1 };
 	const struct gt_doc *spec = gt_doc_get(o, "spec");
+	const char *display = gt_doc_str(spec, "displayName");
+	q.has_display_name = display && *display;
+	q.display_name = q.has_display_name ? gt_dec_intern(x, display) : 0;
 	const char *prio = gt_doc_str(spec, "priority");
 	int64_t v;
 	if (prio && (gt_parse_int(prio, &v) || v < INT32_MIN || v > INT32_MAX))

@@ -235,6 +235,8 @@ struct gt_job {
 
 struct gt_queue {
 	uint32_t name;
+	uint32_t display_name;	/* spec.displayName when has_display_name */
+	bool has_display_name;
 	int32_t parent;		/* GT_NONE for a top-level queue */
 	int32_t priority;
 	int64_t created;
@@ -296,6 +298,11 @@ struct gt_cluster {
 };
 
 void gt_config_defaults(struct gt_config *c);
+/* What KAI's messages call queue @q: its spec.displayName, else its name. */
+static inline uint32_t gt_queue_shown_name(const struct gt_queue *q)
+{
+	return q->has_display_name ? q->display_name : q->name;
+}
 /* @p's status in a session at @now: a Releasing pod deleted more than the
  * stuck-in-releasing threshold ago is StuckInReleasing (KAI's getTaskStatus). */
 enum gt_status gt_pod_status_at(const struct gt_pod *p, const struct gt_config *c, int64_t now);

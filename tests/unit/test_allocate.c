@@ -325,6 +325,23 @@ TEST(topology_level_by_alias)
 	tl_free(&w);
 }
 
+/* KAI names a queue by its spec.displayName in messages when it has one. */
+TEST(queue_display_name_in_messages)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_yaml(&w, "---\n{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: team-a}, spec: "
+		    "{displayName: Team A, resources: {gpu: {quota: 1, limit: 1}, cpu: {quota: -1, limit: -1}, "
+		    "memory: {quota: -1, limit: -1}}}}\n");
+	tl_pod(&w, &(struct tl_pod){ .name = "big", .queue = "team-a", .gpus = "2" });
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "big"));
+	ASSERT_CONTAINS(tl_msg(&w, "pg-big-0"), "Team A quota has reached the allowable limit of GPUs");
+	tl_free(&w);
+}
+
 TEST(non_preemptible_over_quota_is_refused)
 {
 	struct tl_world w;
@@ -1102,6 +1119,7 @@ TEST(action_list_parses_and_names_the_bad_one)
 }
 
 const struct gt_test gt_tests[] = {
+	T(queue_display_name_in_messages),
 	T(topology_level_by_alias),
 	T(min_subgroup_two_of_three_replicas),
 	T(preemption_delay_holds_the_preemptor),
