@@ -50,6 +50,25 @@ static int add_request(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *
 	return 0;
 }
 
+/* Requests of @b added to @a, or @a raised to @b per resource. */
+static void request_add(struct gt_pod *a, const struct gt_pod *b)
+{
+	a->cpu_milli += b->cpu_milli;
+	a->mem_bytes += b->mem_bytes;
+	a->gpus += b->gpus;
+	for (int e = 0; e < GT_MAX_EXT; e++)
+		a->ext[e] += b->ext[e];
+}
+
+static void request_max(struct gt_pod *a, const struct gt_pod *b)
+{
+	a->cpu_milli = b->cpu_milli > a->cpu_milli ? b->cpu_milli : a->cpu_milli;
+	a->mem_bytes = b->mem_bytes > a->mem_bytes ? b->mem_bytes : a->mem_bytes;
+	a->gpus = b->gpus > a->gpus ? b->gpus : a->gpus;
+	for (int e = 0; e < GT_MAX_EXT; e++)
+		a->ext[e] = b->ext[e] > a->ext[e] ? b->ext[e] : a->ext[e];
+}
+
 static int pod_resources(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 {
 	const struct gt_doc *containers = gt_doc_path(o, "spec.containers");
@@ -69,20 +88,33 @@ static int pod_resources(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 			p->gpus += tmp.gpus;
 		}
 	}
-	/* init containers run one at a time: the pod needs the largest of them */
-	struct gt_pod init = { 0 };
+	/*
+	 * Init containers, as kube-scheduler counts them: plain ones run one at
+	 * a time, each beside the sidecars started before it; a sidecar (an init
+	 * container with restartPolicy Always) keeps running, so it adds to the
+	 * pod's regular containers too. The pod needs the larger of the two.
+	 */
+	struct gt_pod sidecars = { 0 }, init_peak = { 0 };
 	const struct gt_doc *inits = gt_doc_path(o, "spec.initContainers");
 	for (size_t i = 0; inits && inits->kind == GT_DOC_SEQ && i < inits->n; i++) {
 		const struct gt_doc *res = gt_doc_get(inits->items[i], "resources");
 		const struct gt_doc *req = gt_doc_get(res, "requests");
-		int rc = add_request(x, o, &init, req ? req : gt_doc_get(res, "limits"),
-				     "spec.initContainers[].resources.requests", true);
+		struct gt_pod one = { 0 };
+		int rc = add_request(x, o, &one, req ? req : gt_doc_get(res, "limits"),
+				     "spec.initContainers[].resources.requests", false);
 		if (rc)
 			return rc;
+		const char *restart = gt_doc_str(inits->items[i], "restartPolicy");
+		if (restart && !strcmp(restart, "Always")) {
+			request_add(p, &one);
+			request_add(&sidecars, &one);
+			one = sidecars;
+		} else {
+			request_add(&one, &sidecars);
+		}
+		request_max(&init_peak, &one);
 	}
-	p->cpu_milli = init.cpu_milli > p->cpu_milli ? init.cpu_milli : p->cpu_milli;
-	p->mem_bytes = init.mem_bytes > p->mem_bytes ? init.mem_bytes : p->mem_bytes;
-	p->gpus = init.gpus > p->gpus ? init.gpus : p->gpus;
+	request_max(p, &init_peak);
 	return 0;
 }
 

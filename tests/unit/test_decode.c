@@ -484,6 +484,23 @@ TEST(pod_states_from_the_manifest)
 	tl_free(&w);
 }
 
+/* Native sidecars (init containers with restartPolicy Always), as kube-scheduler
+ * counts them: they add to the regular containers and to every later init container. */
+TEST(sidecar_init_containers)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {schedulerName: kai-scheduler, "
+		    "initContainers: [{name: side, restartPolicy: Always, resources: {requests: {cpu: '1', memory: 1Gi}}}, "
+		    "{name: setup, resources: {requests: {cpu: '3', memory: 1Gi}}}], "
+		    "containers: [{name: a, resources: {requests: {cpu: '2', memory: 4Gi}}}]}}\n");
+	TL_BUILD(&w);
+	const struct gt_pod *p = &w.c.pods[0];
+	ASSERT_EQ(4000, p->cpu_milli);		/* setup 3 beside the sidecar's 1 > a 2 + sidecar 1 */
+	ASSERT_EQ(5LL << 30, p->mem_bytes);	/* a 4Gi + sidecar 1Gi > setup 1Gi + sidecar 1Gi */
+	tl_free(&w);
+}
+
 TEST(init_containers_and_limits)
 {
 	/*
@@ -692,6 +709,7 @@ const struct gt_test gt_tests[] = {
 	T(priority_and_preemptibility),
 	T(pod_states_from_the_manifest),
 	T(subgroup_label_must_name_a_subgroup),
+	T(sidecar_init_containers),
 	T(init_containers_and_limits),
 	T(stuck_in_releasing_by_threshold),
 	T(min_subgroup_more_than_members),
