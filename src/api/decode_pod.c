@@ -205,6 +205,34 @@ static int read_selector_exprs(struct gt_dec *x, const struct gt_doc *o, const s
 	return 0;
 }
 
+/* containers[].ports[].hostPort: the node must have the port free (NodePorts). */
+static int host_ports(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const struct gt_doc *containers = gt_doc_path(o, "spec.containers");
+	for (size_t i = 0; containers && containers->kind == GT_DOC_SEQ && i < containers->n; i++) {
+		const struct gt_doc *ports = gt_doc_get(containers->items[i], "ports");
+		for (size_t k = 0; ports && ports->kind == GT_DOC_SEQ && k < ports->n; k++) {
+			const char *hp = gt_doc_str(ports->items[k], "hostPort");
+			int64_t port;
+			if (!hp)
+				continue;
+			if (gt_parse_int(hp, &port) || port < 0 || port > 65535)
+				return gt_dec_fail(x, o, "spec.containers[].ports[].hostPort", "not a port number", hp);
+			if (port == 0)
+				continue;	/* 0: no host port, as in Kubernetes */
+			const char *proto = gt_doc_str(ports->items[k], "protocol");
+			const char *ip = gt_doc_str(ports->items[k], "hostIP");
+			p->host_ports = gt_xrealloc(p->host_ports, (p->n_host_ports + 1) * sizeof(*p->host_ports));
+			p->host_ports[p->n_host_ports++] = (struct gt_host_port){
+				.host_ip = ip && *ip && strcmp(ip, "0.0.0.0") ? gt_dec_intern(x, ip) : GT_ANY_HOST_IP,
+				.protocol = gt_dec_intern(x, proto && *proto ? proto : "TCP"),
+				.port = (int32_t)port,
+			};
+		}
+	}
+	return 0;
+}
+
 static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 {
 	const struct gt_doc *spec = gt_doc_get(o, "spec");
@@ -236,6 +264,9 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 			tol->effect = !eff || !*eff ? GT_TAINT_ANY : e < 0 ? GT_TAINT_NO_EXECUTE : (enum gt_taint_effect)e;
 		}
 	}
+	int rc = host_ports(x, o, p);
+	if (rc)
+		return rc;
 	static const char *const kinds[] = { "podAffinity", "podAntiAffinity" };
 	for (int k = 0; k < 2; k++) {
 		char path[128];
@@ -257,7 +288,7 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 			term->topology_key = gt_dec_intern(x, tk);
 			term->ns = p->ns;
 			const struct gt_doc *sel = gt_doc_get(t, "labelSelector");
-			int rc = read_selector_exprs(x, o, gt_doc_get(sel, "matchExpressions"),
+			rc = read_selector_exprs(x, o, gt_doc_get(sel, "matchExpressions"),
 						     gt_doc_get(sel, "matchLabels"), &term->selector);
 			if (rc)
 				return rc;

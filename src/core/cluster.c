@@ -71,6 +71,7 @@ void gt_pod_release(struct gt_pod *p)
 	for (uint32_t i = 0; i < p->n_pod_affinity; i++)
 		gt_selector_release(&p->pod_affinity[i].selector);
 	free(p->pod_affinity);
+	free(p->host_ports);
 }
 
 void gt_node_release(struct gt_node *n)

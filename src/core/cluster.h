@@ -141,6 +141,14 @@ struct gt_node {
 	int64_t ext[GT_MAX_EXT];	/* allocatable extended resources */
 };
 
+/* A container port bound on the node (kube-scheduler's NodePorts predicate). */
+struct gt_host_port {
+	uint32_t host_ip;	/* interned hostIP; GT_ANY_HOST_IP for all addresses */
+	uint32_t protocol;	/* interned: TCP, UDP or SCTP */
+	int32_t port;
+};
+#define GT_ANY_HOST_IP UINT32_MAX
+
 struct gt_pod {
 	uint32_t ns, name;
 	int32_t job;		/* index into jobs, GT_NONE if it has no PodGroup */
@@ -178,6 +186,8 @@ struct gt_pod {
 	uint32_t n_tolerations;
 	struct gt_pod_affinity_term *pod_affinity;
 	uint32_t n_pod_affinity;
+	struct gt_host_port *host_ports;	/* containers[].ports[] with a hostPort */
+	uint32_t n_host_ports;
 };
 
 static inline bool gt_pod_is_shared(const struct gt_pod *p)

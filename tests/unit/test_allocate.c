@@ -342,6 +342,31 @@ TEST(queue_display_name_in_messages)
 	tl_free(&w);
 }
 
+/* kube-scheduler's NodePorts: two pods asking for host port 8080/TCP do not
+ * share a node; another protocol or a port of 0 does not clash. */
+TEST(host_ports_spread_pods)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 0 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: Pod, metadata: {name: held, namespace: default, labels: "
+		    "{kai.scheduler/queue: q}}, spec: {schedulerName: kai-scheduler, nodeName: n1, containers: "
+		    "[{name: c, ports: [{containerPort: 80, hostPort: 8080}]}]}, status: {phase: Running}}\n");
+	static const char *const want[] = { "tcp", "udp" };
+	for (int i = 0; i < 2; i++)
+		tl_yaml(&w, "---\n{apiVersion: v1, kind: Pod, metadata: {name: %s, namespace: default, labels: "
+			    "{kai.scheduler/queue: q}}, spec: {schedulerName: kai-scheduler, containers: "
+			    "[{name: c, ports: [{containerPort: 80, hostPort: 8080, protocol: %s}]}]}}\n",
+			want[i], i ? "UDP" : "TCP");
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "tcp"));
+	ASSERT_CONTAINS(tl_msg(&w, "pg-tcp-0"), "node(s) didn't have free ports for the requested pod ports");
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "udp"));
+	tl_free(&w);
+}
+
 TEST(non_preemptible_over_quota_is_refused)
 {
 	struct tl_world w;
@@ -1119,6 +1144,7 @@ TEST(action_list_parses_and_names_the_bad_one)
 }
 
 const struct gt_test gt_tests[] = {
+	T(host_ports_spread_pods),
 	T(queue_display_name_in_messages),
 	T(topology_level_by_alias),
 	T(min_subgroup_two_of_three_replicas),
