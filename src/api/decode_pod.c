@@ -233,6 +233,43 @@ static int host_ports(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p
 	return 0;
 }
 
+/*
+ * The namespaces a pod (anti-)affinity term looks at, as Kubernetes reads
+ * them: those listed in namespaces, every namespace when namespaceSelector is
+ * empty ({}), the pod's own when neither is given. A namespaceSelector with
+ * labels needs the Namespace objects' labels, which Gantry does not read yet:
+ * it says so and uses the listed namespaces (or the pod's own).
+ */
+static int term_namespaces(struct gt_dec *x, const struct gt_doc *o, const struct gt_pod *p,
+			   const struct gt_doc *t, struct gt_pod_affinity_term *term)
+{
+	const struct gt_doc *list = gt_doc_get(t, "namespaces");
+	const struct gt_doc *nsel = gt_doc_get(t, "namespaceSelector");
+	size_t n = list && list->kind == GT_DOC_SEQ ? list->n : 0;
+	term->namespaces = gt_xcalloc(n + 1, sizeof(*term->namespaces));
+	for (size_t i = 0; i < n; i++) {
+		const char *ns = list->items[i]->kind == GT_DOC_SCALAR ? list->items[i]->scalar : NULL;
+		if (!ns || !*ns)
+			return gt_dec_fail(x, o, "spec.affinity.podAffinity[].namespaces[]", "is not a name", NULL);
+		term->namespaces[term->n_namespaces++] = gt_dec_intern(x, ns);
+	}
+	if (nsel && nsel->kind == GT_DOC_MAP) {
+		const struct gt_doc *ml = gt_doc_get(nsel, "matchLabels");
+		const struct gt_doc *me = gt_doc_get(nsel, "matchExpressions");
+		bool empty = (!ml || (ml->kind == GT_DOC_MAP && ml->n == 0)) &&
+			     (!me || (me->kind == GT_DOC_SEQ && me->n == 0));
+		if (empty)
+			term->all_namespaces = true;
+		else
+			gt_dec_warn(x, "pod %s: a pod affinity namespaceSelector with labels is not supported yet: "
+				    "the term applies to %s", gt_obj_name(o),
+				    n ? "its namespaces list only" : "the pod's own namespace");
+	}
+	if (!term->n_namespaces)
+		term->namespaces[term->n_namespaces++] = p->ns;
+	return 0;
+}
+
 static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 {
 	const struct gt_doc *spec = gt_doc_get(o, "spec");
@@ -286,7 +323,9 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 			memset(term, 0, sizeof(*term));
 			term->anti = k == 1;
 			term->topology_key = gt_dec_intern(x, tk);
-			term->ns = p->ns;
+			rc = term_namespaces(x, o, p, t, term);
+			if (rc)
+				return rc;
 			const struct gt_doc *sel = gt_doc_get(t, "labelSelector");
 			rc = read_selector_exprs(x, o, gt_doc_get(sel, "matchExpressions"),
 						     gt_doc_get(sel, "matchLabels"), &term->selector);

@@ -69,7 +69,10 @@ void gt_pod_release(struct gt_pod *p)
 	free(p->affinity_terms);
 	free(p->tolerations);
 	for (uint32_t i = 0; i < p->n_pod_affinity; i++)
+	{
 		gt_selector_release(&p->pod_affinity[i].selector);
+		free(p->pod_affinity[i].namespaces);
+	}
 	free(p->pod_affinity);
 	free(p->host_ports);
 }

@@ -120,7 +120,11 @@ struct gt_pod_affinity_term {
 	struct gt_selector selector;	/* over pod labels */
 	uint32_t topology_key;
 	bool anti;
-	int64_t ns;		/* namespace the selector applies to (pod's own) */
+	/* namespaces the selector applies to: the term's namespaces, else the
+	 * pod's own; every namespace with an empty namespaceSelector */
+	uint32_t *namespaces;
+	uint32_t n_namespaces;
+	bool all_namespaces;
 };
 
 struct gt_node {

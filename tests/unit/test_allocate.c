@@ -367,6 +367,44 @@ TEST(host_ports_spread_pods)
 	tl_free(&w);
 }
 
+/* Pod anti-affinity terms look at their namespaces list, at every namespace with
+ * an empty namespaceSelector, else at the pod's own namespace only. */
+static int32_t anti_affinity_node(const char *term_ns)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .labels = "kubernetes.io/hostname: n1" });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .labels = "kubernetes.io/hostname: n2" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "db", .ns = "other", .queue = "q", .node = "n1", .cpu = "2",
+				     .labels = "app: db" });
+	char spec[400];
+	snprintf(spec, sizeof(spec), "affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+		 "[{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: db}}%s}]}}", term_ns);
+	tl_pod(&w, &(struct tl_pod){ .name = "web", .queue = "q", .spec = spec });
+	if (tl_build(&w)) {
+		fprintf(stderr, "build failed: %s\n", w.err.msg);
+		tl_free(&w);
+		return -2;
+	}
+	tl_cycle(&w);
+	int32_t node = w.s.pods[tl_pod_idx(&w, "web")].node;
+	tl_free(&w);
+	return node;
+}
+
+TEST(pod_anti_affinity_namespaces)
+{
+	/* binpack puts web beside db on n1 unless the term sees db */
+	int32_t own = anti_affinity_node("");
+	int32_t listed = anti_affinity_node(", namespaces: [other]");
+	int32_t all = anti_affinity_node(", namespaceSelector: {}");
+	ASSERT_TRUE(own >= 0 && listed >= 0 && all >= 0);
+	ASSERT_EQ(1, listed);	/* n2: db (namespace other) holds n1 */
+	ASSERT_EQ(1, all);
+	ASSERT_EQ(0, own);	/* db's namespace is not web's: not seen */
+}
+
 TEST(non_preemptible_over_quota_is_refused)
 {
 	struct tl_world w;
@@ -1144,6 +1182,7 @@ TEST(action_list_parses_and_names_the_bad_one)
 }
 
 const struct gt_test gt_tests[] = {
+	T(pod_anti_affinity_namespaces),
 	T(host_ports_spread_pods),
 	T(queue_display_name_in_messages),
 	T(topology_level_by_alias),
