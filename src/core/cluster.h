@@ -289,6 +289,7 @@ struct gt_config {
 	int64_t preempt_min_runtime_s;
 	int64_t reclaim_min_runtime_s;
 	bool allow_consolidating_reclaim;
+	unsigned actions_off;	/* SchedulingShard spec.actions{}.enabled false, bit per enum gt_action */
 	double k_value;
 	double saturation_multiplier;
 };
@@ -312,6 +313,17 @@ struct gt_cluster {
 };
 
 void gt_config_defaults(struct gt_config *c);
+
+/* Settings given outside the cluster's objects (KAI's scheduler flags): each
+ * one given wins over the SchedulingShard. */
+struct gt_config_overrides {
+	bool has_staleness_grace, has_stuck_releasing, has_max_consolidation_preemptees;
+	bool has_allow_consolidating_reclaim;
+	int64_t staleness_grace_s, stuck_releasing_s;
+	int32_t max_consolidation_preemptees;
+	bool allow_consolidating_reclaim;
+};
+void gt_config_override(struct gt_config *c, const struct gt_config_overrides *o);
 /* What KAI's messages call queue @q: its spec.displayName, else its name. */
 static inline uint32_t gt_queue_shown_name(const struct gt_queue *q)
 {

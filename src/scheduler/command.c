@@ -14,6 +14,7 @@
 #include "kube/leader.h"
 #include "kube/reflector.h"
 #include "pgctl/pgctl.h"
+#include "scheduler/kai_flags.h"
 #include "scheduler/metrics.h"
 #include "scheduler/snapshot.h"
 #include "scheduler/writer.h"
@@ -23,6 +24,7 @@
 #include "util/flags.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/version.h"
 #include "util/stop.h"
 
 struct opts {
@@ -43,6 +45,8 @@ struct opts {
 	bool podgrouper;	/* run the podgrouper controller in this process */
 	const char *podgrouper_config;
 	bool require_podgroup, require_podgroup_given;	/* not given: as --podgrouper */
+	struct gt_kai_flags kai;
+	struct gt_config_overrides overrides;	/* from kai */
 };
 
 static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_len)
@@ -143,10 +147,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		.scheduler_name = "kai-scheduler", .ns = "kai-scheduler", .shard = "default",
 		.period_s = 1, .actions = GT_ACTIONS_ALL, .workers = 16, .page_size = 500,
 		.watch_timeout_s = 300, .metrics_addr = ":8080", .metrics_ns = "kai",
-		.log_level = GT_LOG_INFO, .grace_s = -1,
+		.log_level = GT_LOG_INFO, .grace_s = -1, .kai = GT_KAI_FLAGS_DEFAULTS,
 	};
 	const struct gt_flag flags[] = { GT_CONN_FLAGS(&o->conn), SCHEDULING_FLAGS(o), SHARING_FLAGS(o),
-					 GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o) };
+					 GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o), GT_KAI_FLAGS(&o->kai) };
 	const struct gt_command cmd = {
 		.name = "scheduler", .synopsis = "[flags]",
 		.about = "Schedule a real cluster (kubeconfig or in-cluster), as KAI's scheduler does\n"
@@ -154,7 +158,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		.flags = flags, .n_flags = GT_FLAGS_N(flags),
 	};
 	int rc = gt_flags_parse(&cmd, argc, argv);
-	return rc ? rc : gt_lease_flags_check("scheduler", &o->lease);
+	rc = rc ? rc : gt_lease_flags_check("scheduler", &o->lease);
+	return rc ? rc : gt_kai_flags_apply(&o->kai, &o->overrides, &o->log_level);
 }
 
 struct sched {
@@ -191,7 +196,8 @@ static void cycle(struct sched *S)
 	double t0 = gt_mono_ms();
 	struct gt_snapshot_opts so = { .scheduler_name = S->o.scheduler_name, .shard = S->o.shard,
 				       .grouped_only = S->o.require_podgroup_given ? S->o.require_podgroup
-										  : S->o.podgrouper };
+										  : S->o.podgrouper,
+				       .overrides = &S->o.overrides };
 	struct gt_kube_snapshot snap;
 	struct gt_node_pool pool = { .value = S->o.node_pool, .key = S->o.node_pool_key };
 	gt_snapshot_take(S->cache, &so, &pool, &snap);
@@ -202,7 +208,7 @@ static void cycle(struct sched *S)
 	gt_fairshare_compute(&s);
 	double t2 = gt_mono_ms(), action_ms[GT_N_ACTIONS] = { 0 };
 	for (int a = 1; a < GT_N_ACTIONS; a++) {
-		if (!(S->o.actions & (1u << a)))
+		if (!(S->o.actions & ~snap.c.config.actions_off & (1u << a)))
 			continue;
 		double ta = gt_mono_ms();
 		gt_action_run(&s, (enum gt_action)a);
@@ -389,6 +395,8 @@ int gt_scheduler_main(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	gt_log_set_level((enum gt_log_level)S.o.log_level);
+	if (S.o.kai.version)	/* KAI's --version: the version at start */
+		gt_log(GT_LOG_INFO, "scheduler", "gantry %s", GANTRY_VERSION);
 	struct gt_kube_config cfg;
 	rc = configure(&S, &cfg);	/* initialises S.pg_cfg whatever happens */
 	if (rc) {

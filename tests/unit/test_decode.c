@@ -3,6 +3,7 @@
  * validation with messages that name the object and field, and objects that
  * refer to something missing loading fine and being reported on the job
  */
+#include "core/actions.h"
 #include "testlib.h"
 
 const char *gt_suite = "decode";
@@ -596,6 +597,36 @@ TEST(queue_missing_keys_are_zero_as_in_kai)
 	tl_free(&w);
 }
 
+/* SchedulingShard spec.actions: an action with enabled: false does not run. */
+TEST(shard_actions_switch_off)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default}, "
+		    "spec: {actions: {reclaim: {enabled: false}, preempt: {enabled: true}}, "
+		    "args: {allow-consolidating-reclaim: 'false'}}}\n");
+	TL_BUILD(&w);
+	ASSERT_EQ(1u << GT_ACT_RECLAIM, w.c.config.actions_off);
+	ASSERT_TRUE(!w.c.config.allow_consolidating_reclaim);
+	/* a flag given to the scheduler wins over the shard */
+	struct gt_config_overrides ov = { .has_allow_consolidating_reclaim = true,
+					  .allow_consolidating_reclaim = true,
+					  .has_stuck_releasing = true, .stuck_releasing_s = 30 };
+	gt_config_override(&w.c.config, &ov);
+	ASSERT_TRUE(w.c.config.allow_consolidating_reclaim);
+	ASSERT_EQ(30, w.c.config.stuck_releasing_s);
+	ASSERT_EQ(60, w.c.config.staleness_grace_s);
+	tl_free(&w);
+}
+
+TEST(shard_unknown_action)
+{
+	static const char *const want[] = { "SchedulingShard", "spec.actions", "'defrag'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: s}, "
+			       "spec: {actions: {defrag: {enabled: true}}}}",
+			       want));
+}
+
 TEST(scheduling_shard)
 {
 	struct tl_world w;
@@ -716,6 +747,8 @@ const struct gt_test gt_tests[] = {
 	T(min_subgroup_without_subgroups),
 	T(topology_alias_names_two_levels),
 	T(queue_missing_keys_are_zero_as_in_kai),
+	T(shard_actions_switch_off),
+	T(shard_unknown_action),
 	T(scheduling_shard),
 	T(scheduling_shard_bad_strategy),
 	T(scheduling_shard_bad_duration),
