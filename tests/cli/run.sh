@@ -241,5 +241,11 @@ Y
 check shard_args_not_taken_warned expect_exit 0 "spec.args.detailed-fit-errors is not taken from the shard" \
 	simulate -f "$tmp/shard-args.yaml"
 check shard_action_priority_warned grep -q "spec.actions.consolidation.priority is not applied" "$tmp/err"
+# the README's preemption-delay example: waits at 09:02 with KAI's message, preempts at 09:06
+pd="$dir/../../examples/preemption-delay.yaml"
+check preemption_delay_waits runs_ok simulate -f "$pd" --now 2026-01-01T09:02:00Z
+check preemption_delay_waits_message grep -q "Workload is within its preemption delay window (5m0s) and may not trigger evictions before 2026-01-01T09:05:00Z" "$tmp/out"
+check preemption_delay_then_preempts runs_ok simulate -f "$pd" --now 2026-01-01T09:06:00Z
+check preemption_delay_then_preempts_evicts grep -qE "research/pretrain-0 +pretrain +Releasing" "$tmp/out"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -242,7 +242,7 @@ TEST(preemption_delay_holds_the_preemptor)
 	tl_cycle_mask(&w, GT_ACTIONS_ALL);
 	ASSERT_EQ(GT_RUNNING, tl_status(&w, "low-0"));
 	ASSERT_EQ(GT_PENDING, tl_status(&w, "high-0"));
-	ASSERT_CONTAINS(tl_msg(&w, "high"), "Workload is within its preemption delay window (7200s) and may not "
+	ASSERT_CONTAINS(tl_msg(&w, "high"), "Workload is within its preemption delay window (2h0m0s) and may not "
 					    "trigger evictions before 2026-01-01T02:00:00Z");
 	tl_free(&w);
 }
