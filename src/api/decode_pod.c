@@ -270,6 +270,25 @@ static int term_namespaces(struct gt_dec *x, const struct gt_doc *o, const struc
 	return 0;
 }
 
+/* One pod (anti-)affinity term @t, required (@weight 0) or preferred. */
+static int affinity_term(struct gt_dec *x, const struct gt_doc *o, const struct gt_pod *p, const struct gt_doc *t,
+			 bool anti, int32_t weight, struct gt_pod_affinity_term *term)
+{
+	memset(term, 0, sizeof(*term));
+	const char *tk = gt_doc_str(t, "topologyKey");
+	if (!tk)
+		return gt_dec_fail(x, o, "spec.affinity.podAffinity[].topologyKey", "is missing", NULL);
+	term->anti = anti;
+	term->weight = weight;
+	term->topology_key = gt_dec_intern(x, tk);
+	int rc = term_namespaces(x, o, p, t, term);
+	if (rc)
+		return rc;
+	const struct gt_doc *sel = gt_doc_get(t, "labelSelector");
+	return read_selector_exprs(x, o, gt_doc_get(sel, "matchExpressions"), gt_doc_get(sel, "matchLabels"),
+				   &term->selector);
+}
+
 static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 {
 	const struct gt_doc *spec = gt_doc_get(o, "spec");
@@ -310,25 +329,26 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 		snprintf(path, sizeof(path), "affinity.%s.requiredDuringSchedulingIgnoredDuringExecution",
 			 kinds[k]);
 		const struct gt_doc *pts = gt_doc_path(spec, path);
-		if (!pts || pts->kind != GT_DOC_SEQ)
-			continue;
-		p->pod_affinity = gt_xrealloc(p->pod_affinity,
-					      (p->n_pod_affinity + pts->n + 1) * sizeof(*p->pod_affinity));
-		for (size_t i = 0; i < pts->n; i++) {
-			const struct gt_doc *t = pts->items[i];
-			const char *tk = gt_doc_str(t, "topologyKey");
-			if (!tk)
-				return gt_dec_fail(x, o, "spec.affinity.podAffinity[].topologyKey", "is missing", NULL);
+		for (size_t i = 0; pts && pts->kind == GT_DOC_SEQ && i < pts->n; i++) {
+			GT_GROW(p->pod_affinity, p->n_pod_affinity + 1, p->cap_pod_affinity);
 			struct gt_pod_affinity_term *term = &p->pod_affinity[p->n_pod_affinity++];
-			memset(term, 0, sizeof(*term));
-			term->anti = k == 1;
-			term->topology_key = gt_dec_intern(x, tk);
-			rc = term_namespaces(x, o, p, t, term);
+			rc = affinity_term(x, o, p, pts->items[i], k == 1, 0, term);
 			if (rc)
 				return rc;
-			const struct gt_doc *sel = gt_doc_get(t, "labelSelector");
-			rc = read_selector_exprs(x, o, gt_doc_get(sel, "matchExpressions"),
-						     gt_doc_get(sel, "matchLabels"), &term->selector);
+		}
+		snprintf(path, sizeof(path), "affinity.%s.preferredDuringSchedulingIgnoredDuringExecution",
+			 kinds[k]);
+		pts = gt_doc_path(spec, path);
+		for (size_t i = 0; pts && pts->kind == GT_DOC_SEQ && i < pts->n; i++) {
+			const char *w = gt_doc_str(pts->items[i], "weight");
+			int64_t weight;
+			if (!w || gt_parse_int(w, &weight) || weight < 1 || weight > 100)
+				return gt_dec_fail(x, o, "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[].weight",
+						   "must be a whole number from 1 to 100, not", w ? w : "(none)");
+			GT_GROW(p->preferred_affinity, p->n_preferred_affinity + 1, p->cap_preferred_affinity);
+			struct gt_pod_affinity_term *term = &p->preferred_affinity[p->n_preferred_affinity++];
+			rc = affinity_term(x, o, p, gt_doc_get(pts->items[i], "podAffinityTerm"), k == 1,
+					   (int32_t)weight, term);
 			if (rc)
 				return rc;
 		}

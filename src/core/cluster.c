@@ -86,6 +86,11 @@ void gt_pod_release(struct gt_pod *p)
 		free(p->pod_affinity[i].namespaces);
 	}
 	free(p->pod_affinity);
+	for (uint32_t i = 0; i < p->n_preferred_affinity; i++) {
+		gt_selector_release(&p->preferred_affinity[i].selector);
+		free(p->preferred_affinity[i].namespaces);
+	}
+	free(p->preferred_affinity);
 	free(p->host_ports);
 }
 

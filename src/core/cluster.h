@@ -125,6 +125,7 @@ struct gt_pod_affinity_term {
 	uint32_t *namespaces;
 	uint32_t n_namespaces;
 	bool all_namespaces;
+	int32_t weight;		/* a preferred term's weight (1..100); 0 for a required one */
 };
 
 struct gt_node {
@@ -189,7 +190,9 @@ struct gt_pod {
 	struct gt_toleration *tolerations;
 	uint32_t n_tolerations;
 	struct gt_pod_affinity_term *pod_affinity;
-	uint32_t n_pod_affinity;
+	uint32_t n_pod_affinity, cap_pod_affinity;
+	struct gt_pod_affinity_term *preferred_affinity;	/* scored, not required */
+	uint32_t n_preferred_affinity, cap_preferred_affinity;
 	struct gt_host_port *host_ports;	/* containers[].ports[] with a hostPort */
 	uint32_t n_host_ports;
 };
@@ -274,7 +277,7 @@ struct gt_topology {
 
 /* Scoring plugins that can be switched off in the SchedulingShard. */
 enum gt_plugin { GT_PLUGIN_NODEAVAILABILITY, GT_PLUGIN_RESOURCETYPE, GT_PLUGIN_NODEPLACEMENT,
-		 GT_PLUGIN_GPUPACK, GT_PLUGIN_NOMINATEDNODE, GT_N_PLUGINS };
+		 GT_PLUGIN_GPUPACK, GT_PLUGIN_NOMINATEDNODE, GT_PLUGIN_PODAFFINITY, GT_N_PLUGINS };
 
 struct gt_config {
 	unsigned plugins_off;	/* bit per enum gt_plugin */

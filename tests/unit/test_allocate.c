@@ -405,6 +405,43 @@ TEST(pod_anti_affinity_namespaces)
 	ASSERT_EQ(0, own);	/* db's namespace is not web's: not seen */
 }
 
+/* KAI's podaffinity plugin: preferred (anti-)affinity weights score the nodes. */
+static int32_t preferred_node(const char *kind, const char *plugins)
+{
+	struct tl_world w;
+	tl_init(&w);
+	if (plugins)
+		tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default}, "
+			    "spec: {plugins: {%s}}}\n", plugins);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .labels = "kubernetes.io/hostname: n1" });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .labels = "kubernetes.io/hostname: n2" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	/* n1 holds more: binpack alone would choose it */
+	tl_pod(&w, &(struct tl_pod){ .name = "big", .queue = "q", .node = "n1", .cpu = "3" });
+	tl_pod(&w, &(struct tl_pod){ .name = "cache", .queue = "q", .node = "n2", .labels = "app: cache" });
+	char spec[400];
+	snprintf(spec, sizeof(spec), "affinity: {%s: {preferredDuringSchedulingIgnoredDuringExecution: "
+		 "[{weight: 50, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: "
+		 "{matchLabels: {app: cache}}}}]}}", kind);
+	tl_pod(&w, &(struct tl_pod){ .name = "web", .queue = "q", .spec = spec });
+	if (tl_build(&w)) {
+		fprintf(stderr, "build failed: %s\n", w.err.msg);
+		tl_free(&w);
+		return -2;
+	}
+	tl_cycle(&w);
+	int32_t node = w.s.pods[tl_pod_idx(&w, "web")].node;
+	tl_free(&w);
+	return node;
+}
+
+TEST(preferred_pod_affinity_scores)
+{
+	ASSERT_EQ(1, preferred_node("podAffinity", NULL));	/* beside the cache, on n2 */
+	ASSERT_EQ(0, preferred_node("podAntiAffinity", NULL));	/* away from it, on n1 */
+	ASSERT_EQ(0, preferred_node("podAffinity", "podaffinity: {enabled: false}"));	/* binpack alone */
+}
+
 TEST(non_preemptible_over_quota_is_refused)
 {
 	struct tl_world w;
@@ -1182,6 +1219,7 @@ TEST(action_list_parses_and_names_the_bad_one)
 }
 
 const struct gt_test gt_tests[] = {
+	T(preferred_pod_affinity_scores),
 	T(pod_anti_affinity_namespaces),
 	T(host_ports_spread_pods),
 	T(queue_display_name_in_messages),

@@ -627,6 +627,16 @@ TEST(shard_unknown_action)
 			       want));
 }
 
+TEST(preferred_affinity_bad_weight)
+{
+	static const char *const want[] = { "Pod", "preferredDuringSchedulingIgnoredDuringExecution[].weight", "'0'",
+					    NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {schedulerName: kai-scheduler, "
+			       "affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 0, "
+			       "podAffinityTerm: {topologyKey: zone}}]}}, containers: [{name: c}]}}",
+			       want));
+}
+
 TEST(scheduling_shard)
 {
 	struct tl_world w;
@@ -749,6 +759,7 @@ const struct gt_test gt_tests[] = {
 	T(queue_missing_keys_are_zero_as_in_kai),
 	T(shard_actions_switch_off),
 	T(shard_unknown_action),
+	T(preferred_affinity_bad_weight),
 	T(scheduling_shard),
 	T(scheduling_shard_bad_strategy),
 	T(scheduling_shard_bad_duration),
