@@ -247,5 +247,13 @@ check preemption_delay_waits runs_ok simulate -f "$pd" --now 2026-01-01T09:02:00
 check preemption_delay_waits_message grep -q "Workload is within its preemption delay window (5m0s) and may not trigger evictions before 2026-01-01T09:05:00Z" "$tmp/out"
 check preemption_delay_then_preempts runs_ok simulate -f "$pd" --now 2026-01-01T09:06:00Z
 check preemption_delay_then_preempts_evicts grep -qE "research/pretrain-0 +pretrain +Releasing" "$tmp/out"
+# KAI's ConfigMap predicate applies only when the input holds ConfigMaps: said when it does not
+cat >"$tmp/cm.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec: {schedulerName: kai-scheduler, volumes: [{name: v, configMap: {name: cfg}}], containers: [{name: c, image: x, volumeMounts: [{name: v, mountPath: /v}]}]}
+Y
+check configmaps_unknown_warned expect_exit 0 "pod p needs ConfigMaps and the input has none" simulate -f "$tmp/cm.yaml"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
