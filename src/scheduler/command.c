@@ -18,8 +18,8 @@
 #include "scheduler/snapshot.h"
 #include "scheduler/writer.h"
 #include "scheduler/writes.h"
+#include "status/controller.h"
 #include "util/clock.h"
-#include "util/flags.h"
 #include "util/flags.h"
 #include "util/log.h"
 #include "util/mem.h"
@@ -43,6 +43,7 @@ struct opts {
 	bool podgrouper;	/* run the podgrouper controller in this process */
 	const char *podgrouper_config;
 	bool require_podgroup, require_podgroup_given;	/* not given: as --podgrouper */
+	bool queue_controller, podgroup_controller;	/* KAI's status controllers in this process */
 };
 
 static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_len)
@@ -98,7 +99,13 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	{ .type = GT_FLAG_BOOL, .name = "require-podgroup", .dest = &(o)->require_podgroup,          \
 	  .seen = &(o)->require_podgroup_given,                                                     \
 	  .help = "schedule only pods whose PodGroup exists, as KAI does\n"                          \
-		  "(default: true with --podgrouper, else false)" }
+		  "(default: true with --podgrouper, else false)" },                                  \
+	{ .type = GT_FLAG_BOOL, .name = "queue-controller", .dest = &(o)->queue_controller,          \
+	  .help = "write Queue status and serve KAI's queue metrics, as KAI's\n"                    \
+		  "queuecontroller (default true; false where KAI's runs)" },                         \
+	{ .type = GT_FLAG_BOOL, .name = "podgroup-controller", .dest = &(o)->podgroup_controller,    \
+	  .help = "write PodGroup status.resourcesStatus, as KAI's podgroupcontroller\n"            \
+		  "(default true; false where KAI's runs)" }
 
 #define SHARING_FLAGS(o)                                                                             \
 	{ .type = GT_FLAG_SECTION, .help = "GPU sharing" },                                         \
@@ -143,7 +150,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		.scheduler_name = "kai-scheduler", .ns = "kai-scheduler", .shard = "default",
 		.period_s = 1, .actions = GT_ACTIONS_ALL, .workers = 16, .page_size = 500,
 		.watch_timeout_s = 300, .metrics_addr = ":8080", .metrics_ns = "kai",
-		.log_level = GT_LOG_INFO, .grace_s = -1,
+		.log_level = GT_LOG_INFO, .grace_s = -1, .queue_controller = true, .podgroup_controller = true,
 	};
 	const struct gt_flag flags[] = { GT_CONN_FLAGS(&o->conn), SCHEDULING_FLAGS(o), SHARING_FLAGS(o),
 					 GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o) };
@@ -166,6 +173,7 @@ struct sched {
 	struct gt_reflector *refl[GT_N_KRES];
 	struct gt_leader *leader;	/* NULL: no election */
 	struct gt_pgctl *pgctl;		/* NULL: no podgrouper in this process */
+	struct gt_statusctl *statusctl;	/* NULL: no status controllers in this process */
 	struct gt_pg_config pg_cfg;
 	char *identity;
 	char **announced;	/* pipelined pods already announced */
@@ -199,6 +207,7 @@ static void cycle(struct sched *S)
 	int64_t now = (int64_t)time(NULL);
 	struct gt_session s;
 	gt_session_open(&s, &snap.c, now);
+	double t_fair = gt_mono_ms();
 	gt_fairshare_compute(&s);
 	double t2 = gt_mono_ms(), action_ms[GT_N_ACTIONS] = { 0 };
 	for (int a = 1; a < GT_N_ACTIONS; a++) {
@@ -208,6 +217,7 @@ static void cycle(struct sched *S)
 		gt_action_run(&s, (enum gt_action)a);
 		action_ms[a] = gt_mono_ms() - ta;
 	}
+	double t_close = gt_mono_ms();
 	struct gt_plan plan;
 	gt_plan_build(&plan, &s, NULL);
 	struct gt_writes_opts wo = { .node_pool = "default", .reservation_ns = S->o.reservation.ns, .now = now,
@@ -222,11 +232,14 @@ static void cycle(struct sched *S)
 	double t3 = gt_mono_ms();
 	gt_writer_run(S->writer, &writes);
 	double t4 = gt_mono_ms();
-	gt_metrics_set_queues(&S->metrics, &s);
+	gt_metrics_set_queues(&S->metrics, &s, &snap);
+	gt_metrics_count_cycle(&S->metrics, &snap, &plan, &writes, snap.node_pool, now * 1000);
 	pthread_mutex_lock(&S->metrics.mu);
 	S->metrics.cycles++;
 	S->metrics.snapshot_ms = t1 - t0;
 	S->metrics.open_ms = t2 - t1;
+	S->metrics.fairshare_ms = t2 - t_fair;
+	S->metrics.close_ms = t4 - t_close;
 	S->metrics.write_ms = t4 - t3;
 	S->metrics.e2e_ms = t4 - t0;
 	memcpy(S->metrics.action_ms, action_ms, sizeof(action_ms));
@@ -314,6 +327,7 @@ static int connect_api(struct sched *S, struct gt_kube_config *cfg)
 	S->cache = gt_cache_new();
 	gt_stop_on(wake_cache, S->cache);
 	gt_metrics_init(&S->metrics, S->o.metrics_ns);
+	S->metrics.scheduler = true;
 	S->metrics.api = gt_kube_client_stats(S->cl);
 	atomic_store(&S->metrics.leader, !S->o.lease.elect);
 	if (!strcmp(S->o.metrics_addr, "0") || !*S->o.metrics_addr)
@@ -325,6 +339,11 @@ static int connect_api(struct sched *S, struct gt_kube_config *cfg)
 	}
 	gt_log(GT_LOG_INFO, "scheduler", "serving /metrics, /healthz and /readyz on port %d", S->metrics.port);
 	return 0;
+}
+
+static void write_status_metrics(void *ctl, FILE *f, const char *prefix)
+{
+	gt_statusctl_write_metrics(ctl, f, prefix);
 }
 
 /* The threads: reflectors, the writer (and binder), the election, the podgrouper. */
@@ -355,6 +374,16 @@ static void start(struct sched *S)
 		struct gt_pgctl_opts po = { .cfg = &S->pg_cfg, .active = &S->metrics.leader };
 		S->pgctl = gt_pgctl_start(S->cl, S->cache, &po);
 	}
+	if (S->o.queue_controller || S->o.podgroup_controller) {
+		struct gt_statusctl_opts so = { .podgroups = S->o.podgroup_controller, .queues = S->o.queue_controller,
+						.active = &S->metrics.leader };
+		S->statusctl = gt_statusctl_start(S->cl, S->cache, &so);
+		pthread_mutex_lock(&S->metrics.mu);	/* /metrics is already served */
+		S->metrics.extra_arg = S->statusctl;
+		S->metrics.extra_has_queue_allocation = S->o.queue_controller;
+		S->metrics.extra = write_status_metrics;
+		pthread_mutex_unlock(&S->metrics.mu);
+	}
 }
 
 /* Everything start() started, in the order that lets each finish. */
@@ -367,6 +396,7 @@ static void stop(struct sched *S)
 	gt_leader_stop(S->leader);
 	gt_kube_client_stop(S->cl);
 	gt_pgctl_stop(S->pgctl);
+	gt_statusctl_stop(S->statusctl);
 	for (int r = 0; r < GT_N_KRES; r++)
 		gt_reflector_join(S->refl[r]);
 	free_announced(S);
