@@ -233,7 +233,7 @@ static void cycle(struct sched *S)
 	gt_writer_run(S->writer, &writes);
 	double t4 = gt_mono_ms();
 	gt_metrics_set_queues(&S->metrics, &s, &snap);
-	gt_metrics_count_cycle(&S->metrics, &snap, &plan, &writes, snap.node_pool, now * 1000);
+	gt_metrics_count_cycle(&S->metrics, &snap, &plan, &writes, S->o.node_pool_key, now * 1000);
 	pthread_mutex_lock(&S->metrics.mu);
 	S->metrics.cycles++;
 	S->metrics.snapshot_ms = t1 - t0;

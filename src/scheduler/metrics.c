@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "api/object.h"
 #include "core/actions.h"
 #include "util/mem.h"
 #include "util/num.h"
@@ -108,7 +109,7 @@ static void count_eviction(struct gt_metrics *m, const char *labels)
 }
 
 void gt_metrics_count_cycle(struct gt_metrics *m, const struct gt_kube_snapshot *snap, const struct gt_plan *plan,
-			    const struct gt_writes *w, const char *node_pool, int64_t now_ms)
+			    const struct gt_writes *w, const char *node_pool_key, int64_t now_ms)
 {
 	const struct gt_cluster *c = plan->c;
 	/* jobs scheduled per action: allocate's bound or pipelined jobs, the victim actions' preemptors */
@@ -143,9 +144,14 @@ void gt_metrics_count_cycle(struct gt_metrics *m, const struct gt_kube_snapshot 
 			continue;
 		bool pg = op->evict_event_res == GT_KRES_PODGROUPS;
 		const char *job = op->job ? strchr(op->job, '/') : NULL;
+		/* KAI's nodepool label: the PodGroup's node-pool label, else "default" */
+		const struct gt_kobj *pgo = pg ? gt_snapshot_find(snap, GT_KRES_PODGROUPS, op->evict_event_ns,
+								 op->evict_event_name) : NULL;
+		const char *pool = pgo ? gt_obj_label(pgo->doc, node_pool_key ? node_pool_key : "kai.scheduler/node-pool")
+				       : NULL;
 		const char *kv[] = { "podgroup", pg ? op->evict_event_name : job ? job + 1 : op->name,
 				     "namespace", op->ns, "uid", pg && op->evict_event_uid ? op->evict_event_uid : "",
-				     "nodepool", node_pool ? node_pool : "default", "action",
+				     "nodepool", pool && *pool ? pool : "default", "action",
 				     gt_action_name(op->action) };
 		char *labels = labels_text(kv, sizeof(kv) / sizeof(kv[0]));
 		count_eviction(m, labels);

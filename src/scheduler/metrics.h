@@ -88,10 +88,11 @@ void gt_metrics_set_queues(struct gt_metrics *m, const struct gt_session *s, con
  * Count a cycle's outcome: podgroups scheduled per action (binds and
  * pipelines of allocate, preemptors of the victim actions), preemption
  * attempts that succeeded, each bound pod's age (task latency), each
- * eviction per PodGroup. @node_pool labels the evictions ("default" if NULL).
+ * eviction per PodGroup, labelled with its node pool (@node_pool_key, NULL:
+ * kai.scheduler/node-pool; "default" when unlabelled, as KAI labels it).
  */
 void gt_metrics_count_cycle(struct gt_metrics *m, const struct gt_kube_snapshot *snap, const struct gt_plan *plan,
-			    const struct gt_writes *w, const char *node_pool, int64_t now_ms);
+			    const struct gt_writes *w, const char *node_pool_key, int64_t now_ms);
 /* Everything, as Prometheus text. */
 void gt_metrics_write(struct gt_metrics *m, FILE *out);
 /* Serve on @addr ("host:port", ":port"; port 0 picks one, see m->port). */
