@@ -5,6 +5,7 @@ run inside `gantry scheduler`, and as `gantry status-controllers`), and a scrape
 must carry every metric of ../shared/docs/kai-v017/metrics.tsv with KAI's type and labels.
 """
 
+import json
 import os
 import re
 import urllib.request
@@ -288,6 +289,18 @@ def test_status_and_kai_metrics_scraped(t):
     check(re.search(r'^kai_podgroups_scheduled_by_action\{action="reclaim"\} [1-9]', text, re.M),
           "no podgroup scheduled by reclaim counted")
     check(re.search(r'^kai_task_bind_latency_milliseconds_count [1-9]', text, re.M), "no bind latency observed")
+    # the dashboard in deploy/ finds what it queries (but what NOT_YET lists)
+    with open(os.path.join(ROOT, "deploy", "grafana", "kai-scheduler-dashboard.json")) as f:
+        dash = json.load(f)
+    served = {n for n, _ in samples}
+    blind = []
+    for p in dash["panels"]:
+        for tg in p.get("targets") or []:
+            for m in set(re.findall(r"\b(kai_[a-z0-9_]+)\b", tg.get("expr", ""))):
+                base = re.sub(r"_(bucket|sum|count)$", "", m) if m not in types else m
+                if m not in served and base[len("kai_"):] not in NOT_YET:
+                    blind.append("%s: %s" % (p.get("title"), m))
+    check(not blind, "dashboard queries with nothing to show: %s" % blind)
     s.stop()
     no_403(t)
 
