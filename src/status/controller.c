@@ -164,6 +164,18 @@ static void podgroups_pass(struct pass *p)
 		}
 		gt_pg_status_release(&st);
 	}
+	/* forget what was said of PodGroups that are gone */
+	size_t pos = 0;
+	const char *key;
+	void *msg;
+	while (gt_smap_next(&c->said, &pos, &key, &msg)) {
+		struct gt_kobj *o = gt_cache_get(c->cache, GT_KRES_PODGROUPS, key);
+		if (o) {
+			gt_kobj_unref(o);
+			continue;
+		}
+		free(gt_smap_del(&c->said, key));
+	}
 }
 
 static double spec_number(const struct gt_doc *q, const char *res)
