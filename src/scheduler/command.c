@@ -44,6 +44,7 @@ struct opts {
 	const char *podgrouper_config;
 	bool require_podgroup, require_podgroup_given;	/* not given: as --podgrouper */
 	bool queue_controller, podgroup_controller;	/* KAI's status controllers in this process */
+	const char *queue_label_map, *queue_label_defaults;	/* the queue metrics' extra labels */
 };
 
 static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_len)
@@ -105,7 +106,12 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 		  "queuecontroller (default true; false where KAI's runs)" },                         \
 	{ .type = GT_FLAG_BOOL, .name = "podgroup-controller", .dest = &(o)->podgroup_controller,    \
 	  .help = "write PodGroup status.resourcesStatus, as KAI's podgroupcontroller\n"            \
-		  "(default true; false where KAI's runs)" }
+		  "(default true; false where KAI's runs)" },                                         \
+	{ .type = GT_FLAG_STRING, .name = "queue-label-to-metric-label", .dest = &(o)->queue_label_map, \
+	  .arg = "K=L,...", .help = "queue metrics: Queue label K as metric label L, as KAI's" },   \
+	{ .type = GT_FLAG_STRING, .name = "queue-label-to-default-metric-value",                     \
+	  .dest = &(o)->queue_label_defaults, .arg = "K=V,...",                                     \
+	  .help = "queue metrics: V where a Queue lacks label K (default \"\")" }
 
 #define SHARING_FLAGS(o)                                                                             \
 	{ .type = GT_FLAG_SECTION, .help = "GPU sharing" },                                         \
@@ -174,6 +180,7 @@ struct sched {
 	struct gt_leader *leader;	/* NULL: no election */
 	struct gt_pgctl *pgctl;		/* NULL: no podgrouper in this process */
 	struct gt_statusctl *statusctl;	/* NULL: no status controllers in this process */
+	struct gt_queue_label_map qlabels;
 	struct gt_pg_config pg_cfg;
 	char *identity;
 	char **announced;	/* pipelined pods already announced */
@@ -307,8 +314,16 @@ static int run(struct sched *S, struct gt_leader *leader)
 static int configure(struct sched *S, struct gt_kube_config *cfg)
 {
 	struct gt_err err = { 0 };
-	if (gt_pgctl_load_config(S->o.podgrouper_config, &S->pg_cfg, &err) ||
-	    gt_kube_config_load(S->o.conn.kubeconfig, S->o.conn.context, cfg, &err)) {
+	char why[256];
+	if (gt_pgctl_load_config(S->o.podgrouper_config, &S->pg_cfg, &err)) {
+		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
+		return 2;
+	}
+	if (gt_queue_label_map_parse(S->o.queue_label_map, S->o.queue_label_defaults, &S->qlabels, why, sizeof(why))) {
+		fprintf(stderr, "gantry scheduler: %s\n", why);
+		return 2;
+	}
+	if (gt_kube_config_load(S->o.conn.kubeconfig, S->o.conn.context, cfg, &err)) {
 		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
 		return 2;
 	}
@@ -376,7 +391,7 @@ static void start(struct sched *S)
 	}
 	if (S->o.queue_controller || S->o.podgroup_controller) {
 		struct gt_statusctl_opts so = { .podgroups = S->o.podgroup_controller, .queues = S->o.queue_controller,
-						.active = &S->metrics.leader };
+						.active = &S->metrics.leader, .labels = &S->qlabels };
 		S->statusctl = gt_statusctl_start(S->cl, S->cache, &so);
 		pthread_mutex_lock(&S->metrics.mu);	/* /metrics is already served */
 		S->metrics.extra_arg = S->statusctl;
@@ -413,6 +428,7 @@ int gt_scheduler_main(int argc, char **argv)
 	rc = configure(&S, &cfg);	/* initialises S.pg_cfg whatever happens */
 	if (rc) {
 		gt_pg_config_release(&S.pg_cfg);
+		gt_queue_label_map_release(&S.qlabels);
 		return rc;
 	}
 	S.identity = gt_leader_identity();
@@ -430,6 +446,7 @@ int gt_scheduler_main(int argc, char **argv)
 	gt_cache_free(S.cache);
 	gt_kube_client_free(S.cl);
 	gt_pg_config_release(&S.pg_cfg);
+	gt_queue_label_map_release(&S.qlabels);
 	free(S.identity);
 	gt_stop_end();
 	return rc;

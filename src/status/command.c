@@ -30,6 +30,7 @@ struct opts {
 	struct gt_lease_flags lease;
 	bool queues, podgroups;
 	const char *ns, *metrics_addr, *metrics_ns;
+	const char *queue_label_map, *queue_label_defaults;
 	int64_t page_size;
 	double watch_timeout_s;
 	int log_level;
@@ -51,12 +52,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		  .help = "write Queue status, serve KAI's queue metrics (default true)" },
 		{ .type = GT_FLAG_BOOL, .name = "podgroup-controller", .dest = &o->podgroups,
 		  .help = "write PodGroup status.resourcesStatus (default true)" },
+		{ .type = GT_FLAG_STRING, .name = "queue-label-to-metric-label", .dest = &o->queue_label_map,
+		  .arg = "K=L,...", .help = "queue metrics: Queue label K as metric label L, as KAI's" },
+		{ .type = GT_FLAG_STRING, .name = "queue-label-to-default-metric-value",
+		  .dest = &o->queue_label_defaults, .arg = "K=V,...",
+		  .help = "queue metrics: V where a Queue lacks label K (default \"\")" },
 		GT_LEASE_FLAGS(&o->lease),
 		{ .type = GT_FLAG_STRING, .name = "namespace", .dest = &o->ns, .arg = "NS",
 		  .help = "own namespace: the Lease's unless said (default kai-scheduler)" },
 		{ .type = GT_FLAG_SECTION, .help = "Operation" },
 		{ .type = GT_FLAG_STRING, .name = "metrics-bind-address", .dest = &o->metrics_addr, .arg = "ADDR",
 		  .help = "/metrics, /healthz, /readyz (default :8080; \"0\" disables)" },
+		{ .type = GT_FLAG_STRING, .name = "metrics-listen-address", .dest = &o->metrics_addr, .arg = "ADDR",
+		  .help = "the same, as KAI's queue controller names it" },
 		{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = &o->metrics_ns, .arg = "P",
 		  .help = "metric name prefix (default kai)" },
 		{ .type = GT_FLAG_FUNC, .name = "log-level", .dest = &o->log_level, .arg = "L",
@@ -120,8 +128,15 @@ int gt_status_controllers_main(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	gt_log_set_level((enum gt_log_level)o.log_level);
 	struct gt_err err = { 0 };
+	struct gt_queue_label_map labels;
+	char why[256];
+	if (gt_queue_label_map_parse(o.queue_label_map, o.queue_label_defaults, &labels, why, sizeof(why))) {
+		fprintf(stderr, "gantry status-controllers: %s\n", why);
+		return 2;
+	}
 	struct gt_kube_config kc;
 	if (gt_kube_config_load(o.conn.kubeconfig, o.conn.context, &kc, &err)) {
+		gt_queue_label_map_release(&labels);
 		fprintf(stderr, "gantry status-controllers: %s\n", err.msg);
 		return 2;
 	}
@@ -139,6 +154,7 @@ int gt_status_controllers_main(int argc, char **argv)
 		if (gt_metrics_serve(&m, o.metrics_addr, &err)) {
 			fprintf(stderr, "gantry status-controllers: %s\n", err.msg);
 			gt_metrics_release(&m);
+			gt_queue_label_map_release(&labels);
 			gt_cache_free(cache);
 			gt_kube_client_free(cl);
 			gt_stop_end();
@@ -162,7 +178,8 @@ int gt_status_controllers_main(int argc, char **argv)
 		leader = gt_leader_start(cl, &lo);
 	}
 	atomic_store(&m.leader, !leader);
-	struct gt_statusctl_opts so = { .queues = o.queues, .podgroups = o.podgroups, .active = &m.leader };
+	struct gt_statusctl_opts so = { .queues = o.queues, .podgroups = o.podgroups, .active = &m.leader,
+					.labels = &labels };
 	struct gt_statusctl *ctl = gt_statusctl_start(cl, cache, &so);
 	pthread_mutex_lock(&m.mu);	/* /metrics is already served */
 	m.extra = write_metrics;
@@ -181,6 +198,7 @@ int gt_status_controllers_main(int argc, char **argv)
 	for (size_t i = 0; i < N_WATCHED; i++)
 		gt_reflector_join(refl[i]);
 	gt_metrics_release(&m);
+	gt_queue_label_map_release(&labels);
 	gt_cache_free(cache);
 	gt_kube_client_free(cl);
 	free(identity);

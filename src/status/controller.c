@@ -1,5 +1,6 @@
 #include "status/controller.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 /* One Queue as the queue controller's metrics say it. */
 struct qrow {
 	char *name, *display;
+	char **extra;		/* the label map's values, in its order */
 	double deserved_gpus, quota_cpu_cores, quota_memory_bytes;
 	double allocated_gpus, allocated_cpu_cores, allocated_memory_bytes;
 };
@@ -37,13 +39,130 @@ struct gt_statusctl {
 	struct gt_smap said;	/* "ns/name" of PodGroups -> last message logged (a char *) */
 };
 
-static void rows_free(struct qrow *r, size_t n)
+static void rows_free(struct qrow *r, size_t n, size_t n_extra)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(r[i].name);
 		free(r[i].display);
+		for (size_t k = 0; r[i].extra && k < n_extra; k++)
+			free(r[i].extra[k]);
+		free(r[i].extra);
 	}
 	free(r);
+}
+
+/* ---------------------------------------------------------------- the label map */
+
+void gt_queue_label_map_release(struct gt_queue_label_map *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->queue_key[i]);
+		free(m->metric_label[i]);
+		free(m->fallback[i]);
+	}
+	free(m->queue_key);
+	free(m->metric_label);
+	free(m->fallback);
+	memset(m, 0, sizeof(*m));
+}
+
+static bool prometheus_label(const char *s)
+{
+	if (!*s || !(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/*
+ * Each "k=v" of @s to @fn (a later pair wins, as in KAI's map). -1 with why
+ * for a pair without '='.
+ */
+static int each_pair(const char *s, const char *flag, int (*fn)(void *arg, const char *k, const char *v, char *why,
+								size_t cap),
+		     void *arg, char *why, size_t cap)
+{
+	if (!s || !*s)
+		return 0;
+	char *copy = gt_xstrdup(s), *save = NULL;
+	int rc = 0;
+	for (char *pair = strtok_r(copy, ",", &save); pair && !rc; pair = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(pair, '=');
+		if (!eq) {
+			snprintf(why, cap, "%s: invalid map item: \"%s\" (want key=value)", flag, pair);
+			rc = -1;
+			break;
+		}
+		*eq = '\0';
+		rc = fn(arg, pair, eq + 1, why, cap);
+	}
+	free(copy);
+	return rc;
+}
+
+static int put_label(void *arg, const char *k, const char *v, char *why, size_t cap)
+{
+	struct gt_queue_label_map *m = arg;
+	if (!prometheus_label(v) || !strcmp(v, "queue_name") || !strcmp(v, "queue_metadata_name") ||
+	    !strcmp(v, "queue_display_name")) {
+		snprintf(why, cap, "--queue-label-to-metric-label: %s=%s: \"%s\" is no metric label of its own", k, v,
+			 v);
+		return -1;
+	}
+	size_t i = 0;
+	while (i < m->n && strcmp(m->queue_key[i], k) < 0)
+		i++;
+	if (i < m->n && !strcmp(m->queue_key[i], k)) {
+		free(m->metric_label[i]);
+		m->metric_label[i] = gt_xstrdup(v);
+		return 0;
+	}
+	m->queue_key = gt_xrealloc(m->queue_key, (m->n + 1) * sizeof(char *));
+	m->metric_label = gt_xrealloc(m->metric_label, (m->n + 1) * sizeof(char *));
+	m->fallback = gt_xrealloc(m->fallback, (m->n + 1) * sizeof(char *));
+	memmove(&m->queue_key[i + 1], &m->queue_key[i], (m->n - i) * sizeof(char *));
+	memmove(&m->metric_label[i + 1], &m->metric_label[i], (m->n - i) * sizeof(char *));
+	memmove(&m->fallback[i + 1], &m->fallback[i], (m->n - i) * sizeof(char *));
+	m->queue_key[i] = gt_xstrdup(k);
+	m->metric_label[i] = gt_xstrdup(v);
+	m->fallback[i] = NULL;
+	m->n++;
+	return 0;
+}
+
+static int put_default(void *arg, const char *k, const char *v, char *why, size_t cap)
+{
+	(void)why;
+	(void)cap;
+	struct gt_queue_label_map *m = arg;
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->queue_key[i], k)) {
+			free(m->fallback[i]);
+			m->fallback[i] = gt_xstrdup(v);
+		}
+	return 0;	/* a default for a label not mapped is unused, as in KAI */
+}
+
+int gt_queue_label_map_parse(const char *to_metric, const char *defaults, struct gt_queue_label_map *m, char *why,
+			     size_t why_cap)
+{
+	memset(m, 0, sizeof(*m));
+	if (each_pair(to_metric, "--queue-label-to-metric-label", put_label, m, why, why_cap) ||
+	    each_pair(defaults, "--queue-label-to-default-metric-value", put_default, m, why, why_cap)) {
+		gt_queue_label_map_release(m);
+		return -1;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		for (size_t k = i + 1; k < m->n; k++)
+			if (!strcmp(m->metric_label[i], m->metric_label[k])) {
+				snprintf(why, why_cap, "--queue-label-to-metric-label: %s and %s both give label %s",
+					 m->queue_key[i], m->queue_key[k], m->metric_label[i]);
+				gt_queue_label_map_release(m);
+				return -1;
+			}
+	return 0;
 }
 
 /* ---------------------------------------------------------------- the pass */
@@ -194,11 +313,19 @@ static double round4(double v)
 }
 
 /* A queue's metric row: KAI's queuecontroller/metrics from its spec and the status just computed. */
-static void fill_row(struct qrow *r, const struct gt_doc *q, const struct gt_queue_status *st)
+static void fill_row(struct qrow *r, const struct gt_doc *q, const struct gt_queue_status *st,
+		     const struct gt_queue_label_map *lm)
 {
 	const char *dn = gt_doc_str(gt_doc_get(q, "spec"), "displayName");
 	r->name = gt_xstrdup(gt_obj_name(q));
 	r->display = gt_xstrdup(dn ? dn : "");
+	if (lm && lm->n) {
+		r->extra = gt_xcalloc(lm->n, sizeof(*r->extra));
+		for (size_t k = 0; k < lm->n; k++) {
+			const char *v = gt_obj_label(q, lm->queue_key[k]);
+			r->extra[k] = gt_xstrdup(v ? v : lm->fallback[k] ? lm->fallback[k] : "");
+		}
+	}
 	r->deserved_gpus = spec_number(q, "gpu");
 	double cpu = spec_number(q, "cpu"), mem = spec_number(q, "memory");
 	r->quota_cpu_cores = cpu == -1 ? -1 : cpu / 1000;	/* spec: millicores */
@@ -232,11 +359,11 @@ static void queues_pass(struct pass *p)
 		json_t *patch = atomic_load(&c->quit) ? NULL : gt_status_queue_patch(qd[i], &st[i]);
 		if (patch)
 			send_patch(c, GT_KRES_QUEUES, p->queues[i], patch, &c->stats.queue_patches);
-		fill_row(&rows[i], qd[i], &st[i]);
+		fill_row(&rows[i], qd[i], &st[i], c->o.labels);
 		gt_queue_status_release(&st[i]);
 	}
 	pthread_mutex_lock(&c->mu);
-	rows_free(c->rows, c->n_rows);
+	rows_free(c->rows, c->n_rows, c->o.labels ? c->o.labels->n : 0);
 	c->rows = rows;
 	c->n_rows = nq;
 	pthread_mutex_unlock(&c->mu);
@@ -330,7 +457,7 @@ void gt_statusctl_stop(struct gt_statusctl *c)
 	while (gt_smap_next(&c->said, &pos, NULL, &v))
 		free(v);
 	gt_smap_release(&c->said);
-	rows_free(c->rows, c->n_rows);
+	rows_free(c->rows, c->n_rows, c->o.labels ? c->o.labels->n : 0);
 	pthread_mutex_destroy(&c->mu);
 	free(c);
 }
@@ -381,6 +508,10 @@ void gt_statusctl_write_metrics(struct gt_statusctl *c, FILE *f, const char *p)
 				label_value(f, r->name);
 				fputs("\",queue_display_name=\"", f);
 				label_value(f, r->display);
+				for (size_t e = 0; r->extra && e < c->o.labels->n; e++) {
+					fprintf(f, "\",%s=\"", c->o.labels->metric_label[e]);
+					label_value(f, r->extra[e]);
+				}
 				fprintf(f, "\"} %.10g\n", k ? *(const double *)((const char *)r + series[k].off) : 1.0);
 			}
 		}

@@ -32,11 +32,28 @@
 			   GT_KRES_BIT(GT_KRES_QUEUES) | GT_KRES_BIT(GT_KRES_PRIORITYCLASSES) | \
 			   GT_KRES_BIT(GT_KRES_NODES))
 
+/*
+ * More labels on the queue controller's metrics, from Queue labels, as KAI's
+ * --queue-label-to-metric-label and --queue-label-to-default-metric-value
+ * ("key=value,key=value"): each metric label's value is the Queue's label,
+ * else the default, else "". Sorted by Queue label key, as KAI orders them.
+ */
+struct gt_queue_label_map {
+	size_t n;
+	char **queue_key, **metric_label, **fallback;	/* fallback[i] NULL: "" */
+};
+
+/* 0, or -1 with why (a pair without '=', a label name Prometheus refuses or KAI's own). */
+int gt_queue_label_map_parse(const char *to_metric, const char *defaults, struct gt_queue_label_map *m, char *why,
+			     size_t why_cap);
+void gt_queue_label_map_release(struct gt_queue_label_map *m);
+
 struct gt_statusctl_opts {
 	bool podgroups;			/* write PodGroup status.resourcesStatus */
 	bool queues;			/* write Queue status, serve the queue metrics */
 	/* work only while *@active (NULL: always); whoever changes it wakes the cache */
 	const atomic_bool *active;
+	const struct gt_queue_label_map *labels;	/* NULL: KAI's three labels only; borrowed */
 };
 
 struct gt_statusctl_stats {

@@ -164,10 +164,12 @@ def test_status_of_queues_after_a_cycle(t):
 
 def test_status_controllers_command(t):
     """`gantry status-controllers` alone writes the same status and serves the queue
-    controller's metrics; `gantry scheduler --queue-controller=false --podgroup-controller=false`
-    writes none."""
+    controller's metrics, with KAI's extra labels from Queue labels; `gantry scheduler
+    --queue-controller=false --podgroup-controller=false` writes none."""
     t.setup()
-    t.create(node("n1", gpus=4), queue("e2e-stc-q", gpu_quota=3))
+    q = queue("e2e-stc-q", gpu_quota=3)
+    q["metadata"]["labels"]["team"] = "ml"
+    t.create(node("n1", gpus=4), q)
     t.create(podgroup("j", t.ns, "e2e-stc-q", 1, "preemptible"), sized_pod("j-0", t.ns, "j", 1, "1", "1Gi"))
     s = t.scheduler("--queue-controller=false", "--podgroup-controller=false")
     wait_for("j-0 bound", lambda: "j-0" in t.bound())
@@ -178,7 +180,9 @@ def test_status_controllers_command(t):
           not (t.c.get("PodGroup", "j", t.ns).get("status") or {}).get("resourcesStatus"),
           "status written with the controllers off")
     c = Gantry(t, "status-controllers", t.sa_kubeconfig(), "--metrics-bind-address", "127.0.0.1:0",
-               "--leader-elect", "--namespace", "kai-scheduler", "--leader-elect-resource-name", "gantry-st-" + t.ns)
+               "--leader-elect", "--namespace", "kai-scheduler", "--leader-elect-resource-name", "gantry-st-" + t.ns,
+               "--queue-label-to-metric-label", "team=queue_team,tier=queue_tier",
+               "--queue-label-to-default-metric-value", "tier=standard")
     wait_for("the queue's allocation", lambda: rlist(queue_status(t, "e2e-stc-q").get("allocated")) ==
              {"cpu": 1, "memory": 2 ** 30, "nvidia.com/gpu": 1}, timeout=30)
     cport = wait_for("the controllers' metrics port", c.port)
@@ -187,12 +191,11 @@ def test_status_controllers_command(t):
         text = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % cport, timeout=5).read().decode()
         return text if 'kai_queue_allocated_gpus{queue_name="e2e-stc-q"' in text else None
     text = wait_for("the queue metrics", scraped)
-    for want in ('kai_queue_deserved_gpus{queue_name="e2e-stc-q",queue_metadata_name="e2e-stc-q",'
-                 'queue_display_name=""} 3',
-                 'kai_queue_allocated_gpus{queue_name="e2e-stc-q",queue_metadata_name="e2e-stc-q",'
-                 'queue_display_name=""} 1',
-                 'kai_queue_allocated_memory_bytes{queue_name="e2e-stc-q",queue_metadata_name="e2e-stc-q",'
-                 'queue_display_name=""} 1073741824'):
+    # KAI's extra labels from Queue labels (the queue's own, else the default)
+    labels = 'queue_name="e2e-stc-q",queue_metadata_name="e2e-stc-q",queue_display_name="",' \
+             'queue_team="ml",queue_tier="standard"'
+    for want in ('kai_queue_deserved_gpus{%s} 3' % labels, 'kai_queue_allocated_gpus{%s} 1' % labels,
+                 'kai_queue_allocated_memory_bytes{%s} 1073741824' % labels):
         check(want in text, "the controllers' metrics lack %s" % want)
     check("kai_e2e_scheduling_latency_milliseconds" not in text, "scheduler metrics from the status controllers")
     c.stop()

@@ -5,6 +5,7 @@
 
 #include "api/json.h"
 #include "status/compute.h"
+#include "status/controller.h"
 #include "status/resources.h"
 
 const char *gt_suite = "status";
@@ -284,6 +285,31 @@ TEST(a_parent_loop_ends)
 		gt_queue_status_release(&st[i]);
 }
 
+TEST(queue_label_map_as_kai_parses_it)
+{
+	struct gt_queue_label_map m;
+	char why[256];
+	ASSERT_EQ(0, gt_queue_label_map_parse("tier=queue_tier,team=queue_team", "tier=standard,other=x", &m, why,
+					      sizeof(why)));
+	ASSERT_EQ(2, m.n);
+	/* ordered by the Queue label key, as KAI orders the extra labels */
+	ASSERT_STR("team", m.queue_key[0]);
+	ASSERT_STR("queue_team", m.metric_label[0]);
+	ASSERT_TRUE(m.fallback[0] == NULL);
+	ASSERT_STR("queue_tier", m.metric_label[1]);
+	ASSERT_STR("standard", m.fallback[1]);
+	gt_queue_label_map_release(&m);
+	ASSERT_EQ(0, gt_queue_label_map_parse(NULL, "", &m, why, sizeof(why)));
+	ASSERT_EQ(0, m.n);
+	ASSERT_EQ(-1, gt_queue_label_map_parse("team", NULL, &m, why, sizeof(why)));
+	ASSERT_CONTAINS(why, "invalid map item: \"team\"");
+	ASSERT_EQ(-1, gt_queue_label_map_parse("team=queue_name", NULL, &m, why, sizeof(why)));
+	ASSERT_CONTAINS(why, "queue_name");
+	ASSERT_EQ(-1, gt_queue_label_map_parse("team=bad-label", NULL, &m, why, sizeof(why)));
+	ASSERT_EQ(-1, gt_queue_label_map_parse("a=same,b=same", NULL, &m, why, sizeof(why)));
+	ASSERT_CONTAINS(why, "both give label same");
+}
+
 static void cleanup(void) __attribute__((destructor));
 static void cleanup(void)
 {
@@ -299,5 +325,6 @@ const struct gt_test gt_tests[] = {
 	T(podgroup_patch_lists_only_changes_and_nulls_what_went),
 	T(queue_status_sums_its_podgroups_and_children),
 	T(a_parent_loop_ends),
+	T(queue_label_map_as_kai_parses_it),
 	{ 0 }
 };
