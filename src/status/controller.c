@@ -408,9 +408,10 @@ static void pass(struct gt_statusctl *c)
 static void *run(void *arg)
 {
 	struct gt_statusctl *c = arg;
-	unsigned mask = GT_STATUSCTL_KRES | GT_KRES_WAKE;
 	bool said_ready = false;
 	while (!atomic_load(&c->quit)) {
+		/* until synced, any resource's change may be the last one it waits for */
+		unsigned mask = (said_ready ? GT_STATUSCTL_WATCH : GT_STATUSCTL_KRES) | GT_KRES_WAKE;
 		uint64_t seen = gt_cache_version(c->cache, mask);
 		bool ready = gt_cache_all_synced(c->cache, GT_STATUSCTL_KRES);
 		bool active = !c->o.active || atomic_load(c->o.active);

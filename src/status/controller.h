@@ -1,8 +1,9 @@
 /*
  * controller.h - KAI's podgroup and queue status controllers, on the cache
  *
- * One thread sleeps on the cache (pods, PodGroups, Queues, PriorityClasses,
- * nodes) and, once they are synced and this replica is active, makes a
+ * One thread sleeps on the cache (pods, PodGroups, Queues, PriorityClasses;
+ * nodes are read, for a GPU-memory pod's fraction, but their heartbeats make
+ * no pass) and, once they are synced and this replica is active, makes a
  * pass after each change (changes within 0.2 s make one pass): every
  * PodGroup's status.resourcesStatus and every Queue's status computed as
  * compute.h says, and a merge patch of the status subresource for each that
@@ -27,10 +28,11 @@
 #include "kube/cache.h"
 #include "kube/http.h"
 
-/* The resources the controllers read (their reflectors must run). */
-#define GT_STATUSCTL_KRES (GT_KRES_BIT(GT_KRES_PODS) | GT_KRES_BIT(GT_KRES_PODGROUPS) |      \
-			   GT_KRES_BIT(GT_KRES_QUEUES) | GT_KRES_BIT(GT_KRES_PRIORITYCLASSES) | \
-			   GT_KRES_BIT(GT_KRES_NODES))
+/* The resources whose changes make a pass (as KAI's controllers watch them). */
+#define GT_STATUSCTL_WATCH (GT_KRES_BIT(GT_KRES_PODS) | GT_KRES_BIT(GT_KRES_PODGROUPS) | \
+			    GT_KRES_BIT(GT_KRES_QUEUES) | GT_KRES_BIT(GT_KRES_PRIORITYCLASSES))
+/* The resources the controllers read (their reflectors must run): nodes are looked up, not watched. */
+#define GT_STATUSCTL_KRES (GT_STATUSCTL_WATCH | GT_KRES_BIT(GT_KRES_NODES))
 
 /*
  * More labels on the queue controller's metrics, from Queue labels, as KAI's
