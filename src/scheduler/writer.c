@@ -219,11 +219,12 @@ struct gt_writer *gt_writer_new(struct gt_kube_client *cl, struct gt_cache *cach
 	w->component = gt_xstrdup(o->component ? o->component : "kai-scheduler");
 	w->instance = gt_xstrdup(o->instance ? o->instance : "gantry");
 	w->kw = (struct gt_kw){ .cl = cl, .component = w->component, .instance = w->instance };
+	gt_histogram_init_exp(&w->stats.bind_ms, 5, 2, 10);	/* KAI's buckets */
 	struct gt_binder_counters n = { .binds = &w->stats.binds, .errors = &w->stats.bind_errors,
-					.events = &w->stats.events, .event_errors = &w->stats.event_errors };
+					.events = &w->stats.events, .event_errors = &w->stats.event_errors,
+					.bind_ms = &w->stats.bind_ms };
 	w->binder = gt_binder_new(&w->kw, cache, n, &o->reservation);
 	w->pool = gt_pool_new(o->workers > 0 ? o->workers : 16, "writer");
-	gt_histogram_init_exp(&w->stats.bind_ms, 5, 2, 10);	/* KAI's buckets */
 	return w;
 }
 
