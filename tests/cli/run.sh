@@ -160,7 +160,7 @@ check recursive_found_the_pods python3 -c '
 import json, sys
 assert len(json.load(open(sys.argv[1]))["pods"]) > 0' "$tmp/out"
 # --help on every subcommand, one layout, on stdout
-for sub in simulate replay scheduler podgrouper; do
+for sub in simulate replay scheduler podgrouper status-controllers; do
 	"$gantry" "$sub" --help >"$tmp/help" 2>&1
 	check "help_${sub}" grep -q "^usage: gantry $sub " "$tmp/help"
 	check "help_${sub}_layout" grep -qE "^  -h, --help +this help$" "$tmp/help"
@@ -195,5 +195,13 @@ check podgrouper_lease_group expect_exit 2 "--leader-elect-lease-duration: must 
 	podgrouper --leader-elect-lease-duration soon
 check scheduler_bad_duration expect_exit 2 "--schedule-period: must be a duration" scheduler --schedule-period=-1s
 check scheduler_positional_refused expect_exit 2 "unexpected argument 'extra'" scheduler extra
+# the status controllers: KAI's label maps checked at start, the pair named
+check status_label_map_pair expect_exit 2 'invalid map item: "team" \(want key=value\)' \
+	status-controllers --queue-label-to-metric-label team
+check status_label_map_reserved expect_exit 2 '"queue_name" is no metric label of its own' \
+	scheduler --queue-label-to-metric-label team=queue_name
+check status_nothing_to_do expect_exit 2 "leave nothing to do" \
+	status-controllers --queue-controller=false --podgroup-controller=false
+check status_kubeconfig expect_exit 2 "nonexistent" status-controllers --kubeconfig "$tmp/nonexistent"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
