@@ -405,6 +405,8 @@ static void start(struct sched *S)
 static void stop(struct sched *S)
 {
 	gt_log(GT_LOG_INFO, "scheduler", "shutting down%s", gt_stop_requested() ? " (signal)" : "");
+	/* the signal thread may still be waking the writer: let it finish before the writer goes */
+	gt_stop_hooks_off();
 	/* /metrics reads the writer's and reflectors' counters: stop serving first */
 	gt_metrics_stop(&S->metrics);
 	gt_writer_free(S->writer);

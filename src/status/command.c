@@ -191,6 +191,7 @@ int gt_status_controllers_main(int argc, char **argv)
 	       "%lu errors", gt_stop_requested() ? " (signal)" : "", atomic_load(&st->passes),
 	       atomic_load(&st->podgroup_patches), atomic_load(&st->queue_patches), atomic_load(&st->errors));
 	atomic_store(&m.leader, false);
+	gt_stop_hooks_off();	/* no signal-thread wake of the cache once it starts going */
 	gt_metrics_stop(&m);	/* it reads the controller's rows */
 	gt_leader_stop(leader);
 	gt_kube_client_stop(cl);
