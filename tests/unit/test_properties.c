@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../bench/benchlib.h"
+#include "shapes/snapshot_build.h"
 #include "core/actions.h"
 #include "core/order.h"
 #include "harness.h"
