@@ -26,6 +26,12 @@ void gt_config_defaults(struct gt_config *c)
 	c->allow_consolidating_reclaim = true;
 	c->k_value = 1.0;
 	c->saturation_multiplier = 1.0;
+	/* KAI's defaults: 5m an action, 4m a job, 2m a generator (30s NodeLocalGreedy) */
+	c->search = (struct gt_search_budgets){
+		.reclaim_ms = 300000, .preempt_ms = 300000, .consolidation_ms = 300000,
+		.job_ms = 240000, .min_job_ms = 0,
+		.generator_ms = { [GT_GEN_NODE_LOCAL_GREEDY] = 30000, [GT_GEN_MULTI_NODE_GANG] = 120000 },
+	};
 }
 
 void gt_cluster_init(struct gt_cluster *c, struct gt_strtab *names)

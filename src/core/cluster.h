@@ -245,6 +245,25 @@ struct gt_topology {
 enum gt_plugin { GT_PLUGIN_NODEAVAILABILITY, GT_PLUGIN_RESOURCETYPE, GT_PLUGIN_NODEPLACEMENT,
 		 GT_PLUGIN_GPUPACK, GT_PLUGIN_NOMINATEDNODE, GT_N_PLUGINS };
 
+/* The victim search's scenario generators, in the order they run (KAI's plugin order). */
+enum gt_generator { GT_GEN_NODE_LOCAL_GREEDY, GT_GEN_MULTI_NODE_GANG, GT_N_GENERATORS };
+
+/*
+ * SchedulingShard.spec.scenarioSearchBudgets (KAI v0.17), in milliseconds;
+ * 0 means no limit. Wall-clock budgets: the core reads time only through
+ * the front end's clock (gt_config.clock_ms), and without one they are off.
+ */
+struct gt_search_budgets {
+	int64_t reclaim_ms, preempt_ms, consolidation_ms;	/* maxActionSearchDuration */
+	int64_t job_ms;			/* maxJobSearchDuration */
+	int64_t min_job_ms;		/* minJobSearchDuration: a best-effort floor */
+	int64_t generator_ms[GT_N_GENERATORS];	/* maxGeneratorSearchDuration */
+	bool generator_off[GT_N_GENERATORS];	/* plugins sg-nodelocalgreedy, sg-multinodegang */
+};
+
+/* Milliseconds on a monotonic clock, supplied by a front end. */
+typedef int64_t (*gt_clock_ms_fn)(void *ctx);
+
 struct gt_config {
 	unsigned plugins_off;	/* bit per enum gt_plugin */
 	bool gpu_spread;	/* placementStrategy.gpu == spread */
@@ -259,6 +278,9 @@ struct gt_config {
 	bool allow_consolidating_reclaim;
 	double k_value;
 	double saturation_multiplier;
+	struct gt_search_budgets search;
+	gt_clock_ms_fn clock_ms;	/* NULL: the search runs without time budgets */
+	void *clock_ctx;
 };
 
 struct gt_cluster {

@@ -225,12 +225,12 @@ static void head_request(const struct gt_session *s, int32_t job, int64_t out[GT
 	memset(out, 0, GT_NQRES * sizeof(*out));
 	if (job == GT_NONE)
 		return;
-	if (!s->job_req_valid[job]) {
+	if (s->job_req_gen[job] != s->req_gen) {
 		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
 		uint32_t n = gt_tasks_to_allocate(s, job, tasks);
 		gt_tasks_queue_res(s, tasks, n, s->job_req[job]);
 		free(tasks);
-		s->job_req_valid[job] = true;
+		s->job_req_gen[job] = s->req_gen;
 	}
 	memcpy(out, s->job_req[job], GT_NQRES * sizeof(*out));
 }
@@ -356,8 +356,25 @@ void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s)
 	jq->elastic = gt_xcalloc(s->c->n_jobs + 1, sizeof(*jq->elastic));
 }
 
+void gt_jobq_init_in(struct gt_jobq *jq, const struct gt_session *s, struct gt_arena *a)
+{
+	memset(jq, 0, sizeof(*jq));
+	jq->s = s;
+	jq->arena = a;
+	uint32_t n = s->c->n_queues ? s->c->n_queues : 1;
+	jq->heaps = gt_arena_calloc(a, n, sizeof(*jq->heaps));
+	jq->n_heap = gt_arena_calloc(a, n, sizeof(*jq->n_heap));
+	jq->cap_heap = gt_arena_calloc(a, n, sizeof(*jq->cap_heap));
+	/* written by every push before it is read: no need to clear */
+	jq->elastic = gt_arena_alloc(a, (s->c->n_jobs + 1) * sizeof(*jq->elastic));
+}
+
 void gt_jobq_release(struct gt_jobq *jq)
 {
+	if (jq->arena) {
+		memset(jq, 0, sizeof(*jq));
+		return;
+	}
 	for (uint32_t q = 0; q < jq->s->c->n_queues; q++)
 		free(jq->heaps[q]);
 	free(jq->heaps);
@@ -371,7 +388,10 @@ void gt_jobq_push(struct gt_jobq *jq, int32_t job)
 {
 	int32_t q = jq->s->c->jobs[job].queue;
 	jq->elastic[job] = (int8_t)elastic_state(jq->s, job);
-	GT_PUSH(jq->heaps[q], jq->n_heap[q], jq->cap_heap[q], job);
+	if (jq->arena)
+		GT_ARENA_PUSH(jq->arena, jq->heaps[q], jq->n_heap[q], jq->cap_heap[q], job);
+	else
+		GT_PUSH(jq->heaps[q], jq->n_heap[q], jq->cap_heap[q], job);
 	int32_t *h = jq->heaps[q];
 	for (uint32_t i = jq->n_heap[q] - 1; i > 0;) {
 		uint32_t parent = (i - 1) / 2;

@@ -67,6 +67,7 @@ void gt_sort_podsets(const struct gt_session *s, int32_t job, const struct gt_po
 /* A priority queue of jobs per leaf queue, popped in queue-tree order. */
 struct gt_jobq {
 	const struct gt_session *s;
+	struct gt_arena *arena;	/* where its memory comes from; NULL: malloc */
 	int32_t **heaps;	/* per queue: a binary heap of jobs */
 	uint32_t *n_heap, *cap_heap;
 	/*
@@ -77,6 +78,8 @@ struct gt_jobq {
 };
 
 void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s);
+/* The same with its memory from @a: O(queues) to start, nothing to release. */
+void gt_jobq_init_in(struct gt_jobq *jq, const struct gt_session *s, struct gt_arena *a);
 void gt_jobq_release(struct gt_jobq *jq);
 void gt_jobq_push(struct gt_jobq *jq, int32_t job);
 /* The next job in queue-tree order, or GT_NONE when empty. */

@@ -253,7 +253,7 @@ static void set_pod_state(struct gt_session *s, int32_t pod, const struct gt_pod
 	s->epoch = ++s->epoch_seq;
 	int32_t job = s->c->pods[pod].job;
 	if (job != GT_NONE) {
-		s->job_req_valid[job] = false;
+		s->job_req_gen[job] = 0;
 		s->job_active[job] += (uint32_t)gt_status_active_allocated(st->status) -
 				      (uint32_t)gt_status_active_allocated(s->pods[pod].status);
 	}
@@ -444,28 +444,43 @@ static void compute_requests(struct gt_session *s)
 
 void gt_session_invalidate_requests(struct gt_session *s)
 {
-	memset(s->job_req_valid, 0, (s->c->n_jobs + 1) * sizeof(*s->job_req_valid));
+	if (++s->req_gen == 0) {	/* wrapped: generation 0 means "not valid" */
+		memset(s->job_req_gen, 0, (s->c->n_jobs + 1) * sizeof(*s->job_req_gen));
+		s->req_gen = 1;
+	}
+}
+
+static const char *const search_result_names[] = {
+#define GT_SEARCH_RESULT_TEXT(name, text) text,
+	GT_SEARCH_RESULT_MAP(GT_SEARCH_RESULT_TEXT)
+#undef GT_SEARCH_RESULT_TEXT
+};
+
+const char *gt_search_result_name(enum gt_search_result r)
+{
+	return (unsigned)r < GT_N_SEARCH_RESULTS ? search_result_names[r] : "";
 }
 
 static void index_init(struct gt_session *s)
 {
 	const struct gt_cluster *c = s->c;
 	struct gt_node_index *ix = &s->index;
+	struct gt_arena *a = &s->arena;
 	ix->n_words = (c->n_nodes + 63) / 64 + 1;
 	ix->max_free = 0;
 	for (uint32_t n = 0; n < c->n_nodes; n++)
 		ix->max_free = c->nodes[n].gpus > ix->max_free ? c->nodes[n].gpus : ix->max_free;
-	ix->by_free = gt_xcalloc((size_t)ix->max_free + 1, sizeof(*ix->by_free));
-	ix->by_idle = gt_xcalloc((size_t)ix->max_free + 1, sizeof(*ix->by_idle));
+	ix->by_free = gt_arena_calloc(a, (size_t)ix->max_free + 1, sizeof(*ix->by_free));
+	ix->by_idle = gt_arena_calloc(a, (size_t)ix->max_free + 1, sizeof(*ix->by_idle));
 	for (int32_t b = 0; b <= ix->max_free; b++) {
-		ix->by_free[b] = gt_xcalloc(ix->n_words, sizeof(uint64_t));
-		ix->by_idle[b] = gt_xcalloc(ix->n_words, sizeof(uint64_t));
+		ix->by_free[b] = gt_arena_calloc(a, ix->n_words, sizeof(uint64_t));
+		ix->by_idle[b] = gt_arena_calloc(a, ix->n_words, sizeof(uint64_t));
 	}
-	ix->idle_bucket = gt_xcalloc(c->n_nodes + 1, sizeof(*ix->idle_bucket));
-	ix->roomy = gt_xcalloc(ix->n_words, sizeof(uint64_t));
-	s->fast_scratch = gt_xcalloc(ix->n_words, sizeof(uint64_t));
-	ix->node_at_rank = gt_xcalloc(c->n_nodes + 1, sizeof(*ix->node_at_rank));
-	ix->bucket = gt_xcalloc(c->n_nodes + 1, sizeof(*ix->bucket));
+	ix->idle_bucket = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*ix->idle_bucket));
+	ix->roomy = gt_arena_calloc(a, ix->n_words, sizeof(uint64_t));
+	s->fast_scratch = gt_arena_calloc(a, ix->n_words, sizeof(uint64_t));
+	ix->node_at_rank = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*ix->node_at_rank));
+	ix->bucket = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*ix->bucket));
 	for (uint32_t n = 0; n < c->n_nodes; n++) {
 		ix->node_at_rank[c->nodes[n].name_rank] = (int32_t)n;
 		ix->bucket[n] = -1;
@@ -474,34 +489,24 @@ static void index_init(struct gt_session *s)
 	}
 }
 
-static void index_release(struct gt_node_index *ix)
-{
-	for (int32_t b = 0; ix->by_free && b <= ix->max_free; b++) {
-		free(ix->by_free[b]);
-		free(ix->by_idle[b]);
-	}
-	free(ix->by_free);
-	free(ix->by_idle);
-	free(ix->idle_bucket);
-	free(ix->roomy);
-	free(ix->node_at_rank);
-	free(ix->bucket);
-	memset(ix, 0, sizeof(*ix));
-}
-
 void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now)
 {
 	memset(s, 0, sizeof(*s));
 	s->c = c;
 	s->now = now;
-	s->pods = gt_xcalloc(c->n_pods, sizeof(*s->pods));
-	s->nodes = gt_xcalloc(c->n_nodes, sizeof(*s->nodes));
-	s->queues = gt_xcalloc(c->n_queues, sizeof(*s->queues));
-	s->jobs = gt_xcalloc(c->n_jobs, sizeof(*s->jobs));
-	s->node_bonus = gt_xcalloc(c->n_nodes + 1, sizeof(*s->node_bonus));
-	s->job_req = gt_xcalloc(c->n_jobs + 1, sizeof(*s->job_req));
-	s->job_req_valid = gt_xcalloc(c->n_jobs + 1, sizeof(*s->job_req_valid));
-	s->job_active = gt_xcalloc(c->n_jobs + 1, sizeof(*s->job_active));
+	gt_arena_init(&s->arena);
+	gt_arena_init(&s->solve_arena);
+	gt_arena_init(&s->step_arena);
+	struct gt_arena *a = &s->arena;
+	s->pods = gt_arena_calloc(a, c->n_pods + 1, sizeof(*s->pods));
+	s->nodes = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*s->nodes));
+	s->queues = gt_arena_calloc(a, c->n_queues + 1, sizeof(*s->queues));
+	s->jobs = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->jobs));
+	s->node_bonus = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*s->node_bonus));
+	s->job_req = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_req));
+	s->job_req_gen = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_req_gen));
+	s->req_gen = 1;
+	s->job_active = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_active));
 	index_init(s);
 	s->n_base_names = (uint32_t)c->names->n_strs;
 	s->next_group = s->n_base_names;
@@ -529,18 +534,11 @@ void gt_session_release(struct gt_session *s)
 		free(s->nodes[n].groups);
 	for (uint32_t j = 0; j < s->c->n_jobs; j++)
 		free(s->jobs[j].message);
-	free(s->pods);
-	free(s->nodes);
-	free(s->queues);
-	free(s->jobs);
 	free(s->ops);
-	free(s->node_bonus);
 	free(s->group_names);
-	free(s->job_req);
-	free(s->job_req_valid);
-	free(s->job_active);
 	free(s->scratch);
-	free(s->fast_scratch);
-	index_release(&s->index);
+	gt_arena_release(&s->step_arena);
+	gt_arena_release(&s->solve_arena);
+	gt_arena_release(&s->arena);
 	memset(s, 0, sizeof(*s));
 }

@@ -49,7 +49,11 @@ void kf_init(struct kf_manifest *m, uint32_t n_jobs_total);
 void kf_release(struct kf_manifest *m);
 void kf_printf(struct kf_manifest *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The SchedulingShard of KAI's test harness (binpack, predicates on unless @no_predicates). */
+/*
+ * The SchedulingShard of KAI's test harness: binpack, predicates on unless
+ * @no_predicates, stale gangs evicted at once, consolidation with no cap on
+ * victim jobs (the harness's OverrideMaxNumberConsolidationPreemptees(-1)).
+ */
 struct kf_shard {
 	bool no_predicates;
 	const char *extra;	/* more spec, flow-map body */
