@@ -24,6 +24,10 @@
  *   peak MB     peak resident memory of the child (manifest text, parsed
  *               objects, snapshot and session).
  *   bind/evict/pipe  operations the cycle made.
+ *   sim/dup/cut scenarios the victim search simulated, skipped because an
+ *               equal one had already failed (KAI's simulated/op and
+ *               duplicate/op), and probes it did not search because no
+ *               victim set could make them valid (reclaim's bound, solver.h).
  *   outcome     ok when KAI's assertions hold and the outcome is KAI's.
  *
  * Usage: kai_bench [--gantry PATH] [--only SUBSTRING] [--instr] [--repeat R]
@@ -104,6 +108,8 @@ static double now_s(void)
 struct row_result {
 	double parse_s, decode_s, open_s, actions_s;
 	uint32_t binds, evictions, pipelines;
+	uint64_t simulated, duplicate;	/* scenarios the victim search simulated / skipped as seen */
+	uint64_t pruned;		/* probes it proved hopeless without a scenario */
 	bool built, ok;
 	char why[200];
 };
@@ -168,6 +174,11 @@ static void run_child(const struct kb_shape *sh, int fd)
 			r.binds = w.s.n_binds;
 			r.evictions = w.s.n_evictions;
 			r.pipelines = w.s.n_pipelines;
+			for (int a = 0; a < GT_N_ACTIONS; a++) {
+				r.simulated += w.s.search[a].simulated;
+				r.duplicate += w.s.search[a].duplicate;
+				r.pruned += w.s.search[a].pruned;
+			}
 			r.ok = kb_verdict(sh, &w.s, r.why, sizeof(r.why));
 		}
 	}
@@ -329,8 +340,9 @@ int main(int argc, char **argv)
 		repeat = 1;
 	size_t n;
 	const struct kb_shape *shapes = kb_shapes(&n);
-	printf("%-50s %8s %8s %7s %8s %7s %8s %7s %6s %7s %6s  %s\n", "benchmark", "KAI s", "Gantry s",
-	       "x KAI", "proc s", "x proc", "Minstr", "peak MB", "bind", "evict", "pipe", "outcome");
+	printf("%-50s %8s %8s %7s %8s %7s %8s %7s %6s %6s %6s %15s  %s\n", "benchmark", "KAI s",
+	       "Gantry s", "x KAI", "proc s", "x proc", "Minstr", "peak MB", "bind", "evict", "pipe",
+	       "sim/dup/cut", "outcome");
 	int failures = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct kb_shape *sh = &shapes[i];
@@ -367,9 +379,12 @@ int main(int argc, char **argv)
 			snprintf(is, sizeof(is), "%.1f", minstr);
 		else
 			snprintf(is, sizeof(is), "-");
-		printf("%-50s %8s %8s %7s %8s %7s %8s %7.1f %6u %7u %6u  %s%s%s\n", full, ks, gs, xs, ps,
-		       xp, is, (double)peak_kb / 1024.0, best.binds, best.evictions, best.pipelines,
-		       best.ok ? "ok" : "FAIL: ", best.ok ? "" : best.why, "");
+		char sd[32];
+		snprintf(sd, sizeof(sd), "%llu/%llu/%llu", (unsigned long long)best.simulated,
+			 (unsigned long long)best.duplicate, (unsigned long long)best.pruned);
+		printf("%-50s %8s %8s %7s %8s %7s %8s %7.1f %6u %6u %6u %15s  %s%s\n", full, ks, gs, xs,
+		       ps, xp, is, (double)peak_kb / 1024.0, best.binds, best.evictions, best.pipelines, sd,
+		       best.ok ? "ok" : "FAIL: ", best.ok ? "" : best.why);
 		fflush(stdout);
 		failures += !best.ok;
 	}

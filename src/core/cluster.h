@@ -270,6 +270,7 @@ struct gt_config {
 	bool cpu_spread;
 	bool predicates;	/* the predicates plugin is on */
 	bool exhaustive_placement;	/* score every node (tests compare it with the index) */
+	bool exhaustive_search;		/* search even probes no victim set can validate (tests compare) */
 	bool gpu_sharing_order;	/* prefer nodes with a fitting shared GPU */
 	int64_t staleness_grace_s;	/* < 0: never evict stale gangs */
 	int32_t max_consolidation_preemptees;	/* <= 0 unlimited */

@@ -172,7 +172,8 @@ uint32_t gt_tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *
 	uint32_t order[GT_MAX_PODSETS];
 	gt_job_count(s, job, cnt);
 	gt_sort_podsets(s, job, cnt, order);
-	int32_t *buf = gt_xmalloc((j->n_pods + 1) * sizeof(*buf));
+	int32_t local[64];	/* most jobs are small: no allocation for them */
+	int32_t *buf = j->n_pods < 64 ? local : gt_xmalloc((j->n_pods + 1) * sizeof(*buf));
 	uint32_t n = 0;
 	bool any_below = false;
 	for (uint32_t k = 0; k < nps; k++) {
@@ -191,7 +192,8 @@ uint32_t gt_tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *
 				out[n++] = buf[0];
 		}
 	}
-	free(buf);
+	if (buf != local)
+		free(buf);
 	return n;
 }
 
@@ -226,10 +228,13 @@ static void head_request(const struct gt_session *s, int32_t job, int64_t out[GT
 	if (job == GT_NONE)
 		return;
 	if (s->job_req_gen[job] != s->req_gen) {
-		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
+		int32_t local[64];
+		uint32_t n_pods = s->c->jobs[job].n_pods;
+		int32_t *tasks = n_pods < 64 ? local : gt_xmalloc((n_pods + 1) * sizeof(*tasks));
 		uint32_t n = gt_tasks_to_allocate(s, job, tasks);
 		gt_tasks_queue_res(s, tasks, n, s->job_req[job]);
-		free(tasks);
+		if (tasks != local)
+			free(tasks);
 		s->job_req_gen[job] = s->req_gen;
 	}
 	memcpy(out, s->job_req[job], GT_NQRES * sizeof(*out));

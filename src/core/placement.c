@@ -467,7 +467,16 @@ static int32_t fast_best_node(struct gt_session *s, int32_t pod, uint32_t reject
 						best = k;
 					else if (pass && key_better(&k, &pipeline))
 						pipeline = k;
+					/*
+					 * Pass 2 sees no node that fits now (pass 1 would have
+					 * taken it): for a whole-GPU pod the bucket's first fit,
+					 * in name order, is its best.
+					 */
+					if (pass && pipeline.node != GT_NONE && !gt_pod_is_shared(p))
+						break;
 				}
+				if (pass && pipeline.node != GT_NONE && !gt_pod_is_shared(p))
+					break;
 			}
 			if (pass && pipeline.node != GT_NONE)
 				break;	/* the lowest bucket's first node that fits after releases */

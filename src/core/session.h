@@ -135,6 +135,7 @@ struct gt_search_stats {
 	uint32_t jobs[GT_N_SEARCH_RESULTS];	/* jobs by result */
 	uint32_t reduced_budget;		/* jobs that got less than a job's limit */
 	uint64_t emitted, simulated, duplicate, validator_rejected;	/* scenarios */
+	uint32_t pruned;	/* probes no victim set could make valid: not searched */
 	uint32_t action_budget_exhausted;
 };
 
@@ -149,6 +150,7 @@ struct gt_victim_index {
 	uint32_t *start;	/* per queue: jobs before it are gone for this action */
 	struct gt_victim_key *key;	/* per job: the key it is ordered by */
 	uint32_t *pos;		/* per job: its place in order[queue] */
+	int64_t *max_job_gpu;	/* per queue: most GPU milli-units one of its jobs holds */
 };
 
 struct gt_session {

@@ -61,7 +61,7 @@ struct failed_fp {
 	bool used;		/* the slot holds one */
 	uint64_t hash;
 	uint32_t k;
-	const int32_t *rec, *pot;	/* sorted pods */
+	const int32_t *rec, *pot;	/* the pods, as sets */
 	uint32_t n_rec, n_pot;
 };
 
@@ -79,13 +79,13 @@ struct search {
 	uint32_t n_rec;
 	int32_t *rec_pods;
 	uint32_t n_rec_pods;
-	int32_t *rec_sorted;		/* the same pods sorted, for fingerprints */
-	uint64_t rec_hash;
+	uint64_t rec_hash;		/* their set hash, for fingerprints */
 	/* scenarios simulated and failed, for the whole job (KAI's failedScenarios) */
 	struct failed_fp *failed;
 	uint32_t n_failed, cap_failed;	/* open addressing, cap a power of 2 */
 	struct gt_job_budget job_budget;
 	struct gt_deadline gen_deadline;
+	int64_t free_room;		/* every node's free and freeing GPUs; < 0 until needed */
 };
 
 /* The statement and memory a probe works in. */
@@ -158,28 +158,35 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 27);
 }
 
-static uint64_t hash_pods(uint64_t h, const int32_t *pods, uint32_t n)
+/* A hash of a set of pods: a sum of mixed ids, the same in any order (no sort). */
+static uint64_t hash_set(const int32_t *pods, uint32_t n)
 {
-	h = mix(h, n);
+	uint64_t h = mix(0x5CE7A210ULL, n);
 	for (uint32_t i = 0; i < n; i++)
-		h = mix(h, (uint32_t)pods[i]);
+		h += mix(0x9D2C5680ULL, (uint32_t)pods[i]);
 	return h;
 }
 
-static int cmp_pod(const void *a, const void *b)
+/* Do @a and @b (each without repeats) hold the same pods? O(n) with the pod marks. */
+static bool same_set(struct gt_search_scratch *x, const int32_t *a, const int32_t *b, uint32_t n)
 {
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-	return x < y ? -1 : x > y;
+	gt_marks_begin(&x->pod_in);
+	for (uint32_t i = 0; i < n; i++)
+		gt_marks_set(&x->pod_in, (uint32_t)a[i], 1);
+	for (uint32_t i = 0; i < n; i++)
+		if (!gt_marks_has(&x->pod_in, (uint32_t)b[i]))
+			return false;
+	return true;
 }
 
-static bool same_fp(const struct failed_fp *f, const struct failed_fp *g)
+static bool same_fp(struct gt_search_scratch *x, const struct failed_fp *f, const struct failed_fp *g)
 {
 	return f->hash == g->hash && f->k == g->k && f->n_rec == g->n_rec && f->n_pot == g->n_pot &&
-	       !memcmp(f->rec, g->rec, f->n_rec * sizeof(*f->rec)) &&
-	       !memcmp(f->pot, g->pot, f->n_pot * sizeof(*f->pot));
+	       (f->rec == g->rec || same_set(x, f->rec, g->rec, f->n_rec)) &&
+	       same_set(x, f->pot, g->pot, f->n_pot);
 }
 
-/* The scenario's key: the probe's k, the recorded and the potential victims, each sorted. */
+/* The scenario's key: the probe's k, the recorded and the potential victims, as sets. */
 static struct failed_fp fingerprint(struct probe *pb, const struct gt_scenario *sc,
 				    const struct gt_accum *acc)
 {
@@ -194,10 +201,9 @@ static struct failed_fp fingerprint(struct probe *pb, const struct gt_scenario *
 		memcpy(pot + n, acc->pods + bt->first, bt->n * sizeof(*pot));
 		n += bt->n;
 	}
-	qsort(pot, n, sizeof(*pot), cmp_pod);
-	struct failed_fp f = { .k = pb->st.k, .rec = sr->rec_sorted, .n_rec = sr->n_rec_pods,
+	struct failed_fp f = { .k = pb->st.k, .rec = sr->rec_pods, .n_rec = sr->n_rec_pods,
 			       .pot = pot, .n_pot = n };
-	f.hash = hash_pods(mix(sr->rec_hash, pb->st.k), pot, n);
+	f.hash = mix(mix(sr->rec_hash, pb->st.k), hash_set(pot, n));
 	return f;
 }
 
@@ -208,7 +214,7 @@ static bool failed_before(const struct search *sr, const struct failed_fp *f)
 	for (uint32_t i = (uint32_t)f->hash & (sr->cap_failed - 1);; i = (i + 1) & (sr->cap_failed - 1)) {
 		if (!sr->failed[i].used)
 			return false;
-		if (same_fp(&sr->failed[i], f))
+		if (same_fp(sr->x, &sr->failed[i], f))
 			return true;
 	}
 }
@@ -458,16 +464,13 @@ static void record_solution(struct probe *pb, const struct gt_scenario *sc, cons
 	sr->n_rec_pods = np;
 }
 
-/* The recorded victims as the next probes see them: marks, sorted copy, hash. */
+/* The recorded victims as the next probes see them: marks and their set hash. */
 static void publish_recorded(struct search *sr)
 {
 	gt_marks_begin(&sr->x->pod_rec);
 	for (uint32_t i = 0; i < sr->n_rec_pods; i++)
 		gt_marks_set(&sr->x->pod_rec, (uint32_t)sr->rec_pods[i], 1);
-	sr->rec_sorted = gt_arena_alloc(&sr->s->solve_arena, (sr->n_rec_pods + 1) * sizeof(int32_t));
-	memcpy(sr->rec_sorted, sr->rec_pods, sr->n_rec_pods * sizeof(int32_t));
-	qsort(sr->rec_sorted, sr->n_rec_pods, sizeof(int32_t), cmp_pod);
-	sr->rec_hash = hash_pods(0x5CE7A210ULL, sr->rec_sorted, sr->n_rec_pods);
+	sr->rec_hash = hash_set(sr->rec_pods, sr->n_rec_pods);
 }
 
 /* ---------------------------------------------------------------- probes */
@@ -479,6 +482,34 @@ static bool admit_victim(void *ctx, int32_t job)
 }
 
 /*
+ * Can no victim set make the first @k tasks valid? Their GPUs must come from
+ * free or freeing GPUs or from victims that end evicted, and the action's
+ * validator caps the latter (gt_victim_gpu_bound). O(N) once per job.
+ */
+static bool beyond_any_victims(struct search *sr, uint32_t k)
+{
+	struct gt_session *s = sr->s;
+	if (!sr->sv->victim_gpu_bound || s->c->config.exhaustive_search)
+		return false;
+	int64_t need = 0;
+	for (uint32_t i = 0; i < k; i++)
+		need += gt_task_gpu_quota_milli(s, sr->tasks[i]);
+	if (need <= 0)
+		return false;
+	int64_t req[GT_NQRES];
+	gt_tasks_queue_res(s, sr->tasks, k, req);
+	int64_t bound = sr->sv->victim_gpu_bound(sr->sv, req);
+	if (bound == INT64_MAX)
+		return false;
+	if (sr->free_room < 0) {
+		sr->free_room = 0;
+		for (uint32_t n = 0; n < s->c->n_nodes; n++)
+			sr->free_room += gt_node_room_milli(s, (int32_t)n);
+	}
+	return need > sr->free_room + bound;
+}
+
+/*
  * KAI's solvePartialJob: the first @k tasks over the generator's scenarios.
  * GT_SEARCH_SOLVED leaves the solution in the statement when @keep, else
  * rolls it back; the victims are recorded either way.
@@ -486,6 +517,10 @@ static bool admit_victim(void *ctx, int32_t job)
 static enum gt_search_result probe(struct search *sr, enum gt_generator gen, uint32_t k, bool keep)
 {
 	struct gt_session *s = sr->s;
+	if (beyond_any_victims(sr, k)) {
+		sr->stats->pruned++;
+		return GT_SEARCH_EXHAUSTED;	/* KAI reaches the same end by trying every scenario */
+	}
 	struct gt_arena *a = &s->step_arena;
 	struct gt_arena_mark m = gt_arena_mark(a);
 	struct probe pb = { .sr = sr };
@@ -660,7 +695,7 @@ bool gt_solve(struct gt_solver *sv)
 	struct gt_arena_mark m = gt_arena_mark(a);
 	const struct gt_job *j = &s->c->jobs[sv->job];
 	struct search sr = { .sv = sv, .s = s, .x = gt_search_scratch(s),
-			     .stats = &s->search[s->action] };
+			     .stats = &s->search[s->action], .free_room = -1 };
 	sr.tasks = gt_arena_alloc(a, (j->n_pods + 1) * sizeof(*sr.tasks));
 	sr.n = gt_tasks_to_allocate(s, sv->job, sr.tasks);
 	sr.base_feasible = gt_arena_calloc(a, s->index.n_words, sizeof(*sr.base_feasible));

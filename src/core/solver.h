@@ -40,12 +40,23 @@ typedef bool (*gt_victim_filter)(struct gt_solver *sv, int32_t job);
 typedef bool (*gt_scenario_validator)(struct gt_solver *sv, const int32_t *victims, uint32_t n,
 				      const int32_t *tasks, uint32_t n_tasks);
 
+/*
+ * The most GPU milli-units the action's validator could ever let a preemptor
+ * take from victims when its tasks ask for @req (INT64_MAX: no bound known).
+ * Every GPU the preemptor uses was free, freeing, or held by a victim that
+ * ends evicted (a moved victim frees what it takes), so a probe asking for
+ * more than this plus every free and freeing GPU cannot be valid: it is not
+ * searched. Sound, not complete: when it says nothing, the search runs.
+ */
+typedef int64_t (*gt_victim_gpu_bound)(struct gt_solver *sv, const int64_t req[GT_NQRES]);
+
 struct gt_solver {
 	struct gt_session *s;
 	int32_t job;			/* the preemptor */
 	gt_victim_filter is_victim;
 	gt_scenario_validator validate;	/* NULL: every simulated scenario is fine */
 	int32_t max_victim_jobs;	/* < 0: no cap (consolidation caps it) */
+	gt_victim_gpu_bound victim_gpu_bound;	/* NULL: none */
 	void *ctx;			/* the action's own state for its callbacks */
 	/* queue state as the solution started (reclaim judges against it) */
 	struct gt_queue_state *queues_at_start;

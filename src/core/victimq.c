@@ -67,6 +67,31 @@ static struct gt_victim_key job_key(const struct gt_session *s, int32_t job)
 				       .created = j->created, .job = job };
 }
 
+/* GPU milli-units @job's active pods hold. */
+static int64_t job_gpu(const struct gt_session *s, int32_t job)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	int64_t sum = 0;
+	for (uint32_t i = 0; i < j->n_pods; i++) {
+		const struct gt_pod_state *st = &s->pods[j->pods[i]];
+		if (!gt_status_active_allocated(st->status))
+			continue;
+		int64_t res[GT_NQRES];
+		gt_pod_queue_res(s, j->pods[i], st->node, res);
+		sum += res[GT_QGPU];
+	}
+	return sum;
+}
+
+/* Keep the queue's most GPU held by one job up to date (it only has to be a bound). */
+static void note_job_gpu(struct gt_session *s, int32_t job)
+{
+	int32_t q = s->c->jobs[job].queue;
+	int64_t g = job_gpu(s, job);
+	if (g > s->victims.max_job_gpu[q])
+		s->victims.max_job_gpu[q] = g;
+}
+
 static bool in_index(const struct gt_session *s, int32_t job)
 {
 	const struct gt_job *j = &s->c->jobs[job];
@@ -94,6 +119,7 @@ void gt_victim_index_prepare(struct gt_session *s)
 		ix->start = gt_arena_calloc(&s->arena, nq + 1, sizeof(*ix->start));
 		ix->key = gt_arena_calloc(&s->arena, c->n_jobs + 1, sizeof(*ix->key));
 		ix->pos = gt_arena_calloc(&s->arena, c->n_jobs + 1, sizeof(*ix->pos));
+		ix->max_job_gpu = gt_arena_calloc(&s->arena, nq + 1, sizeof(*ix->max_job_gpu));
 		for (uint32_t j = 0; j < c->n_jobs; j++)
 			if (in_index(s, (int32_t)j))
 				ix->n_order[c->jobs[j].queue]++;
@@ -105,6 +131,7 @@ void gt_victim_index_prepare(struct gt_session *s)
 	uint32_t *first = gt_xcalloc(nq + 1, sizeof(*first));
 	for (uint32_t q = 1; q < nq; q++)
 		first[q] = first[q - 1] + ix->n_order[q - 1];
+	memset(ix->max_job_gpu, 0, (nq + 1) * sizeof(*ix->max_job_gpu));
 	if (!tmp)
 		abort();
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
@@ -113,6 +140,7 @@ void gt_victim_index_prepare(struct gt_session *s)
 		int32_t q = c->jobs[j].queue;
 		ix->key[j] = job_key(s, (int32_t)j);
 		tmp[first[q] + fill[q]++] = ix->key[j];
+		note_job_gpu(s, (int32_t)j);
 	}
 	for (uint32_t q = 0; q < nq; q++) {
 		qsort(tmp + first[q], ix->n_order[q], sizeof(*tmp), order_cmp);
@@ -129,6 +157,18 @@ void gt_victim_index_prepare(struct gt_session *s)
 	ix->built = true;
 }
 
+int64_t gt_victim_max_job_gpu(struct gt_session *s, int32_t q)
+{
+	gt_victim_index_prepare(s);
+	const struct gt_queue *cq = &s->c->queues[q];
+	int64_t m = cq->n_children ? 0 : s->victims.max_job_gpu[q];
+	for (uint32_t i = 0; i < cq->n_children; i++) {
+		int64_t v = gt_victim_max_job_gpu(s, cq->children[i]);
+		m = v > m ? v : m;
+	}
+	return m;
+}
+
 void gt_victim_index_reset(struct gt_session *s)
 {
 	s->victims.built = false;
@@ -139,6 +179,7 @@ void gt_victim_index_update(struct gt_session *s, int32_t job)
 	struct gt_victim_index *ix = &s->victims;
 	if (!ix->built || !in_index(s, job))
 		return;
+	note_job_gpu(s, job);
 	struct gt_victim_key k = job_key(s, job);
 	if (!key_cmp(&k, &ix->key[job]))
 		return;

@@ -66,6 +66,8 @@ struct gt_victimq {
 void gt_victim_index_prepare(struct gt_session *s);
 /* Forget the index (at the end of an action: allocate changes everything). */
 void gt_victim_index_reset(struct gt_session *s);
+/* Most GPU milli-units one preemptible job under queue @q holds (a bound). O(queues under q). */
+int64_t gt_victim_max_job_gpu(struct gt_session *s, int32_t q);
 /* Put @job back in order after a committed change of its pods. O(jobs of its queue). */
 void gt_victim_index_update(struct gt_session *s, int32_t job);
 
