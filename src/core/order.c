@@ -6,11 +6,104 @@
 #include "core/fairshare.h"
 #include "util/mem.h"
 
+/*
+ * Names in order by rank, computed once per session (gt_order_prepare), so
+ * comparators compare two integers, not two strings.
+ */
 static int name_cmp(const struct gt_session *s, uint32_t a, uint32_t b)
 {
 	if (a == b)
 		return 0;
+	if (a < s->n_ranked && b < s->n_ranked && s->name_rank[a] && s->name_rank[b])
+		return s->name_rank[a] < s->name_rank[b] ? -1 : 1;
 	return strcmp(gt_strtab_str(s->c->names, a), gt_strtab_str(s->c->names, b));
+}
+
+struct name_ref {
+	const char *str;
+	uint32_t id;
+};
+
+static int name_ref_cmp(const void *pa, const void *pb)
+{
+	const struct name_ref *a = pa, *b = pb;
+	return strcmp(a->str, b->str);
+}
+
+/* The static part of task order (everything but the name is a pod field). */
+struct task_key {
+	bool role_first, has_prio;
+	int32_t prio;
+	int64_t created;
+	uint32_t rank;
+	int32_t pod;
+};
+
+static int task_key_cmp(const void *pa, const void *pb)
+{
+	const struct task_key *a = pa, *b = pb;
+	if (a->role_first != b->role_first)
+		return a->role_first ? -1 : 1;
+	if (a->has_prio != b->has_prio)
+		return a->has_prio ? -1 : 1;
+	if (a->has_prio && a->prio != b->prio)
+		return a->prio > b->prio ? -1 : 1;
+	if (a->created != b->created)
+		return a->created < b->created ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->pod < b->pod ? -1 : a->pod > b->pod;
+}
+
+static void add_name(struct name_ref *refs, uint32_t *n, const struct gt_strtab *names, uint32_t id)
+{
+	refs[(*n)++] = (struct name_ref){ gt_strtab_str(names, id), id };
+}
+
+void gt_order_prepare(struct gt_session *s)
+{
+	const struct gt_cluster *c = s->c;
+	struct gt_arena *a = &s->arena;
+	uint32_t total = c->n_pods + c->n_jobs + c->n_queues;
+	for (uint32_t j = 0; j < c->n_jobs; j++)
+		total += c->jobs[j].n_podsets;
+	struct name_ref *refs = gt_xmalloc((total + 1) * sizeof(*refs));
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < c->n_pods; i++)
+		add_name(refs, &n, c->names, c->pods[i].name);
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		add_name(refs, &n, c->names, c->jobs[j].name);
+		for (uint32_t k = 0; k < c->jobs[j].n_podsets; k++)
+			add_name(refs, &n, c->names, c->jobs[j].podsets[k].name);
+	}
+	for (uint32_t q = 0; q < c->n_queues; q++)
+		add_name(refs, &n, c->names, c->queues[q].name);
+	qsort(refs, n, sizeof(*refs), name_ref_cmp);
+	s->n_ranked = (uint32_t)c->names->n_strs;
+	s->name_rank = gt_arena_calloc(a, s->n_ranked + 1, sizeof(*s->name_rank));
+	uint32_t rank = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!s->name_rank[refs[i].id])	/* the same name twice keeps one rank */
+			s->name_rank[refs[i].id] = ++rank;
+	free(refs);
+	/* each job's pods in task order, once: the order does not change in a cycle */
+	s->task_order = gt_arena_alloc(a, (c->n_jobs + 1) * sizeof(*s->task_order));
+	struct task_key *keys = NULL;
+	uint32_t cap = 0;
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		const struct gt_job *job = &c->jobs[j];
+		GT_GROW(keys, job->n_pods + 1, cap);
+		for (uint32_t i = 0; i < job->n_pods; i++) {
+			const struct gt_pod *p = &c->pods[job->pods[i]];
+			keys[i] = (struct task_key){ p->role_first, p->has_task_prio, p->task_prio, p->created,
+						     s->name_rank[p->name], job->pods[i] };
+		}
+		qsort(keys, job->n_pods, sizeof(*keys), task_key_cmp);
+		s->task_order[j] = gt_arena_alloc(a, (job->n_pods + 1) * sizeof(int32_t));
+		for (uint32_t i = 0; i < job->n_pods; i++)
+			s->task_order[j][i] = keys[i].pod;
+	}
+	free(keys);
 }
 
 void gt_job_count(const struct gt_session *s, int32_t job, struct gt_podset_count *out)
@@ -131,16 +224,6 @@ void gt_sort_podsets(const struct gt_session *s, int32_t job, const struct gt_po
 		}
 }
 
-static void sort_tasks(const struct gt_session *s, int32_t *t, uint32_t n)
-{
-	for (uint32_t i = 1; i < n; i++)
-		for (uint32_t k = i; k > 0 && gt_task_cmp(s, t[k - 1], t[k]) > 0; k--) {
-			int32_t x = t[k];
-			t[k] = t[k - 1];
-			t[k - 1] = x;
-		}
-}
-
 bool gt_task_wants_placement(const struct gt_session *s, int32_t pod)
 {
 	const struct gt_pod_state *st = &s->pods[pod];
@@ -150,17 +233,17 @@ bool gt_task_wants_placement(const struct gt_session *s, int32_t pod)
 	return s->simulating && st->status == GT_RELEASING && st->virtual_evict;
 }
 
-/* Tasks of podset @ps that want a place, best first; returns the count. */
+/* Tasks of podset @ps that want a place, best first; returns the count. O(pods). */
 static uint32_t pending_tasks(const struct gt_session *s, int32_t job, uint32_t ps, int32_t *out)
 {
 	const struct gt_job *j = &s->c->jobs[job];
+	const int32_t *order = s->task_order[job];
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < j->n_pods; i++) {
-		int32_t p = j->pods[i];
+		int32_t p = order[i];
 		if ((uint32_t)s->c->pods[p].podset == ps && gt_task_wants_placement(s, p))
 			out[n++] = p;
 	}
-	sort_tasks(s, out, n);
 	return n;
 }
 

@@ -28,6 +28,13 @@ struct gt_podset_count {
 
 void gt_job_count(const struct gt_session *s, int32_t job, struct gt_podset_count *out);
 
+/*
+ * Ranks of names (pods, jobs, podsets, queues) and each job's pods in task
+ * order, computed when the session opens: O(P log P) once, so comparators
+ * and tasks-to-allocate never compare strings or sort.
+ */
+void gt_order_prepare(struct gt_session *s);
+
 /* Is every podset's alive, ungated pod count at least its minimum? */
 bool gt_job_is_ready(const struct gt_session *s, int32_t job);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/order.h"
 #include "util/mem.h"
 
 static int64_t mig_gpu_milli(const struct gt_cluster *c, const int64_t *ext)
@@ -508,6 +509,7 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 	s->req_gen = 1;
 	s->job_active = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_active));
 	index_init(s);
+	gt_order_prepare(s);
 	s->n_base_names = (uint32_t)c->names->n_strs;
 	s->next_group = s->n_base_names;
 	for (uint32_t j = 0; j < c->n_jobs; j++) {

@@ -227,6 +227,10 @@ struct gt_session {
 		uint32_t rejects[16];
 	} no_fit[GT_NO_FIT_SLOTS];
 	uint32_t no_fit_next;
+	/* order (order.c): string id -> rank among object names (0: not a name); task order */
+	uint32_t *name_rank;
+	uint32_t n_ranked;
+	int32_t **task_order;	/* per job: its pods in task order */
 	/* the victim search */
 	struct gt_victim_index victims;
 	struct gt_search_scratch *search_scratch;
