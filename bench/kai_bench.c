@@ -163,6 +163,7 @@ static void run_child(const struct kb_shape *sh, int fd)
 	gt_strtab_init(&w.names);
 	gt_cluster_init(&w.c, &w.names);
 	gt_decoder_init(&w.dec);
+	w.dec.claims_listed = true;	/* as gantry simulate reads a cluster */
 	struct gt_err err = { 0 };
 	double t0 = now_s();
 	if (gt_doc_parse_string(m.text, m.len, "shape.yaml", &w.docs, &err)) {
@@ -271,6 +272,8 @@ static void fmt_s(char *buf, size_t len, double s)
 {
 	if (s <= 0)
 		snprintf(buf, len, "-");
+	else if (s < 0.001)
+		snprintf(buf, len, "%.6f", s);
 	else if (s < 0.01)
 		snprintf(buf, len, "%.4f", s);
 	else if (s < 10)

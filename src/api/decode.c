@@ -28,6 +28,7 @@ struct ctx {
 	/* name lookups, as string table id -> index + 1 (0 = absent) */
 	int32_t *queue_by_name, *node_by_name, *topo_by_name, *prio_by_name;
 	int32_t *prio_value;
+	int32_t *claim_by_name;	/* "ns/name" of a PersistentVolumeClaim -> 1 */
 	size_t n_lookup;
 	int32_t default_priority;
 	bool have_default_priority;
@@ -263,7 +264,7 @@ static void grow_lookup(struct ctx *x)
 		return;
 	size_t n = need * 2;
 	int32_t **arrs[] = { &x->queue_by_name, &x->node_by_name, &x->topo_by_name,
-			     &x->prio_by_name, &x->prio_value };
+			     &x->prio_by_name, &x->prio_value, &x->claim_by_name };
 	for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++) {
 		*arrs[i] = gt_xrealloc(*arrs[i], n * sizeof(int32_t));
 		memset(*arrs[i] + x->n_lookup, 0, (n - x->n_lookup) * sizeof(int32_t));
@@ -1195,6 +1196,36 @@ static int32_t implicit_job(struct ctx *x, const struct gt_doc *o, struct gt_pod
 	return (int32_t)(j - x->c->jobs);
 }
 
+static int decode_claim(struct ctx *x, const struct gt_doc *o)
+{
+	char key[600];
+	snprintf(key, sizeof(key), "%s/%s", obj_ns(o), obj_name(o));
+	set_lookup(x, &x->claim_by_name, key, 0);
+	return 0;
+}
+
+/*
+ * The first PersistentVolumeClaim the pod mounts that the input does not
+ * hold (KAI's VolumeBinding pre-filter: 'persistentvolumeclaim "x" not
+ * found'), when the front end lists claims (gt_decoder.claims_listed).
+ */
+static void pod_claims(struct ctx *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const struct gt_doc *vols = gt_doc_path(o, "spec.volumes");
+	for (size_t i = 0; x->d->claims_listed && vols && vols->kind == GT_DOC_SEQ && i < vols->n; i++) {
+		const char *claim = gt_doc_str(gt_doc_get(vols->items[i], "persistentVolumeClaim"), "claimName");
+		char key[600];
+		if (!claim)
+			continue;
+		snprintf(key, sizeof(key), "%s/%s", obj_ns(o), claim);
+		if (lookup(x, x->claim_by_name, key) == GT_NONE) {
+			p->claim_missing = true;
+			p->missing_claim = intern(x, claim);
+			return;
+		}
+	}
+}
+
 static int decode_pod(struct ctx *x, const struct gt_doc *o)
 {
 	struct gt_cluster *c = x->c;
@@ -1218,6 +1249,7 @@ static int decode_pod(struct ctx *x, const struct gt_doc *o)
 	if (cs && gt_parse_time(cs, &p->created))
 		return fail(x, o, "metadata.creationTimestamp", "not an RFC 3339 time", cs);
 	read_labels(x, gt_doc_path(o, "metadata.labels"), &p->labels);
+	pod_claims(x, o, p);
 	int rc = pod_resources(x, o, p);
 	rc = rc ? rc : gpu_sharing(x, o, p);
 	rc = rc ? rc : pod_placement(x, o, p);
@@ -1316,7 +1348,11 @@ static int decode_all(struct ctx *x)
 	size_t n_queues = 0;
 	/* dependencies first: classes, shard, topologies, queues, nodes, groups, pods */
 	static const char *const order[] = { "PriorityClass", "SchedulingShard", "Topology",
-					     "Queue", "Node", "PodGroup", "Pod" };
+					     "Queue", "Node", "PodGroup", "Pod",
+					     "PersistentVolumeClaim" };
+	for (size_t i = 0; i < d->n_objs; i++)	/* claims before the pods that mount them */
+		if (is_kind(d->objs[i], "PersistentVolumeClaim"))
+			decode_claim(x, d->objs[i]);
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]) && !rc; k++) {
 		for (size_t i = 0; i < d->n_objs && !rc; i++) {
 			const struct gt_doc *o = d->objs[i];
@@ -1380,6 +1416,7 @@ int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *
 	free(x.prio_by_name);
 	free(x.prio_value);
 	free(x.job_by_key);
+	free(x.claim_by_name);
 	if (rc) {
 		gt_cluster_release(c);
 		return rc;

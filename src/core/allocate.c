@@ -322,6 +322,20 @@ static bool attempt_job(struct gt_session *s, int32_t job)
 	bool ok = false;
 	if (n == 0)
 		goto out;
+	int32_t blocked = gt_tasks_claim_missing(s, tasks, n);
+	if (blocked != GT_NONE) {
+		/* KAI's VolumeBinding pre-filter, before any node is looked at */
+		const struct gt_cluster *c = s->c;
+		const char *ns = gt_strtab_str(c->names, c->pods[blocked].ns);
+		const char *pod = gt_strtab_str(c->names, c->pods[blocked].name);
+		char msg[1024];
+		snprintf(msg, sizeof(msg),
+			 "Resources were not found for pod %s/%s due to: Scheduling conditions were not met "
+			 "for pod %s/%s:\nVolumeBinding: persistentvolumeclaim \"%s\" not found.",
+			 ns, pod, ns, pod, gt_strtab_str(c->names, c->pods[blocked].missing_claim));
+		gt_job_set_message(s, job, msg);
+		goto out;
+	}
 	int64_t req[GT_NQRES];
 	gt_tasks_queue_res(s, tasks, n, req);
 	if (!gt_queue_guards_pass(s, job, req, true))
@@ -346,11 +360,7 @@ out:
 
 static bool has_pending_pod(const struct gt_session *s, int32_t job)
 {
-	const struct gt_job *j = &s->c->jobs[job];
-	for (uint32_t i = 0; i < j->n_pods; i++)
-		if (s->pods[j->pods[i]].status == GT_PENDING && s->c->pods[j->pods[i]].ours)
-			return true;
-	return false;
+	return s->job_pending[job] > 0;
 }
 
 bool gt_job_pending_ready(const struct gt_session *s, int32_t job)

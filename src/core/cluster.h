@@ -173,6 +173,9 @@ struct gt_pod {
 	uint32_t n_tolerations;
 	struct gt_pod_affinity_term *pod_affinity;
 	uint32_t n_pod_affinity;
+	/* a PersistentVolumeClaim it mounts does not exist: no node or victim can help */
+	bool claim_missing;
+	uint32_t missing_claim;	/* its name (interned) */
 };
 
 static inline bool gt_pod_is_shared(const struct gt_pod *p)

@@ -280,6 +280,14 @@ uint32_t gt_tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *
 	return n;
 }
 
+int32_t gt_tasks_claim_missing(const struct gt_session *s, const int32_t *tasks, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (s->c->pods[tasks[i]].claim_missing)
+			return tasks[i];
+	return GT_NONE;
+}
+
 void gt_tasks_queue_res(const struct gt_session *s, const int32_t *tasks, uint32_t n,
 			int64_t out[GT_NQRES])
 {

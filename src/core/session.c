@@ -257,6 +257,9 @@ static void set_pod_state(struct gt_session *s, int32_t pod, const struct gt_pod
 		s->job_req_gen[job] = 0;
 		s->job_active[job] += (uint32_t)gt_status_active_allocated(st->status) -
 				      (uint32_t)gt_status_active_allocated(s->pods[pod].status);
+		if (s->c->pods[pod].ours)
+			s->job_pending[job] += (uint32_t)(st->status == GT_PENDING) -
+					       (uint32_t)(s->pods[pod].status == GT_PENDING);
 	}
 	account_node(s, pod, &s->pods[pod], -1);
 	account_queue(s, pod, &s->pods[pod], -1);
@@ -508,6 +511,7 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 	s->job_req_gen = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_req_gen));
 	s->req_gen = 1;
 	s->job_active = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_active));
+	s->job_pending = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_pending));
 	index_init(s);
 	gt_order_prepare(s);
 	s->n_base_names = (uint32_t)c->names->n_strs;
@@ -526,6 +530,13 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 						    .evictor_job = GT_NONE, .rel_node = GT_NONE };
 		set_pod_state(s, (int32_t)i, &st);
 	}
+	/* the placeholder above was Pending: count pending pods afresh */
+	for (uint32_t i = 0; i < c->n_pods; i++)
+		if (c->pods[i].job != GT_NONE)
+			s->job_pending[c->pods[i].job] = 0;
+	for (uint32_t i = 0; i < c->n_pods; i++)
+		if (c->pods[i].job != GT_NONE && c->pods[i].ours && s->pods[i].status == GT_PENDING)
+			s->job_pending[c->pods[i].job]++;
 	compute_totals(s);
 	compute_requests(s);
 }

@@ -195,6 +195,8 @@ struct gt_session {
 	struct gt_node_index index;
 	/* per job: its pods in an allocated state (gt_status_active_allocated) */
 	uint32_t *job_active;
+	/* per job: its pending pods of ours */
+	uint32_t *job_pending;
 	/*
 	 * Tasks-to-allocate resources per job, valid while job_req_gen[job] is
 	 * req_gen: a change of one of its pods clears its generation, and

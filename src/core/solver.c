@@ -42,6 +42,7 @@
  */
 #include "core/solver.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -724,6 +725,22 @@ static void reindex_touched(struct gt_session *s, size_t cp)
 	}
 }
 
+/*
+ * KAI's victim-invariant pre-predicate: a task that no eviction can help (it
+ * mounts a PersistentVolumeClaim that does not exist) keeps its job out of
+ * the search, with the reason on the job.
+ */
+static void victim_invariant_failure(struct gt_session *s, int32_t job, int32_t pod)
+{
+	const struct gt_cluster *c = s->c;
+	char msg[1024];
+	snprintf(msg, sizeof(msg),
+		 "Resources were not found for pod %s/%s due to: persistentvolumeclaim \"%s\" not found",
+		 gt_strtab_str(c->names, c->pods[pod].ns), gt_strtab_str(c->names, c->pods[pod].name),
+		 gt_strtab_str(c->names, c->pods[pod].missing_claim));
+	gt_job_set_message(s, job, msg);
+}
+
 void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 		   bool (*candidate)(const struct gt_session *s, int32_t job),
 		   bool (*gate)(const struct gt_session *s, int32_t job, const int64_t req[GT_NQRES]))
@@ -739,9 +756,19 @@ void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
 		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
 		int64_t req[GT_NQRES];
-		gt_tasks_queue_res(s, tasks, gt_tasks_to_allocate(s, job, tasks), req);
+		uint32_t n = gt_tasks_to_allocate(s, job, tasks);
+		gt_tasks_queue_res(s, tasks, n, req);
+		int32_t blocked = gt_tasks_claim_missing(s, tasks, n);
 		free(tasks);
-		if (gate && !gate(s, job, req))
+		/* reclaim gates first (KAI's CanReclaimResources), the others after the pre-filter */
+		bool gate_first = s->action == GT_ACT_RECLAIM;
+		if (gate_first && gate && !gate(s, job, req))
+			continue;
+		if (blocked != GT_NONE) {
+			victim_invariant_failure(s, job, blocked);
+			continue;
+		}
+		if (!gate_first && gate && !gate(s, job, req))
 			continue;
 		struct gt_solver sv = *tmpl;
 		sv.s = s;

@@ -272,6 +272,7 @@ int gt_simulate_main(int argc, char **argv)
 	gt_strtab_init(&names);
 	gt_cluster_init(&c, &names);
 	gt_decoder_init(&dec);
+	dec.claims_listed = true;	/* the input is the whole cluster: a claim it lacks is missing */
 	rc = load_files(&o, &docs);
 	/*
 	 * Pods that arrive without a PodGroup but with their owners in the input
