@@ -142,7 +142,28 @@ int gt_parse_time(const char *s, int64_t *out)
  * s, m, h); "0" alone is zero. Whole seconds, rounded down; at most 100
  * years, which no scheduler setting needs to exceed.
  */
+static int parse_duration_s(const char *s, double *out);
+
 int gt_parse_duration(const char *s, int64_t *out)
+{
+	double v;
+	int rc = parse_duration_s(s, &v);
+	if (!rc)
+		*out = (int64_t)v;
+	return rc;
+}
+
+int gt_parse_duration_ms(const char *s, int64_t *out)
+{
+	double v;
+	int rc = parse_duration_s(s, &v);
+	if (!rc)
+		*out = (int64_t)(v * 1000.0);
+	return rc;
+}
+
+/* The duration in seconds, with its fraction; truncation is the callers'. */
+static int parse_duration_s(const char *s, double *out)
 {
 	static const struct {
 		const char *unit;
@@ -185,7 +206,7 @@ int gt_parse_duration(const char *s, int64_t *out)
 		if (total > 100.0 * 365 * 86400)
 			return GT_EINVAL;
 	}
-	*out = sign * (int64_t)total;
+	*out = sign * total;
 	return 0;
 }
 
@@ -329,6 +350,68 @@ static bool is_extended(const char *res)
 
 /* ---------------------------------------------------------------- shard */
 
+/* One duration of spec.scenarioSearchBudgets, non-negative, in ms; absent leaves @out. */
+static int budget_ms(struct ctx *x, const struct gt_doc *o, const struct gt_doc *map, const char *key,
+		     const char *field, int64_t *out)
+{
+	const char *v = gt_doc_str(map, key);
+	if (!v)
+		return 0;
+	if (gt_parse_duration_ms(v, out) || *out < 0)
+		return fail(x, o, field, "not a non-negative duration", v);
+	return 0;
+}
+
+/*
+ * KAI v0.17's scenarioSearchBudgets: per action (a key per action, else
+ * "default", else 5m), per job (4m; a floor, 0s) and per generator (a key
+ * per generator, else "default", else 30s for NodeLocalGreedy and 2m for
+ * MultiNodeGang). 0s is no limit. Keys that name no action or generator are
+ * warned about: KAI would apply nothing for them either.
+ */
+static int decode_budgets(struct ctx *x, const struct gt_doc *o, const struct gt_doc *b)
+{
+	struct gt_search_budgets *sb = &x->c->config.search;
+	const struct gt_doc *act = gt_doc_get(b, "maxActionSearchDuration");
+	const struct gt_doc *gen = gt_doc_get(b, "maxGeneratorSearchDuration");
+	int64_t dflt = -1;
+	int rc = budget_ms(x, o, act, "default", "spec.scenarioSearchBudgets.maxActionSearchDuration.default", &dflt);
+	if (!rc && dflt >= 0)
+		sb->reclaim_ms = sb->preempt_ms = sb->consolidation_ms = dflt;
+	rc = rc ? rc : budget_ms(x, o, act, "reclaim", "spec.scenarioSearchBudgets.maxActionSearchDuration.reclaim", &sb->reclaim_ms);
+	rc = rc ? rc : budget_ms(x, o, act, "preempt", "spec.scenarioSearchBudgets.maxActionSearchDuration.preempt", &sb->preempt_ms);
+	rc = rc ? rc : budget_ms(x, o, act, "consolidation", "spec.scenarioSearchBudgets.maxActionSearchDuration.consolidation", &sb->consolidation_ms);
+	rc = rc ? rc : budget_ms(x, o, b, "maxJobSearchDuration", "spec.scenarioSearchBudgets.maxJobSearchDuration", &sb->job_ms);
+	rc = rc ? rc : budget_ms(x, o, b, "minJobSearchDuration", "spec.scenarioSearchBudgets.minJobSearchDuration", &sb->min_job_ms);
+	dflt = -1;
+	rc = rc ? rc : budget_ms(x, o, gen, "default", "spec.scenarioSearchBudgets.maxGeneratorSearchDuration.default", &dflt);
+	if (!rc && dflt >= 0)
+		sb->generator_ms[GT_GEN_NODE_LOCAL_GREEDY] = sb->generator_ms[GT_GEN_MULTI_NODE_GANG] = dflt;
+	rc = rc ? rc : budget_ms(x, o, gen, "NodeLocalGreedy", "spec.scenarioSearchBudgets.maxGeneratorSearchDuration.NodeLocalGreedy", &sb->generator_ms[GT_GEN_NODE_LOCAL_GREEDY]);
+	rc = rc ? rc : budget_ms(x, o, gen, "MultiNodeGang", "spec.scenarioSearchBudgets.maxGeneratorSearchDuration.MultiNodeGang", &sb->generator_ms[GT_GEN_MULTI_NODE_GANG]);
+	if (rc)
+		return rc;
+	if (sb->job_ms && sb->min_job_ms >= sb->job_ms)
+		return fail(x, o, "spec.scenarioSearchBudgets.minJobSearchDuration",
+			    "must be less than maxJobSearchDuration", NULL);
+	static const char *const known_act[] = { "default", "reclaim", "preempt", "consolidation" };
+	static const char *const known_gen[] = { "default", "NodeLocalGreedy", "MultiNodeGang" };
+	for (int m = 0; m < 2; m++) {
+		const struct gt_doc *map = m ? gen : act;
+		const char *const *known = m ? known_gen : known_act;
+		size_t n_known = m ? 3 : 4;
+		for (size_t i = 0; map && map->kind == GT_DOC_MAP && i < map->n; i++) {
+			bool ok = false;
+			for (size_t k = 0; k < n_known; k++)
+				ok |= !strcmp(map->keys[i], known[k]);
+			if (!ok)
+				warn(x->d, "SchedulingShard: scenarioSearchBudgets names '%s', which is not %s; "
+					   "ignored", map->keys[i], m ? "a scenario generator" : "a search action");
+		}
+	}
+	return 0;
+}
+
 static int decode_shard(struct ctx *x, const struct gt_doc *o)
 {
 	struct gt_config *cfg = &x->c->config;
@@ -360,6 +443,10 @@ static int decode_shard(struct ctx *x, const struct gt_doc *o)
 		const struct gt_doc *args = gt_doc_get(p, "arguments");
 		if (!strcmp(name, "predicates"))
 			cfg->predicates = enabled;
+		else if (!strcmp(name, "sg-nodelocalgreedy"))
+			cfg->search.generator_off[GT_GEN_NODE_LOCAL_GREEDY] = !enabled;
+		else if (!strcmp(name, "sg-multinodegang"))
+			cfg->search.generator_off[GT_GEN_MULTI_NODE_GANG] = !enabled;
 		else if (!strcmp(name, "gpusharingorder"))
 			cfg->gpu_sharing_order = enabled;
 		else if (!strcmp(name, "gpuspread") && enabled)
@@ -400,6 +487,12 @@ static int decode_shard(struct ctx *x, const struct gt_doc *o)
 		return fail(x, o, "spec.args.max-consolidation-preemptees", "not an integer", maxc);
 	if (maxc)
 		cfg->max_consolidation_preemptees = (int32_t)v;
+	const struct gt_doc *budgets = gt_doc_get(spec, "scenarioSearchBudgets");
+	if (budgets) {
+		int rc = decode_budgets(x, o, budgets);
+		if (rc)
+			return rc;
+	}
 	const struct gt_doc *mr = gt_doc_get(spec, "minRuntime");
 	const char *pm = gt_doc_str(mr, "preemptMinRuntime"), *rm = gt_doc_str(mr, "reclaimMinRuntime");
 	if (pm && gt_parse_duration(pm, &cfg->preempt_min_runtime_s))

@@ -49,5 +49,7 @@ int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *
 int gt_parse_time(const char *s, int64_t *out);
 /* Go duration ("60s", "1m30s", "-1s", "1h") to seconds (rounded down). */
 int gt_parse_duration(const char *s, int64_t *out);
+/* The same in milliseconds ("500ms", "2m"). */
+int gt_parse_duration_ms(const char *s, int64_t *out);
 
 #endif /* GT_DECODE_H */

@@ -289,6 +289,7 @@ static void cycle(struct sched *S)
 	}
 	double t1 = gt_mono_ms();
 	int64_t now = (int64_t)time(NULL);
+	snap.c.config.clock_ms = gt_mono_ms_clock;	/* the victim search's time budgets */
 	struct gt_session s;
 	gt_session_open(&s, &snap.c, now);
 	gt_fairshare_compute(&s);

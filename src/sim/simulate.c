@@ -12,6 +12,7 @@
 #include "core/actions.h"
 #include "podgrouper/podgrouper.h"
 #include "sim/output.h"
+#include "util/clock.h"
 #include "util/mem.h"
 
 struct sim_opts {
@@ -304,6 +305,7 @@ int gt_simulate_main(int argc, char **argv)
 		}
 		for (size_t i = 0; i < dec.n_warnings; i++)
 			fprintf(stderr, "gantry simulate: warning: %s\n", dec.warnings[i]);
+		c.config.clock_ms = gt_mono_ms_clock;	/* the victim search's time budgets */
 	}
 	if (!rc) {
 		struct gt_session s;

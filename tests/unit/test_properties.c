@@ -11,8 +11,10 @@
  *   - no pod of a non-preemptible job was evicted;
  *   - no node is over-committed once its releasing pods are gone (CPU,
  *     memory, whole GPUs and shared GPUs, each shared GPU at most full);
- *   - the same snapshot gives the same plan twice, and the same plan with
- *     every node scored (the node index changes nothing).
+ *   - the same snapshot gives the same plan twice, the same plan with
+ *     every node scored (the node index changes nothing), and the same plan
+ *     when the victim search also tries the probes its bound rules out (the
+ *     bound is sound).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -205,10 +207,11 @@ static int check_nodes(const struct gt_session *s)
 	return 0;
 }
 
-static uint64_t plan_of(const struct gt_cluster *c, int64_t now, bool exhaustive)
+static uint64_t plan_of(const struct gt_cluster *c, int64_t now, bool exhaustive, bool search_all)
 {
 	struct gt_cluster copy = *c;
 	copy.config.exhaustive_placement = exhaustive;
+	copy.config.exhaustive_search = search_all;
 	struct gt_session s;
 	gt_cycle_run(&s, &copy, now, GT_ACTIONS_ALL);
 	uint64_t h = bench_plan_digest(&s);
@@ -227,8 +230,9 @@ static int run_seed(uint64_t seed, uint32_t cycles)
 	int64_t now = BENCH_BASE_TIME + 60;
 	int bad = 0;
 	for (uint32_t cycle = 0; cycle < cycles && !bad; cycle++) {
-		uint64_t first = plan_of(&c, now, false);
-		if (first != plan_of(&c, now, false) || first != plan_of(&c, now, true)) {
+		uint64_t first = plan_of(&c, now, false, false);
+		if (first != plan_of(&c, now, false, false) || first != plan_of(&c, now, true, false) ||
+		    first != plan_of(&c, now, false, true)) {
 			fprintf(stderr, "plans differ for the same snapshot\n");
 			bad = 1;
 			break;
