@@ -7,18 +7,12 @@
 #include "util/mem.h"
 
 /*
- * Names in order by rank, computed once per session (gt_order_prepare), so
- * comparators compare two integers, not two strings.
+ * Names in order without comparing strings in the hot paths: ranks of the
+ * names of jobs, podsets and queues are computed the first time two
+ * different names must be compared (most sessions never need them: ties
+ * on priority and age are rare), and pods of one job compare by their place
+ * in the job's task order (task_order_of). Any other pair falls back to strcmp.
  */
-static int name_cmp(const struct gt_session *s, uint32_t a, uint32_t b)
-{
-	if (a == b)
-		return 0;
-	if (a < s->n_ranked && b < s->n_ranked && s->name_rank[a] && s->name_rank[b])
-		return s->name_rank[a] < s->name_rank[b] ? -1 : 1;
-	return strcmp(gt_strtab_str(s->c->names, a), gt_strtab_str(s->c->names, b));
-}
-
 struct name_ref {
 	const char *str;
 	uint32_t id;
@@ -30,12 +24,56 @@ static int name_ref_cmp(const void *pa, const void *pb)
 	return strcmp(a->str, b->str);
 }
 
-/* The static part of task order (everything but the name is a pod field). */
+static void add_name(struct name_ref *refs, uint32_t *n, const struct gt_strtab *names, uint32_t id)
+{
+	refs[(*n)++] = (struct name_ref){ gt_strtab_str(names, id), id };
+}
+
+/* O((J + Q + podsets) log) once per session, on first use. */
+static void rank_names(struct gt_session *s)
+{
+	const struct gt_cluster *c = s->c;
+	uint32_t total = c->n_jobs + c->n_queues;
+	for (uint32_t j = 0; j < c->n_jobs; j++)
+		total += c->jobs[j].n_podsets;
+	struct name_ref *refs = gt_xmalloc((total + 1) * sizeof(*refs));
+	uint32_t n = 0;
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		add_name(refs, &n, c->names, c->jobs[j].name);
+		for (uint32_t k = 0; k < c->jobs[j].n_podsets; k++)
+			add_name(refs, &n, c->names, c->jobs[j].podsets[k].name);
+	}
+	for (uint32_t q = 0; q < c->n_queues; q++)
+		add_name(refs, &n, c->names, c->queues[q].name);
+	qsort(refs, n, sizeof(*refs), name_ref_cmp);
+	s->n_ranked = (uint32_t)c->names->n_strs;
+	s->name_rank = gt_arena_calloc(&s->arena, s->n_ranked + 1, sizeof(*s->name_rank));
+	uint32_t rank = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!s->name_rank[refs[i].id])	/* the same name twice keeps one rank */
+			s->name_rank[refs[i].id] = ++rank;
+	free(refs);
+	s->names_ranked = true;
+}
+
+static int name_cmp(const struct gt_session *cs, uint32_t a, uint32_t b)
+{
+	if (a == b)
+		return 0;
+	struct gt_session *s = (struct gt_session *)cs;	/* the rank cache only */
+	if (!s->names_ranked)
+		rank_names(s);
+	if (a < s->n_ranked && b < s->n_ranked && s->name_rank[a] && s->name_rank[b])
+		return s->name_rank[a] < s->name_rank[b] ? -1 : 1;
+	return strcmp(gt_strtab_str(s->c->names, a), gt_strtab_str(s->c->names, b));
+}
+
+/* The static part of task order (everything a pod field). */
 struct task_key {
 	bool role_first, has_prio;
 	int32_t prio;
 	int64_t created;
-	uint32_t rank;
+	const char *name;
 	int32_t pod;
 };
 
@@ -50,60 +88,43 @@ static int task_key_cmp(const void *pa, const void *pb)
 		return a->prio > b->prio ? -1 : 1;
 	if (a->created != b->created)
 		return a->created < b->created ? -1 : 1;
-	if (a->rank != b->rank)
-		return a->rank < b->rank ? -1 : 1;
-	return a->pod < b->pod ? -1 : a->pod > b->pod;
+	int c = a->name == b->name ? 0 : strcmp(a->name, b->name);
+	return c ? c : (a->pod < b->pod ? -1 : a->pod > b->pod);
 }
 
-static void add_name(struct name_ref *refs, uint32_t *n, const struct gt_strtab *names, uint32_t id)
+/* @job's pods in task order, sorted on first use (task order does not change in a cycle). */
+static const int32_t *task_order_of(const struct gt_session *cs, int32_t job)
 {
-	refs[(*n)++] = (struct name_ref){ gt_strtab_str(names, id), id };
+	struct gt_session *s = (struct gt_session *)cs;	/* the order cache only */
+	if (s->task_order[job])
+		return s->task_order[job];
+	const struct gt_cluster *c = s->c;
+	const struct gt_job *j = &c->jobs[job];
+	struct task_key local[64];
+	struct task_key *keys = j->n_pods <= 64 ? local : gt_xmalloc(j->n_pods * sizeof(*keys));
+	for (uint32_t i = 0; i < j->n_pods; i++) {
+		const struct gt_pod *p = &c->pods[j->pods[i]];
+		keys[i] = (struct task_key){ p->role_first, p->has_task_prio, p->task_prio, p->created,
+					     gt_strtab_str(c->names, p->name), j->pods[i] };
+	}
+	qsort(keys, j->n_pods, sizeof(*keys), task_key_cmp);
+	int32_t *order = gt_arena_alloc(&s->arena, (j->n_pods + 1) * sizeof(*order));
+	for (uint32_t i = 0; i < j->n_pods; i++) {
+		order[i] = keys[i].pod;
+		s->task_pos[keys[i].pod] = i;
+	}
+	if (keys != local)
+		free(keys);
+	s->task_order[job] = order;
+	return order;
 }
 
 void gt_order_prepare(struct gt_session *s)
 {
 	const struct gt_cluster *c = s->c;
-	struct gt_arena *a = &s->arena;
-	uint32_t total = c->n_pods + c->n_jobs + c->n_queues;
-	for (uint32_t j = 0; j < c->n_jobs; j++)
-		total += c->jobs[j].n_podsets;
-	struct name_ref *refs = gt_xmalloc((total + 1) * sizeof(*refs));
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < c->n_pods; i++)
-		add_name(refs, &n, c->names, c->pods[i].name);
-	for (uint32_t j = 0; j < c->n_jobs; j++) {
-		add_name(refs, &n, c->names, c->jobs[j].name);
-		for (uint32_t k = 0; k < c->jobs[j].n_podsets; k++)
-			add_name(refs, &n, c->names, c->jobs[j].podsets[k].name);
-	}
-	for (uint32_t q = 0; q < c->n_queues; q++)
-		add_name(refs, &n, c->names, c->queues[q].name);
-	qsort(refs, n, sizeof(*refs), name_ref_cmp);
-	s->n_ranked = (uint32_t)c->names->n_strs;
-	s->name_rank = gt_arena_calloc(a, s->n_ranked + 1, sizeof(*s->name_rank));
-	uint32_t rank = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (!s->name_rank[refs[i].id])	/* the same name twice keeps one rank */
-			s->name_rank[refs[i].id] = ++rank;
-	free(refs);
-	/* each job's pods in task order, once: the order does not change in a cycle */
-	s->task_order = gt_arena_alloc(a, (c->n_jobs + 1) * sizeof(*s->task_order));
-	struct task_key *keys = NULL;
-	uint32_t cap = 0;
-	for (uint32_t j = 0; j < c->n_jobs; j++) {
-		const struct gt_job *job = &c->jobs[j];
-		GT_GROW(keys, job->n_pods + 1, cap);
-		for (uint32_t i = 0; i < job->n_pods; i++) {
-			const struct gt_pod *p = &c->pods[job->pods[i]];
-			keys[i] = (struct task_key){ p->role_first, p->has_task_prio, p->task_prio, p->created,
-						     s->name_rank[p->name], job->pods[i] };
-		}
-		qsort(keys, job->n_pods, sizeof(*keys), task_key_cmp);
-		s->task_order[j] = gt_arena_alloc(a, (job->n_pods + 1) * sizeof(int32_t));
-		for (uint32_t i = 0; i < job->n_pods; i++)
-			s->task_order[j][i] = keys[i].pod;
-	}
-	free(keys);
+	s->n_ranked = 0;	/* rank_names() makes them when first needed */
+	s->task_order = gt_arena_calloc(&s->arena, c->n_jobs + 1, sizeof(*s->task_order));
+	s->task_pos = gt_arena_alloc(&s->arena, (c->n_pods + 1) * sizeof(*s->task_pos));
 }
 
 void gt_job_count(const struct gt_session *s, int32_t job, struct gt_podset_count *out)
@@ -179,6 +200,10 @@ int gt_job_cmp(const struct gt_session *s, int32_t a, int32_t b)
 int gt_task_cmp(const struct gt_session *s, int32_t a, int32_t b)
 {
 	const struct gt_pod *pa = &s->c->pods[a], *pb = &s->c->pods[b];
+	if (pa->job != GT_NONE && pa->job == pb->job) {
+		task_order_of(s, pa->job);
+		return s->task_pos[a] < s->task_pos[b] ? -1 : s->task_pos[a] > s->task_pos[b];
+	}
 	if (pa->role_first != pb->role_first)
 		return pa->role_first ? -1 : 1;
 	if (pa->has_task_prio != pb->has_task_prio)
@@ -237,7 +262,7 @@ bool gt_task_wants_placement(const struct gt_session *s, int32_t pod)
 static uint32_t pending_tasks(const struct gt_session *s, int32_t job, uint32_t ps, int32_t *out)
 {
 	const struct gt_job *j = &s->c->jobs[job];
-	const int32_t *order = s->task_order[job];
+	const int32_t *order = task_order_of(s, job);
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < j->n_pods; i++) {
 		int32_t p = order[i];

@@ -29,9 +29,9 @@ struct gt_podset_count {
 void gt_job_count(const struct gt_session *s, int32_t job, struct gt_podset_count *out);
 
 /*
- * Ranks of names (pods, jobs, podsets, queues) and each job's pods in task
- * order, computed when the session opens: O(P log P) once, so comparators
- * and tasks-to-allocate never compare strings or sort.
+ * Set up the caches of name ranks and of each job's pods in task order,
+ * filled on first use, so comparators and tasks-to-allocate do not compare
+ * strings or sort on every call. O(jobs + strings) to set up.
  */
 void gt_order_prepare(struct gt_session *s);
 

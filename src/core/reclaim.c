@@ -314,10 +314,17 @@ static bool reclaim_victim(struct gt_solver *sv, int32_t job)
 	       !gt_job_protected(s, job, gt_reclaim_min_runtime(s, sv->job, job));
 }
 
+/* Victims come from every queue but the reclaimer's. */
+static bool reclaim_victim_queue(struct gt_solver *sv, int32_t q)
+{
+	return sv->s->c->jobs[sv->job].queue != q;
+}
+
 void gt_action_reclaim(struct gt_session *s)
 {
 	struct gt_queue_state *snapshot = gt_xmalloc((s->c->n_queues + 1) * sizeof(*snapshot));
 	struct gt_solver tmpl = { .is_victim = reclaim_victim, .validate = reclaim_valid,
+				  .victim_queue = reclaim_victim_queue,
 				  .max_victim_jobs = -1, .queues_at_start = snapshot,
 				  .victim_gpu_bound = reclaim_victim_gpu_bound };
 	gt_solve_each(s, &tmpl, NULL, can_reclaim);

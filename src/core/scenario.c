@@ -495,7 +495,7 @@ static void accum_init(struct gt_accum *acc, const struct gt_step *st)
 	gt_marks_begin(&x->job_batches);
 	gt_marks_begin(&x->job_last);
 	gt_marks_begin(&x->node_room);
-	gt_victimq_init(&acc->vq, st->s, st->a, st->job, st->admit, st->admit_ctx, st->max_victim_jobs);
+	gt_victimq_init(&acc->vq, st->s, st->a, st->job, &st->victims);
 	acc->f = gt_arena_calloc(st->a, 1, sizeof(*acc->f));
 	gt_marks_begin(&x->node_rec);
 	for (uint32_t i = 0; i < st->n_recorded; i++) {

@@ -102,9 +102,7 @@ struct gt_step {
 	const uint32_t *pod_mark;	/* pod_mark[p] == rec_mark: p is recorded */
 	uint32_t rec_mark;
 	const uint64_t *feasible;	/* nodes by name rank: feasible ones and the recorded victims' */
-	gt_victim_pred admit;		/* the action's victim filter */
-	void *admit_ctx;
-	int32_t max_victim_jobs;
+	struct gt_victim_filter victims;	/* the action's victim filter */
 };
 
 /* Pods one pop of the victim queue gave: acc->pods[first..first+n). */

@@ -229,10 +229,13 @@ struct gt_session {
 		uint32_t rejects[16];
 	} no_fit[GT_NO_FIT_SLOTS];
 	uint32_t no_fit_next;
-	/* order (order.c): string id -> rank among object names (0: not a name); task order */
+	/* order.c's caches, filled on first use: name ranks (string id -> rank among
+	 * job, podset and queue names; 0: not ranked), each job's pods in task order */
 	uint32_t *name_rank;
 	uint32_t n_ranked;
-	int32_t **task_order;	/* per job: its pods in task order */
+	bool names_ranked;
+	int32_t **task_order;	/* per job, NULL until needed */
+	uint32_t *task_pos;	/* per pod: its place in its job's task order */
 	/* the victim search */
 	struct gt_victim_index victims;
 	struct gt_search_scratch *search_scratch;

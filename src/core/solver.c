@@ -482,6 +482,12 @@ static bool admit_victim(void *ctx, int32_t job)
 	return sv->is_victim(sv, job);
 }
 
+static bool admit_victim_queue(void *ctx, int32_t q)
+{
+	struct gt_solver *sv = ctx;
+	return sv->victim_queue(sv, q);
+}
+
 /*
  * Can no victim set make the first @k tasks valid? Their GPUs must come from
  * free or freeing GPUs or from victims that end evicted, and the action's
@@ -534,8 +540,15 @@ static enum gt_search_result probe(struct search *sr, enum gt_generator gen, uin
 		.s = s, .a = a, .job = sr->sv->job, .tasks = sr->tasks, .k = k,
 		.recorded = sr->rec_pods, .n_recorded = sr->n_rec_pods,
 		.pod_mark = sr->x->pod_rec.mark, .rec_mark = sr->x->pod_rec.stamp,
-		.feasible = pb.feasible, .admit = admit_victim, .admit_ctx = sr->sv,
-		.max_victim_jobs = sr->sv->max_victim_jobs,
+		.feasible = pb.feasible,
+		.victims = {
+			.admit = admit_victim,
+			.admit_queue = sr->sv->victim_queue ? admit_victim_queue : NULL,
+			.ctx = sr->sv,
+			.below_priority = sr->sv->lower_priority_only ? s->c->jobs[sr->sv->job].priority
+								      : INT32_MAX,
+			.max_jobs = sr->sv->max_victim_jobs,
+		},
 	};
 	size_t cp = gt_stmt_checkpoint(s);
 	struct gt_scenario_gen g;

@@ -35,7 +35,9 @@
 struct gt_solver;
 
 /* May @job give up resources to the preemptor? */
-typedef bool (*gt_victim_filter)(struct gt_solver *sv, int32_t job);
+typedef bool (*gt_victim_job_filter)(struct gt_solver *sv, int32_t job);
+/* May any job of leaf queue @q? (optional: lets the search skip whole queues) */
+typedef bool (*gt_victim_queue_filter)(struct gt_solver *sv, int32_t q);
 /* Is the scenario now in the session acceptable? @victims are the evicted pods. */
 typedef bool (*gt_scenario_validator)(struct gt_solver *sv, const int32_t *victims, uint32_t n,
 				      const int32_t *tasks, uint32_t n_tasks);
@@ -53,7 +55,9 @@ typedef int64_t (*gt_victim_gpu_bound)(struct gt_solver *sv, const int64_t req[G
 struct gt_solver {
 	struct gt_session *s;
 	int32_t job;			/* the preemptor */
-	gt_victim_filter is_victim;
+	gt_victim_job_filter is_victim;
+	gt_victim_queue_filter victim_queue;	/* NULL: any leaf */
+	bool lower_priority_only;	/* victims have lower priority than the preemptor (preempt) */
 	gt_scenario_validator validate;	/* NULL: every simulated scenario is fine */
 	int32_t max_victim_jobs;	/* < 0: no cap (consolidation caps it) */
 	gt_victim_gpu_bound victim_gpu_bound;	/* NULL: none */

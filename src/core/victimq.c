@@ -225,7 +225,7 @@ static bool gone_for_the_action(const struct gt_session *s, int32_t job)
 /* ---------------------------------------------------------------- one step's queue */
 
 void gt_victimq_init(struct gt_victimq *vq, struct gt_session *s, struct gt_arena *a,
-		     int32_t preemptor, gt_victim_pred admit, void *admit_ctx, int32_t max_jobs)
+		     int32_t preemptor, const struct gt_victim_filter *f)
 {
 	const struct gt_cluster *c = s->c;
 	uint32_t nq = c->n_queues + 1;
@@ -234,9 +234,10 @@ void gt_victimq_init(struct gt_victimq *vq, struct gt_session *s, struct gt_aren
 	vq->s = s;
 	vq->a = a;
 	vq->preemptor = preemptor;
-	vq->admit = admit;
-	vq->admit_ctx = admit_ctx;
-	vq->max_jobs = max_jobs;
+	vq->admit = f->admit;
+	vq->admit_ctx = f->ctx;
+	vq->below_priority = f->below_priority;
+	vq->max_jobs = f->max_jobs;
 	vq->cursor = gt_arena_alloc(a, nq * sizeof(*vq->cursor));
 	vq->head = gt_arena_alloc(a, nq * sizeof(*vq->head));
 	vq->has_head = gt_arena_calloc(a, nq, sizeof(*vq->has_head));
@@ -250,6 +251,8 @@ void gt_victimq_init(struct gt_victimq *vq, struct gt_session *s, struct gt_aren
 		while (ix->start[q] < ix->n_order[q] && gone_for_the_action(s, ix->order[q][ix->start[q]]))
 			ix->start[q]++;
 		vq->cursor[q] = ix->start[q];
+		if (f->admit_queue && !f->admit_queue(f->ctx, (int32_t)q))
+			vq->cursor[q] = ix->n_order[q];	/* no candidate here */
 		if (c->queues[q].parent == GT_NONE)
 			vq->roots[vq->n_roots++] = (int32_t)q;
 	}
@@ -282,7 +285,12 @@ static bool cursor_head(struct gt_victimq *vq, int32_t q)
 	if (vq->max_jobs >= 0 && vq->admitted > vq->max_jobs)
 		return false;
 	while (vq->cursor[q] < ix->n_order[q]) {
-		int32_t job = ix->order[q][vq->cursor[q]++];
+		int32_t job = ix->order[q][vq->cursor[q]];
+		if (ix->key[job].priority >= vq->below_priority) {
+			vq->cursor[q] = ix->n_order[q];	/* the rest are of higher priority still */
+			break;
+		}
+		vq->cursor[q]++;
 		if (job == vq->preemptor || !s->job_active[job] || !vq->admit(vq->admit_ctx, job))
 			continue;
 		const struct gt_job *j = &s->c->jobs[job];

@@ -42,6 +42,8 @@ struct gt_victim_entry {
 
 /* Admit @job as a candidate of this preemptor? (the action's victim filter) */
 typedef bool (*gt_victim_pred)(void *ctx, int32_t job);
+/* Can any job of leaf queue @q be a candidate? (lets a step skip whole queues) */
+typedef bool (*gt_victim_queue_pred)(void *ctx, int32_t q);
 
 /* One search step's queue. */
 struct gt_victimq {
@@ -50,6 +52,7 @@ struct gt_victimq {
 	int32_t preemptor;
 	gt_victim_pred admit;
 	void *admit_ctx;
+	int32_t below_priority;	/* only jobs of lower priority are candidates (INT32_MAX: any) */
 	int32_t max_jobs;	/* < 0: no cap; else at most max_jobs + 1 fresh jobs */
 	int32_t admitted;
 	uint32_t *cursor;	/* per queue: next index position */
@@ -72,8 +75,21 @@ int64_t gt_victim_max_job_gpu(struct gt_session *s, int32_t q);
 void gt_victim_index_update(struct gt_session *s, int32_t job);
 
 /* A fresh queue over the index, all from @a. */
+/*
+ * Who may be a victim: @admit per job; @admit_queue (NULL: every leaf) per
+ * leaf queue; only jobs of priority below @below_priority (a leaf's jobs are
+ * in priority order, so its walk stops at the first that is not).
+ */
+struct gt_victim_filter {
+	gt_victim_pred admit;
+	gt_victim_queue_pred admit_queue;
+	void *ctx;
+	int32_t below_priority;
+	int32_t max_jobs;	/* < 0: no cap; else at most max_jobs + 1 fresh jobs */
+};
+
 void gt_victimq_init(struct gt_victimq *vq, struct gt_session *s, struct gt_arena *a,
-		     int32_t preemptor, gt_victim_pred admit, void *admit_ctx, int32_t max_jobs);
+		     int32_t preemptor, const struct gt_victim_filter *f);
 /* The next entry to give up resources; false when none is left. */
 bool gt_victimq_pop(struct gt_victimq *vq, struct gt_victim_entry *out);
 /* Put back what is left of an entry (its @n pods), as KAI pushes a reduced clone. */
