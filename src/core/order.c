@@ -327,8 +327,6 @@ void gt_tasks_queue_res(const struct gt_session *s, const int32_t *tasks, uint32
 
 /* ---------------------------------------------------------------- queue order */
 
-static const double unit_scale[GT_NQRES] = { 1000.0, 1.0, 1.0 };
-
 static bool over_utilised(const struct gt_session *s, int32_t q)
 {
 	for (int r = 0; r < GT_NQRES; r++)
@@ -374,21 +372,41 @@ static bool zero_share_penalty(const struct gt_session *s, int32_t q, const int6
 	return false;
 }
 
-static double dominant_share(const struct gt_session *s, int32_t q, const int64_t req[GT_NQRES],
-			     const int64_t sub[GT_NQRES])
+/*
+ * A queue's dominant share as an exact fraction num/den (den > 0): the
+ * largest of allocated/share over the resources, in the same units (a zero
+ * share counts allocated x 1000 in GPUs, cores' milli-units and bytes, as
+ * KAI's float64 order does: a penalty that ranks such queues last).
+ *
+ * Ordering by it compares a/b with c/d as a*d with c*b in 128-bit integers.
+ * Bound: numerators are at most an allocation x 1000 (memory in bytes: a
+ * cluster under 2^50 bytes, 1 PiB, gives under 2^60) and denominators a
+ * share (under 2^50), so each product stays under 2^110 < 2^127.
+ */
+struct share_frac {
+	__int128 num;
+	int64_t den;
+};
+
+static int frac_cmp(struct share_frac a, struct share_frac b)
 {
-	double best = 0;
+	__int128 l = a.num * b.den, r = b.num * a.den;
+	return l < r ? -1 : l > r;
+}
+
+static struct share_frac dominant_share(const struct gt_session *s, int32_t q,
+					const int64_t req[GT_NQRES], const int64_t sub[GT_NQRES])
+{
+	static const int64_t per_unit[GT_NQRES] = { 1000, 1, 1 };	/* milli-GPU per GPU */
+	struct share_frac best = { 0, 1 };
 	for (int r = 0; r < GT_NQRES; r++) {
-		double alloc = (double)(s->queues[q].allocated[r] + req[r] - sub[r]) / unit_scale[r];
+		int64_t alloc = s->queues[q].allocated[r] + req[r] - sub[r];
 		int64_t share = gt_queue_allocatable_share(s, q, r);
-		double v;
 		if (share < 0)
 			share = s->total[r];
-		if (share == 0)
-			v = alloc * 1000;
-		else
-			v = alloc / ((double)share / unit_scale[r]);
-		if (v > best)
+		struct share_frac v = share == 0 ? (struct share_frac){ (__int128)alloc * 1000, per_unit[r] }
+						 : (struct share_frac){ alloc, share };
+		if (frac_cmp(v, best) > 0)
 			best = v;
 	}
 	return best;
@@ -399,8 +417,8 @@ static const int64_t none[GT_NQRES];
 /*
  * KAI's queue order (KAI-SPEC 6.5) for siblings @lq and @rq, whose next
  * jobs would add @lreq / @rreq and whose victims so far remove @lsub /
- * @rsub. Doubles only break ties of ratios here; every rule ends in a
- * total order (creation time, then name, then index).
+ * @rsub. No float decides: shares are compared as exact fractions; every
+ * rule ends in a total order (creation time, then name, then index).
  */
 static int queue_cmp_core(const struct gt_session *s, int32_t lq, int32_t rq,
 			  const int64_t lreq[GT_NQRES], const int64_t rreq[GT_NQRES],
@@ -418,13 +436,12 @@ static int queue_cmp_core(const struct gt_session *s, int32_t lq, int32_t rq,
 	bool lz = zero_share_penalty(s, lq, lreq), rz = zero_share_penalty(s, rq, rreq);
 	if (lz != rz)
 		return lz ? 1 : -1;
-	double ld = dominant_share(s, lq, lreq, lsub), rd = dominant_share(s, rq, rreq, rsub);
-	if (ld != rd)
-		return ld < rd ? -1 : 1;
-	ld = dominant_share(s, lq, none, none);
-	rd = dominant_share(s, rq, none, none);
-	if (ld != rd)
-		return ld < rd ? -1 : 1;
+	int d = frac_cmp(dominant_share(s, lq, lreq, lsub), dominant_share(s, rq, rreq, rsub));
+	if (d)
+		return d;
+	d = frac_cmp(dominant_share(s, lq, none, none), dominant_share(s, rq, none, none));
+	if (d)
+		return d;
 	bool le = true, lt = false, re = true, rt = false;
 	for (int k = 0; k < GT_NQRES; k++) {
 		/* -1 is unlimited: larger than any share */
