@@ -555,3 +555,82 @@ void gt_session_release(struct gt_session *s)
 	gt_arena_release(&s->arena);
 	memset(s, 0, sizeof(*s));
 }
+
+/* ---------------------------------------------------------------- invariants */
+
+static bool same_node_books(const struct gt_node_state *a, const struct gt_node_state *b, uint32_t n_ext)
+{
+	if (a->used_cpu_milli != b->used_cpu_milli || a->used_mem_bytes != b->used_mem_bytes ||
+	    a->used_pods != b->used_pods || a->rel_cpu_milli != b->rel_cpu_milli ||
+	    a->rel_mem_bytes != b->rel_mem_bytes || a->rel_pods != b->rel_pods ||
+	    a->whole_used != b->whole_used || a->whole_releasing != b->whole_releasing ||
+	    a->whole_pipelined != b->whole_pipelined || a->idle_gpus != b->idle_gpus ||
+	    a->rel_gpus != b->rel_gpus || a->max_room != b->max_room || a->n_groups != b->n_groups)
+		return false;
+	for (uint32_t e = 0; e < n_ext; e++)
+		if (a->used_ext[e] != b->used_ext[e] || a->rel_ext[e] != b->rel_ext[e])
+			return false;
+	for (uint32_t i = 0; i < a->n_groups; i++) {	/* the same groups, in any order */
+		const struct gt_gpu_group *g = &a->groups[i], *h = NULL;
+		for (uint32_t k = 0; k < b->n_groups && !h; k++)
+			if (b->groups[k].id == g->id)
+				h = &b->groups[k];
+		if (!h || h->used_milli != g->used_milli || h->releasing_milli != g->releasing_milli ||
+		    h->pipelined_milli != g->pipelined_milli || h->n_pods != g->n_pods)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Only used inside assert() and by tests (SQLite's assert-only checkers): do
+ * the session's incremental books - every node's used, releasing and
+ * pipelined resources and shared GPUs, the node index, every queue's
+ * allocation, every job's active and pending counts - equal what its pods'
+ * states give when counted from scratch? O(P + N + Q).
+ */
+bool gt_session_check(const struct gt_session *s)
+{
+	const struct gt_cluster *c = s->c;
+	struct gt_session t;
+	memset(&t, 0, sizeof(t));
+	t.c = c;
+	t.nodes = gt_xcalloc(c->n_nodes + 1, sizeof(*t.nodes));
+	t.queues = gt_xcalloc(c->n_queues + 1, sizeof(*t.queues));
+	t.pods = gt_xcalloc(c->n_pods + 1, sizeof(*t.pods));
+	for (uint32_t n = 0; n < c->n_nodes; n++)
+		refresh_node(&t, (int32_t)n);
+	for (uint32_t i = 0; i < c->n_pods; i++) {
+		account_node(&t, (int32_t)i, &s->pods[i], 1);
+		account_queue(&t, (int32_t)i, &s->pods[i], 1);
+	}
+	bool ok = true;
+	for (uint32_t n = 0; n < c->n_nodes && ok; n++) {
+		ok = same_node_books(&s->nodes[n], &t.nodes[n], c->n_ext);
+		/* the index files the node under its free and idle GPUs */
+		int32_t max = s->index.max_free, fr = t.nodes[n].idle_gpus + t.nodes[n].rel_gpus;
+		int32_t idle = t.nodes[n].idle_gpus;
+		fr = fr < 0 ? 0 : fr > max ? max : fr;
+		idle = idle < 0 ? 0 : idle > max ? max : idle;
+		ok &= !s->index.by_free || (s->index.bucket[n] == fr && s->index.idle_bucket[n] == idle);
+	}
+	for (uint32_t q = 0; q < c->n_queues && ok; q++)
+		ok = !memcmp(s->queues[q].allocated, t.queues[q].allocated, sizeof(t.queues[q].allocated)) &&
+		     !memcmp(s->queues[q].allocated_np, t.queues[q].allocated_np,
+			     sizeof(t.queues[q].allocated_np));
+	for (uint32_t j = 0; j < c->n_jobs && ok; j++) {
+		uint32_t active = 0, pending = 0;
+		for (uint32_t i = 0; i < c->jobs[j].n_pods; i++) {
+			int32_t p = c->jobs[j].pods[i];
+			active += gt_status_active_allocated(s->pods[p].status);
+			pending += c->pods[p].ours && s->pods[p].status == GT_PENDING;
+		}
+		ok = s->job_active[j] == active && s->job_pending[j] == pending;
+	}
+	for (uint32_t n = 0; n < c->n_nodes; n++)
+		free(t.nodes[n].groups);
+	free(t.nodes);
+	free(t.queues);
+	free(t.pods);
+	return ok;
+}

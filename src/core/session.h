@@ -244,6 +244,12 @@ struct gt_session {
 
 void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now);
 void gt_session_release(struct gt_session *s);
+/*
+ * For assert() and tests only: the incremental books (nodes, shared GPUs,
+ * the node index, queues, jobs' counts) equal a recount from the pods'
+ * states. O(P + N + Q).
+ */
+bool gt_session_check(const struct gt_session *s);
 
 /* The statement. A checkpoint is the op count; rollback undoes past it. */
 static inline size_t gt_stmt_checkpoint(const struct gt_session *s)
