@@ -64,7 +64,8 @@ static void books_take(const struct gt_session *s, struct books *b)
 	memcpy(b->nodes, s->nodes, c->n_nodes * sizeof(*b->nodes));
 	for (uint32_t n = 0; n < c->n_nodes; n++) {
 		b->groups[n] = gt_xmalloc((s->nodes[n].n_groups + 1) * sizeof(**b->groups));
-		memcpy(b->groups[n], s->nodes[n].groups, s->nodes[n].n_groups * sizeof(**b->groups));
+		if (s->nodes[n].n_groups)
+			memcpy(b->groups[n], s->nodes[n].groups, s->nodes[n].n_groups * sizeof(**b->groups));
 	}
 	b->queues = gt_xmalloc(c->n_queues * sizeof(*b->queues));
 	memcpy(b->queues, s->queues, c->n_queues * sizeof(*b->queues));
