@@ -488,6 +488,37 @@ static bool admit_victim_queue(void *ctx, int32_t q)
 	return sv->victim_queue(sv, q);
 }
 
+static struct gt_victim_filter victim_filter(struct search *sr)
+{
+	struct gt_solver *sv = sr->sv;
+	return (struct gt_victim_filter){
+		.admit = admit_victim,
+		.admit_queue = sv->victim_queue ? admit_victim_queue : NULL,
+		.ctx = sv,
+		.below_priority = sv->lower_priority_only ? sr->s->c->jobs[sv->job].priority : INT32_MAX,
+		.max_jobs = sv->max_victim_jobs,
+	};
+}
+
+/*
+ * Is there any job the preemptor may take from? A scenario without a victim
+ * is no scenario (KAI's byPodSolver gives up on it), so without one the
+ * search is over before it starts: a backlog of same-priority jobs asks
+ * preempt for nothing. O(Q) plus the candidates skipped.
+ */
+static bool any_candidate(struct search *sr)
+{
+	struct gt_arena *a = &sr->s->step_arena;
+	struct gt_arena_mark m = gt_arena_mark(a);
+	struct gt_victim_filter f = victim_filter(sr);
+	struct gt_victimq vq;
+	struct gt_victim_entry e;
+	gt_victimq_init(&vq, sr->s, a, sr->sv->job, &f);
+	bool any = gt_victimq_pop(&vq, &e);
+	gt_arena_pop(a, m);
+	return any;
+}
+
 /*
  * Can no victim set make the first @k tasks valid? Their GPUs must come from
  * free or freeing GPUs or from victims that end evicted, and the action's
@@ -541,14 +572,7 @@ static enum gt_search_result probe(struct search *sr, enum gt_generator gen, uin
 		.recorded = sr->rec_pods, .n_recorded = sr->n_rec_pods,
 		.pod_mark = sr->x->pod_rec.mark, .rec_mark = sr->x->pod_rec.stamp,
 		.feasible = pb.feasible,
-		.victims = {
-			.admit = admit_victim,
-			.admit_queue = sr->sv->victim_queue ? admit_victim_queue : NULL,
-			.ctx = sr->sv,
-			.below_priority = sr->sv->lower_priority_only ? s->c->jobs[sr->sv->job].priority
-								      : INT32_MAX,
-			.max_jobs = sr->sv->max_victim_jobs,
-		},
+		.victims = victim_filter(sr),
 	};
 	size_t cp = gt_stmt_checkpoint(s);
 	struct gt_scenario_gen g;
@@ -681,6 +705,8 @@ static enum gt_search_result solve_job(struct search *sr, bool *solved)
 	gt_budget_job_begin(&sr->job_budget, ab);
 	if (gt_deadline_passed(cfg, &sr->job_budget.deadline))
 		return GT_SEARCH_NOT_ATTEMPTED;
+	if (!any_candidate(sr))
+		return GT_SEARCH_EXHAUSTED;	/* every scenario needs a victim: none is possible */
 	uint32_t active_before, active_after;
 	gang_satisfied(s, sr->sv->job, &active_before);
 	size_t cp = gt_stmt_checkpoint(s);
