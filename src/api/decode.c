@@ -487,6 +487,9 @@ static int decode_shard(struct ctx *x, const struct gt_doc *o)
 		return fail(x, o, "spec.args.max-consolidation-preemptees", "not an integer", maxc);
 	if (maxc)
 		cfg->max_consolidation_preemptees = (int32_t)v;
+	const char *sigs = gt_doc_str(args, "use-scheduling-signatures");
+	if (sigs)
+		cfg->scheduling_signatures = parse_bool(sigs, true);
 	const struct gt_doc *budgets = gt_doc_get(spec, "scenarioSearchBudgets");
 	if (budgets) {
 		int rc = decode_budgets(x, o, budgets);

@@ -23,6 +23,8 @@ void gt_config_defaults(struct gt_config *c)
 	c->gpu_sharing_order = true;
 	c->staleness_grace_s = 60;
 	c->max_consolidation_preemptees = 16;
+	c->scheduling_signatures = true;	/* KAI's --use-scheduling-signatures */
+	c->job_messages = true;
 	c->allow_consolidating_reclaim = true;
 	c->k_value = 1.0;
 	c->saturation_multiplier = 1.0;

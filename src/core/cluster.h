@@ -277,6 +277,13 @@ struct gt_config {
 	bool gpu_sharing_order;	/* prefer nodes with a fitting shared GPU */
 	int64_t staleness_grace_s;	/* < 0: never evict stale gangs */
 	int32_t max_consolidation_preemptees;	/* <= 0 unlimited */
+	bool scheduling_signatures;	/* skip jobs no easier than a failed one (signature.h) */
+	/*
+	 * Say on each job why it was not placed (KAI's fit errors). A front end
+	 * that publishes no messages (the replay) turns this off; allocate then
+	 * also skips jobs proven to fail without trying them (allocate.c).
+	 */
+	bool job_messages;
 	int64_t preempt_min_runtime_s;
 	int64_t reclaim_min_runtime_s;
 	bool allow_consolidating_reclaim;

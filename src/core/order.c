@@ -415,38 +415,60 @@ static struct share_frac dominant_share(const struct gt_session *s, int32_t q,
 static const int64_t none[GT_NQRES];
 
 /*
- * KAI's queue order (KAI-SPEC 6.5) for siblings @lq and @rq, whose next
- * jobs would add @lreq / @rreq and whose victims so far remove @lsub /
- * @rsub. No float decides: shares are compared as exact fractions; every
- * rule ends in a total order (creation time, then name, then index).
+ * What KAI's queue order (KAI-SPEC 6.5) looks at for queue @q, whose next
+ * job would add @req and whose victims so far remove @sub: everything but
+ * the static fields (priority, creation, name) read from the cluster.
  */
-static int queue_cmp_core(const struct gt_session *s, int32_t lq, int32_t rq,
-			  const int64_t lreq[GT_NQRES], const int64_t rreq[GT_NQRES],
-			  const int64_t lsub[GT_NQRES], const int64_t rsub[GT_NQRES])
+struct gt_queue_key {
+	uint64_t epoch;		/* the session state it was computed in */
+	int32_t job;		/* the head job it was computed for, GT_NONE: none */
+	bool valid;
+	bool simulating;	/* computed inside a solver simulation (victims count as tasks) */
+	bool over, within, zero;
+	struct share_frac ds, ds_now;	/* dominant share with the request, without */
+	uint64_t share[GT_NQRES];	/* allocatable share, unlimited as UINT64_MAX */
+};
+
+static void queue_key(const struct gt_session *s, int32_t q, const int64_t req[GT_NQRES],
+		      const int64_t sub[GT_NQRES], struct gt_queue_key *k)
 {
-	bool lo = over_utilised(s, lq), ro = over_utilised(s, rq);
-	if (lo != ro)
-		return lo ? 1 : -1;
-	bool ls = within_deserved(s, lq, lreq), rs = within_deserved(s, rq, rreq);
-	if (ls != rs)
-		return ls ? -1 : 1;
+	k->over = over_utilised(s, q);
+	k->within = within_deserved(s, q, req);
+	k->zero = zero_share_penalty(s, q, req);
+	k->ds = dominant_share(s, q, req, sub);
+	k->ds_now = dominant_share(s, q, none, none);
+	for (int r = 0; r < GT_NQRES; r++) {
+		int64_t a = gt_queue_allocatable_share(s, q, r);
+		k->share[r] = a < 0 ? UINT64_MAX : (uint64_t)a;	/* -1 is unlimited */
+	}
+}
+
+/*
+ * KAI's queue order for siblings @lq and @rq by their keys. No float
+ * decides: shares are compared as exact fractions; every rule ends in a
+ * total order (creation time, then name, then index).
+ */
+static int queue_key_cmp(const struct gt_session *s, int32_t lq, int32_t rq,
+			 const struct gt_queue_key *lk, const struct gt_queue_key *rk)
+{
+	if (lk->over != rk->over)
+		return lk->over ? 1 : -1;
+	if (lk->within != rk->within)
+		return lk->within ? -1 : 1;
 	const struct gt_queue *l = &s->c->queues[lq], *r = &s->c->queues[rq];
 	if (l->priority != r->priority)
 		return l->priority > r->priority ? -1 : 1;
-	bool lz = zero_share_penalty(s, lq, lreq), rz = zero_share_penalty(s, rq, rreq);
-	if (lz != rz)
-		return lz ? 1 : -1;
-	int d = frac_cmp(dominant_share(s, lq, lreq, lsub), dominant_share(s, rq, rreq, rsub));
+	if (lk->zero != rk->zero)
+		return lk->zero ? 1 : -1;
+	int d = frac_cmp(lk->ds, rk->ds);
 	if (d)
 		return d;
-	d = frac_cmp(dominant_share(s, lq, none, none), dominant_share(s, rq, none, none));
+	d = frac_cmp(lk->ds_now, rk->ds_now);
 	if (d)
 		return d;
 	bool le = true, lt = false, re = true, rt = false;
 	for (int k = 0; k < GT_NQRES; k++) {
-		/* -1 is unlimited: larger than any share */
-		int64_t a = gt_queue_allocatable_share(s, lq, k), b = gt_queue_allocatable_share(s, rq, k);
-		uint64_t ua = a < 0 ? UINT64_MAX : (uint64_t)a, ub = b < 0 ? UINT64_MAX : (uint64_t)b;
+		uint64_t ua = lk->share[k], ub = rk->share[k];
 		le &= ua <= ub;
 		lt |= ua < ub;
 		re &= ub <= ua;
@@ -467,13 +489,19 @@ int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj,
 	int64_t lreq[GT_NQRES], rreq[GT_NQRES];
 	head_request(s, lj, lreq);
 	head_request(s, rj, rreq);
-	return queue_cmp_core(s, lq, rq, lreq, rreq, none, none);
+	struct gt_queue_key lk, rk;
+	queue_key(s, lq, lreq, none, &lk);
+	queue_key(s, rq, rreq, none, &rk);
+	return queue_key_cmp(s, lq, rq, &lk, &rk);
 }
 
 int gt_queue_cmp_victims(const struct gt_session *s, int32_t lq, int32_t rq,
 			 const int64_t lsub[GT_NQRES], const int64_t rsub[GT_NQRES])
 {
-	return queue_cmp_core(s, lq, rq, none, none, lsub, rsub);
+	struct gt_queue_key lk, rk;
+	queue_key(s, lq, none, lsub, &lk);
+	queue_key(s, rq, none, rsub, &rk);
+	return queue_key_cmp(s, lq, rq, &lk, &rk);
 }
 
 /* ---------------------------------------------------------------- job queue */
@@ -492,6 +520,7 @@ void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s)
 	jq->n_heap = gt_xcalloc(n, sizeof(*jq->n_heap));
 	jq->cap_heap = gt_xcalloc(n, sizeof(*jq->cap_heap));
 	jq->elastic = gt_xcalloc(s->c->n_jobs + 1, sizeof(*jq->elastic));
+	jq->keys = gt_xcalloc(n, sizeof(*jq->keys));
 }
 
 void gt_jobq_init_in(struct gt_jobq *jq, const struct gt_session *s, struct gt_arena *a)
@@ -505,6 +534,7 @@ void gt_jobq_init_in(struct gt_jobq *jq, const struct gt_session *s, struct gt_a
 	jq->cap_heap = gt_arena_calloc(a, n, sizeof(*jq->cap_heap));
 	/* written by every push before it is read: no need to clear */
 	jq->elastic = gt_arena_alloc(a, (s->c->n_jobs + 1) * sizeof(*jq->elastic));
+	jq->keys = gt_arena_calloc(a, n, sizeof(*jq->keys));
 }
 
 void gt_jobq_release(struct gt_jobq *jq)
@@ -519,6 +549,7 @@ void gt_jobq_release(struct gt_jobq *jq)
 	free(jq->n_heap);
 	free(jq->cap_heap);
 	free(jq->elastic);
+	free(jq->keys);
 	memset(jq, 0, sizeof(*jq));
 }
 
@@ -565,6 +596,33 @@ static int32_t heap_pop(struct gt_jobq *jq, int32_t q)
 	return top;
 }
 
+/*
+ * Queue @q's key with @job at its head, kept while the session's state and
+ * the head are the same: a failed attempt rolls the state back to the same
+ * epoch, so a backlog of jobs that fail compares the queues once, not once
+ * per pop.
+ */
+static const struct gt_queue_key *cached_key(const struct gt_jobq *jq, int32_t q, int32_t job)
+{
+	struct gt_queue_key *k = &jq->keys[q];
+	if (!k->valid || k->epoch != jq->s->epoch || k->job != job ||
+	    k->simulating != jq->s->simulating) {
+		int64_t req[GT_NQRES];
+		head_request(jq->s, job, req);
+		queue_key(jq->s, q, req, none, k);
+		k->valid = true;
+		k->epoch = jq->s->epoch;
+		k->job = job;
+		k->simulating = jq->s->simulating;
+	}
+	return k;
+}
+
+static int jobq_queue_cmp(const struct gt_jobq *jq, int32_t lq, int32_t rq, int32_t lj, int32_t rj)
+{
+	return queue_key_cmp(jq->s, lq, rq, cached_key(jq, lq, lj), cached_key(jq, rq, rj));
+}
+
 /* The leaf under @q whose head job goes first, or GT_NONE if none has jobs. */
 static int32_t best_leaf(const struct gt_jobq *jq, int32_t q)
 {
@@ -582,8 +640,7 @@ static int32_t best_leaf(const struct gt_jobq *jq, int32_t q)
 			best_child = child;
 			continue;
 		}
-		int c = gt_queue_cmp(jq->s, child, best_child, jq->heaps[leaf][0],
-				     jq->heaps[best][0]);
+		int c = jobq_queue_cmp(jq, child, best_child, jq->heaps[leaf][0], jq->heaps[best][0]);
 		if (c < 0) {
 			best = leaf;
 			best_child = child;
@@ -603,8 +660,8 @@ int32_t gt_jobq_pop(struct gt_jobq *jq)
 		if (leaf == GT_NONE)
 			continue;
 		if (best != GT_NONE) {
-			int cmp = gt_queue_cmp(jq->s, (int32_t)q, best_root, jq->heaps[leaf][0],
-					       jq->heaps[best][0]);
+			int cmp = jobq_queue_cmp(jq, (int32_t)q, best_root, jq->heaps[leaf][0],
+						 jq->heaps[best][0]);
 			if (cmp >= 0)
 				continue;
 		}
@@ -612,6 +669,39 @@ int32_t gt_jobq_pop(struct gt_jobq *jq)
 		best_root = (int32_t)q;
 	}
 	return best == GT_NONE ? GT_NONE : heap_pop(jq, best);
+}
+
+uint32_t gt_jobq_leaf_jobs(const struct gt_jobq *jq, int32_t q, const int32_t **jobs)
+{
+	*jobs = jq->heaps[q];
+	return jq->n_heap[q];
+}
+
+static bool subtree_empty(const struct gt_jobq *jq, int32_t q)
+{
+	if (jq->n_heap[q])
+		return false;
+	const struct gt_queue *cq = &jq->s->c->queues[q];
+	for (uint32_t i = 0; i < cq->n_children; i++)
+		if (!subtree_empty(jq, cq->children[i]))
+			return false;
+	return true;
+}
+
+bool gt_jobq_leaf_alone(const struct gt_jobq *jq, int32_t q)
+{
+	const struct gt_cluster *c = jq->s->c;
+	for (int32_t child = q, a = c->queues[q].parent; a != GT_NONE;
+	     child = a, a = c->queues[a].parent)
+		for (uint32_t i = 0; i < c->queues[a].n_children; i++)
+			if (c->queues[a].children[i] != child && !subtree_empty(jq, c->queues[a].children[i]))
+				return false;
+	return true;
+}
+
+void gt_jobq_drop_leaf(struct gt_jobq *jq, int32_t q)
+{
+	jq->n_heap[q] = 0;
 }
 
 bool gt_jobq_empty(const struct gt_jobq *jq)

@@ -85,6 +85,7 @@ struct gt_jobq {
 	 * does not change, so the heap compares this instead of recounting.
 	 */
 	int8_t *elastic;
+	struct gt_queue_key *keys;	/* per queue: its order key, cached (order.c) */
 };
 
 void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s);
@@ -95,5 +96,18 @@ void gt_jobq_push(struct gt_jobq *jq, int32_t job);
 /* The next job in queue-tree order, or GT_NONE when empty. */
 int32_t gt_jobq_pop(struct gt_jobq *jq);
 bool gt_jobq_empty(const struct gt_jobq *jq);
+/* The jobs still waiting in leaf queue @q, in no particular order; returns how many. */
+uint32_t gt_jobq_leaf_jobs(const struct gt_jobq *jq, int32_t q, const int32_t **jobs);
+/*
+ * Would leaf @q's jobs, were they all popped one day without changing
+ * anything, leave the order of every other job as it is if they were
+ * dropped now? Yes when no other leaf under @q's top-level queue has jobs:
+ * the queues above compare a leaf by its head job, so only there does a
+ * job that does nothing still steer the order (by when its queue's turn
+ * comes). Relies on the queue order being a total order (queue_key_cmp).
+ */
+bool gt_jobq_leaf_alone(const struct gt_jobq *jq, int32_t q);
+/* Forget every job of leaf @q. */
+void gt_jobq_drop_leaf(struct gt_jobq *jq, int32_t q);
 
 #endif /* GT_ORDER_H */

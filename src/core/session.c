@@ -401,6 +401,8 @@ uint32_t gt_session_new_group(struct gt_session *s)
 
 void gt_job_set_message(struct gt_session *s, int32_t job, const char *msg)
 {
+	if (!s->c->config.job_messages)
+		return;
 	free(s->jobs[job].message);
 	s->jobs[job].message = msg ? gt_xstrdup(msg) : NULL;
 }

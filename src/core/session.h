@@ -137,6 +137,7 @@ struct gt_search_stats {
 	uint64_t emitted, simulated, duplicate, validator_rejected;	/* scenarios */
 	uint32_t pruned;	/* probes no victim set could make valid: not searched */
 	uint32_t action_budget_exhausted;
+	uint32_t signature_skipped;	/* jobs no easier than a failed one: not tried */
 };
 
 struct gt_victim_key;

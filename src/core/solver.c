@@ -49,6 +49,7 @@
 #include "core/actions.h"
 #include "core/order.h"
 #include "core/scenario.h"
+#include "core/signature.h"
 #include "util/mem.h"
 
 /* A batch of the recorded victims: pods rec_pods[first..first+n) of job. */
@@ -780,6 +781,18 @@ static void victim_invariant_failure(struct gt_session *s, int32_t job, int32_t 
 	gt_job_set_message(s, job, msg);
 }
 
+/* The job's tasks to allocate: their queue resources into @req; a pod that mounts a missing claim, or GT_NONE. */
+static int32_t job_request(struct gt_session *s, int32_t job, int64_t req[GT_NQRES])
+{
+	struct gt_arena_mark m = gt_arena_mark(&s->step_arena);
+	int32_t *tasks = gt_arena_alloc(&s->step_arena, (s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
+	uint32_t n = gt_tasks_to_allocate(s, job, tasks);
+	gt_tasks_queue_res(s, tasks, n, req);
+	int32_t blocked = gt_tasks_claim_missing(s, tasks, n);
+	gt_arena_pop(&s->step_arena, m);
+	return blocked;
+}
+
 void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 		   bool (*candidate)(const struct gt_session *s, int32_t job),
 		   bool (*gate)(const struct gt_session *s, int32_t job, const int64_t req[GT_NQRES]))
@@ -789,42 +802,63 @@ void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 	gt_victim_index_reset(s);
 	struct gt_jobq jq;
 	gt_jobq_init(&jq, s);
+	uint32_t n_candidates = 0;
 	for (uint32_t j = 0; j < s->c->n_jobs; j++)
-		if (gt_job_pending_ready(s, (int32_t)j) && (!candidate || candidate(s, (int32_t)j)))
+		if (gt_job_pending_ready(s, (int32_t)j) && (!candidate || candidate(s, (int32_t)j))) {
 			gt_jobq_push(&jq, (int32_t)j);
+			n_candidates++;
+		}
+	/* KAI's smallest failed jobs: per queue for preempt and reclaim, one set for consolidation */
+	bool signatures = s->c->config.scheduling_signatures;
+	struct gt_failed_jobs failed;
+	if (signatures)
+		gt_failed_jobs_init(&failed, &s->arena, n_candidates);
 	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
-		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
-		int64_t req[GT_NQRES];
-		uint32_t n = gt_tasks_to_allocate(s, job, tasks);
-		gt_tasks_queue_res(s, tasks, n, req);
-		int32_t blocked = gt_tasks_claim_missing(s, tasks, n);
-		free(tasks);
+		int32_t fq = s->action == GT_ACT_CONSOLIDATION ? GT_NONE : s->c->jobs[job].queue;
+		uint64_t sig = 0;
 		/* reclaim gates first (KAI's CanReclaimResources), the others after the pre-filter */
 		bool gate_first = s->action == GT_ACT_RECLAIM;
-		if (gate_first && gate && !gate(s, job, req))
-			continue;
+		int64_t req[GT_NQRES];
+		if (gate_first && gate) {
+			job_request(s, job, req);
+			if (!gate(s, job, req))
+				continue;
+		}
+		if (signatures) {
+			sig = gt_job_signature(s, job);
+			if (!gt_failed_jobs_easier(&failed, s, fq, sig, job)) {
+				s->search[s->action].signature_skipped++;
+				continue;
+			}
+		}
+		int32_t blocked = job_request(s, job, req);
 		if (blocked != GT_NONE) {
 			victim_invariant_failure(s, job, blocked);
 			continue;
 		}
-		if (!gate_first && gate && !gate(s, job, req))
-			continue;
-		struct gt_solver sv = *tmpl;
-		sv.s = s;
-		sv.job = job;
-		sv.budget = &budget;
-		if (sv.queues_at_start)	/* OnJobSolutionStart: the queues as they are now */
-			memcpy(sv.queues_at_start, s->queues, s->c->n_queues * sizeof(*s->queues));
-		size_t cp = gt_stmt_checkpoint(s);
-		if (gt_solve(&sv)) {
-			reindex_touched(s, cp);
-			gt_stmt_commit(s, cp);
-		} else if (sv.result == GT_SEARCH_DEADLINE || sv.result == GT_SEARCH_NOT_ATTEMPTED) {
-			/* KAI stops the action when a search runs out of time */
-			if (gt_deadline_passed(&s->c->config, &budget.deadline))
-				s->search[s->action].action_budget_exhausted++;
-			break;
+		bool ok = gate_first || !gate || gate(s, job, req);
+		if (ok) {
+			struct gt_solver sv = *tmpl;
+			sv.s = s;
+			sv.job = job;
+			sv.budget = &budget;
+			if (sv.queues_at_start)	/* OnJobSolutionStart: the queues as they are now */
+				memcpy(sv.queues_at_start, s->queues, s->c->n_queues * sizeof(*s->queues));
+			size_t cp = gt_stmt_checkpoint(s);
+			if (gt_solve(&sv)) {
+				reindex_touched(s, cp);
+				gt_stmt_commit(s, cp);
+				continue;
+			}
+			if (sv.result == GT_SEARCH_DEADLINE || sv.result == GT_SEARCH_NOT_ATTEMPTED) {
+				/* KAI stops the action when a search runs out of time */
+				if (gt_deadline_passed(&s->c->config, &budget.deadline))
+					s->search[s->action].action_budget_exhausted++;
+				break;
+			}
 		}
+		if (signatures)
+			gt_failed_jobs_update(&failed, s, fq, sig, job);
 	}
 	gt_jobq_release(&jq);
 	gt_victim_index_reset(s);

@@ -68,7 +68,8 @@ void kf_shard(struct kf_manifest *m, const struct kf_shard *s)
 {
 	kf_printf(m, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default}, "
 		     "spec: {placementStrategy: {gpu: binpack, cpu: binpack}, "
-		     "args: {default-staleness-grace-period: 0s, max-consolidation-preemptees: '-1'}");
+		     "args: {default-staleness-grace-period: 0s, max-consolidation-preemptees: '-1', "
+		     "use-scheduling-signatures: 'false'}");
 	if (s && s->no_predicates)
 		kf_printf(m, ", plugins: {predicates: {enabled: false}}");
 	if (s && s->extra)
