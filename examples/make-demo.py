@@ -63,9 +63,13 @@ def pod(name, ns, group, queue_name, prio, gpus=None, fraction=None, cpu="8", me
         annotations["gpu-fraction"] = fraction
     all_labels = {"kai.scheduler/queue": queue_name}
     all_labels.update(labels or {})
+    resources = {"requests": requests}
+    if gpus:
+        # an extended resource must have a limit equal to its request, or the API server refuses the pod
+        resources["limits"] = {"nvidia.com/gpu": str(gpus)}
     spec = {"schedulerName": "kai-scheduler", "priorityClassName": prio,
             "containers": [{"name": "main", "image": "nvcr.io/nvidia/pytorch:24.05-py3",
-                            "resources": {"requests": requests}}]}
+                            "resources": resources}]}
     status = {"phase": "Pending"}
     if node:
         spec["nodeName"] = node

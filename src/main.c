@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/podgrouper_ctl.h"
-#include "kube/scheduler.h"
+#include "pgctl/pgctl.h"
 #include "replay/replay.h"
+#include "scheduler/command.h"
 #include "sim/simulate.h"
 
 #define GANTRY_VERSION "0.1.0"
@@ -20,8 +20,9 @@ static void usage(FILE *f)
 	      "  podgrouper  create PodGroups for the workloads' pods, as KAI's podgrouper does\n"
 	      "  replay      play a real GPU-cluster job trace through the scheduling core, with a report\n"
 	      "  version     print the version\n\n"
-	      "not in this version: binder (gantry scheduler binds; it says so and exits 1)\n"
-	      "run 'gantry <command> --help' for a command's options\n", f);
+	      "not in this version: binder (gantry scheduler binds; it says so and exits 1)\n\n"
+	      "Flags follow kubectl: --flag=value or --flag value, -o json or -ojson, a bare FILE\n"
+	      "where kubectl takes one, -R for directories. 'gantry <command> --help' lists them.\n", f);
 }
 
 int main(int argc, char **argv)

@@ -7,18 +7,45 @@
  * print them (a v1 List is unpacked), validates them and builds a
  * struct gt_cluster.
  *
- * Malformed objects (a bad quantity, a gpu-fraction of 1.5, both
- * gpu-fraction and gpu-memory, a PodGroup without a name) are errors that
- * name the object and the field; the caller decides whether to stop. Objects
- * that are well-formed but refer to something missing (a PodGroup whose
- * queue does not exist, a queue whose parent does not exist) load, and the
- * core reports them on the job instead.
+ * Decoding reports and carries on. A malformed object (a bad quantity, a
+ * gpu-fraction of 1.5, both gpu-fraction and gpu-memory, a PodGroup
+ * without a queue) is a rejection {object, field, message} and is left out
+ * whole: nothing of it reaches the cluster, and every other object is
+ * decoded as if it were not there. The caller decides what a rejection
+ * means: `gantry simulate` lists them all and stops, `gantry scheduler`
+ * logs each once and schedules the rest. Objects that are well-formed but
+ * refer to something missing (a PodGroup whose queue does not exist, a
+ * queue whose parent does not exist) load, with a warning, and the core
+ * reports them on the job.
+ *
+ * After a build, every node, pod, job and queue of the cluster knows the
+ * object it came from (@node_obj and friends: an index into @objs), so a
+ * front end can write back to it without looking it up by name.
  */
 #ifndef GT_DECODE_H
 #define GT_DECODE_H
 
+#include <stdio.h>
+
 #include "api/doc.h"
 #include "core/cluster.h"
+
+/* One object left out: which, what field, why. */
+struct gt_rejection {
+	size_t obj;		/* index into the decoder's objs */
+	int line;		/* the object's line in its source; 0 when it has none */
+	char *what;		/* "Pod team-a/nb" */
+	char *field;		/* "metadata.annotations.gpu-fraction" */
+	char *message;		/* "must be a number greater than 0 and at most 1, not '1.5'" */
+};
+
+/* A pod being bound (a BindRequest, a bind in flight): decoded Binding on @node with @groups. */
+struct gt_binding {
+	const struct gt_doc *pod;
+	const char *node;
+	const char *groups[GT_MAX_DEVICES];
+	uint8_t n_groups;
+};
 
 struct gt_decoder {
 	struct gt_doc **objs;	/* borrowed object documents, List items flattened */
@@ -32,24 +59,36 @@ struct gt_decoder {
 	 * scheduled. Off by default, for front ends that do not read claims.
 	 */
 	bool claims_listed;
+	struct gt_binding *bindings;	/* borrowed strings */
+	size_t n_bindings, cap_bindings;
+	/* filled by gt_decoder_build() */
+	struct gt_rejection *rejections;
+	size_t n_rejections, cap_rejections;
+	int32_t *node_obj, *pod_obj, *job_obj, *queue_obj;	/* entity -> objs index; GT_NONE: none */
 };
 
 void gt_decoder_init(struct gt_decoder *d);
 void gt_decoder_release(struct gt_decoder *d);
 /* Add the objects of one parsed document (unpacking a v1 List). */
 void gt_decoder_add(struct gt_decoder *d, struct gt_doc *doc);
+/* Decode pod @b->pod (added too) as being bound to @b->node; @b's strings must outlive the build. */
+void gt_decoder_bind(struct gt_decoder *d, const struct gt_binding *b);
 /*
  * Build @c (initialised by the caller with its string table) from every
- * object added. Returns 0, or GT_EINVAL with the first malformed object's
- * message in @err; @c is then released and empty.
+ * object added except the rejected ones, which are listed in
+ * d->rejections. Returns 0 when nothing was rejected, else GT_EINVAL with
+ * the first rejection in @err (gt_rejection_format); @c holds the rest
+ * either way. A job made for a bare pod has no object (job_obj GT_NONE).
  */
 int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *err);
 
-/* RFC 3339 time ("2026-01-01T00:00:00Z", offsets allowed) to Unix seconds. */
-int gt_parse_time(const char *s, int64_t *out);
-/* Go duration ("60s", "1m30s", "-1s", "1h") to seconds (rounded down). */
-int gt_parse_duration(const char *s, int64_t *out);
-/* The same in milliseconds ("500ms", "2m"). */
-int gt_parse_duration_ms(const char *s, int64_t *out);
+/* "Pod team-a/nb (line 3): field metadata.annotations.gpu-fraction: must be ..." (no line when 0). */
+void gt_rejection_format(const struct gt_rejection *r, char *buf, size_t len);
+/*
+ * For the commands that read files: every rejection, then every warning,
+ * one line each on @f as "<prefix>: <rejection>" and "<prefix>: warning:
+ * <warning>". Returns the number of rejections.
+ */
+size_t gt_decoder_report(const struct gt_decoder *d, FILE *f, const char *prefix);
 
 #endif /* GT_DECODE_H */

@@ -294,15 +294,3 @@ const struct gt_doc *gt_doc_path(const struct gt_doc *d, const char *path)
 	return d;
 }
 
-int gt_parse_int(const char *s, int64_t *out)
-{
-	if (!s || !*s)
-		return GT_EINVAL;
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (*end || errno)
-		return GT_EINVAL;
-	*out = v;
-	return 0;
-}

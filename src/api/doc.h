@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "util/err.h"
+#include "util/num.h"
 
 enum gt_doc_kind { GT_DOC_SCALAR, GT_DOC_MAP, GT_DOC_SEQ };
 
@@ -53,8 +54,6 @@ const struct gt_doc *gt_doc_get(const struct gt_doc *d, const char *key);
 const char *gt_doc_str(const struct gt_doc *d, const char *key);
 /* Follow a dotted path of map keys ("metadata.name"). */
 const struct gt_doc *gt_doc_path(const struct gt_doc *d, const char *path);
-/* A whole decimal number, the entire string (no spaces, no trailing text); 0 or GT_EINVAL. */
-int gt_parse_int(const char *s, int64_t *out);
 
 static inline bool gt_doc_is_null(const struct gt_doc *d)
 {

@@ -24,6 +24,8 @@ enum gt_action gt_action_from_name(const char *name);
  * bytes at most) for the caller's message.
  */
 int gt_actions_parse(const char *list, unsigned *mask, char *bad, size_t cap);
+/* The same for a command-line flag (util/flags.h GT_FLAG_FUNC, @mask an unsigned): an empty list is refused. */
+int gt_actions_flag(const char *list, void *mask, char *why, size_t why_len);
 
 void gt_action_allocate(struct gt_session *s);
 void gt_action_consolidation(struct gt_session *s);

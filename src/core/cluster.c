@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/mem.h"
+#include "util/num.h"
 
 static const char *const status_names[] = {
 #define GT_STATUS_NAME(name, text) text,
@@ -59,7 +60,7 @@ void gt_selector_release(struct gt_selector *s)
 	s->n_exprs = 0;
 }
 
-static void pod_release(struct gt_pod *p)
+void gt_pod_release(struct gt_pod *p)
 {
 	gt_labels_release(&p->labels);
 	gt_labels_release(&p->node_selector);
@@ -72,19 +73,27 @@ static void pod_release(struct gt_pod *p)
 	free(p->pod_affinity);
 }
 
+void gt_node_release(struct gt_node *n)
+{
+	gt_labels_release(&n->labels);
+	free(n->taints);
+}
+
+void gt_job_release(struct gt_job *j)
+{
+	free(j->podsets);
+	free(j->groups);
+	free(j->pods);
+}
+
 void gt_cluster_release(struct gt_cluster *c)
 {
-	for (uint32_t i = 0; i < c->n_nodes; i++) {
-		gt_labels_release(&c->nodes[i].labels);
-		free(c->nodes[i].taints);
-	}
+	for (uint32_t i = 0; i < c->n_nodes; i++)
+		gt_node_release(&c->nodes[i]);
 	for (uint32_t i = 0; i < c->n_pods; i++)
-		pod_release(&c->pods[i]);
-	for (uint32_t i = 0; i < c->n_jobs; i++) {
-		free(c->jobs[i].podsets);
-		free(c->jobs[i].groups);
-		free(c->jobs[i].pods);
-	}
+		gt_pod_release(&c->pods[i]);
+	for (uint32_t i = 0; i < c->n_jobs; i++)
+		gt_job_release(&c->jobs[i]);
 	for (uint32_t i = 0; i < c->n_queues; i++)
 		free(c->queues[i].children);
 	for (uint32_t i = 0; i < c->n_topologies; i++)
@@ -151,9 +160,8 @@ static bool expr_matches(const struct gt_sel_expr *e, const struct gt_labels *l,
 	case GT_SEL_LT: {
 		if (v < 0)
 			return false;
-		char *end;
-		long long n = strtoll(gt_strtab_str(names, (uint32_t)v), &end, 10);
-		if (*end)
+		int64_t n;
+		if (gt_parse_int(gt_strtab_str(names, (uint32_t)v), &n))
 			return false;
 		return e->op == GT_SEL_GT ? n > e->num : n < e->num;
 	}

@@ -315,6 +315,10 @@ struct gt_cluster {
 void gt_config_defaults(struct gt_config *c);
 void gt_cluster_init(struct gt_cluster *c, struct gt_strtab *names);
 void gt_cluster_release(struct gt_cluster *c);
+/* What one node, pod or job owns (the decoder drops an object it refused half-way). */
+void gt_node_release(struct gt_node *n);
+void gt_pod_release(struct gt_pod *p);
+void gt_job_release(struct gt_job *j);
 void gt_labels_release(struct gt_labels *l);
 void gt_selector_release(struct gt_selector *s);
 /* Value id of @key in @l, or -1. O(log n). */

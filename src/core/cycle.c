@@ -1,7 +1,9 @@
+#include <stdio.h>
 #include <string.h>
 
 #include "core/actions.h"
 #include "core/fairshare.h"
+#include "util/strtab.h"
 
 static const char *const action_names[GT_N_ACTIONS] = {
 	[GT_ACT_NONE] = "",
@@ -19,10 +21,8 @@ const char *gt_action_name(enum gt_action a)
 
 enum gt_action gt_action_from_name(const char *name)
 {
-	for (int a = 1; a < GT_N_ACTIONS; a++)
-		if (!strcmp(name, action_names[a]))
-			return (enum gt_action)a;
-	return GT_ACT_NONE;
+	int a = gt_name_index(action_names, GT_N_ACTIONS, name);
+	return a < 0 ? GT_ACT_NONE : (enum gt_action)a;
 }
 
 int gt_actions_parse(const char *list, unsigned *mask, char *bad, size_t cap)
@@ -50,6 +50,21 @@ int gt_actions_parse(const char *list, unsigned *mask, char *bad, size_t cap)
 		}
 		*mask |= 1u << a;
 		p += n;
+	}
+	return 0;
+}
+
+int gt_actions_flag(const char *list, void *mask, char *why, size_t why_len)
+{
+	char bad[64];
+	if (gt_actions_parse(list, mask, bad, sizeof(bad))) {
+		snprintf(why, why_len, "unknown action '%s'", bad);
+		return -1;
+	}
+	if (!*(unsigned *)mask) {
+		snprintf(why, why_len, "needs at least one of allocate, consolidation, reclaim, preempt, "
+			 "stalegangeviction");
+		return -1;
 	}
 	return 0;
 }

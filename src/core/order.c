@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/fairshare.h"
+#include "util/heap.h"
 #include "util/mem.h"
 
 /*
@@ -506,10 +507,12 @@ int gt_queue_cmp_victims(const struct gt_session *s, int32_t lq, int32_t rq,
 
 /* ---------------------------------------------------------------- job queue */
 
-static int heap_cmp(const struct gt_jobq *jq, int32_t a, int32_t b)
+static bool job_before(const struct gt_jobq *jq, const int32_t *a, const int32_t *b)
 {
-	return job_cmp_keyed(jq->s, a, jq->elastic[a], b, jq->elastic[b]);
+	return job_cmp_keyed(jq->s, *a, jq->elastic[*a], *b, jq->elastic[*b]) < 0;
 }
+
+GT_HEAP_DEFINE(job_heap, int32_t, const struct gt_jobq, job_before)
 
 void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s)
 {
@@ -557,43 +560,12 @@ void gt_jobq_push(struct gt_jobq *jq, int32_t job)
 {
 	int32_t q = jq->s->c->jobs[job].queue;
 	jq->elastic[job] = (int8_t)elastic_state(jq->s, job);
-	if (jq->arena)
+	if (jq->arena) {
 		GT_ARENA_PUSH(jq->arena, jq->heaps[q], jq->n_heap[q], jq->cap_heap[q], job);
-	else
-		GT_PUSH(jq->heaps[q], jq->n_heap[q], jq->cap_heap[q], job);
-	int32_t *h = jq->heaps[q];
-	for (uint32_t i = jq->n_heap[q] - 1; i > 0;) {
-		uint32_t parent = (i - 1) / 2;
-		if (heap_cmp(jq, h[parent], h[i]) <= 0)
-			break;
-		int32_t t = h[parent];
-		h[parent] = h[i];
-		h[i] = t;
-		i = parent;
+		job_heap_up(jq->heaps[q], jq->n_heap[q] - 1, jq);
+	} else {
+		job_heap_push(&jq->heaps[q], &jq->n_heap[q], &jq->cap_heap[q], job, jq);
 	}
-}
-
-static int32_t heap_pop(struct gt_jobq *jq, int32_t q)
-{
-	int32_t *h = jq->heaps[q];
-	uint32_t n = jq->n_heap[q];
-	int32_t top = h[0];
-	h[0] = h[--n];
-	jq->n_heap[q] = n;
-	for (uint32_t i = 0;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < n && heap_cmp(jq, h[l], h[m]) < 0)
-			m = l;
-		if (r < n && heap_cmp(jq, h[r], h[m]) < 0)
-			m = r;
-		if (m == i)
-			break;
-		int32_t t = h[m];
-		h[m] = h[i];
-		h[i] = t;
-		i = m;
-	}
-	return top;
 }
 
 /*
@@ -668,7 +640,7 @@ int32_t gt_jobq_pop(struct gt_jobq *jq)
 		best = leaf;
 		best_root = (int32_t)q;
 	}
-	return best == GT_NONE ? GT_NONE : heap_pop(jq, best);
+	return best == GT_NONE ? GT_NONE : job_heap_pop(jq->heaps[best], &jq->n_heap[best], jq);
 }
 
 uint32_t gt_jobq_leaf_jobs(const struct gt_jobq *jq, int32_t q, const int32_t **jobs)

@@ -550,7 +550,6 @@ void gt_session_release(struct gt_session *s)
 	for (uint32_t j = 0; j < s->c->n_jobs; j++)
 		free(s->jobs[j].message);
 	free(s->ops);
-	free(s->group_names);
 	free(s->scratch);
 	gt_arena_release(&s->step_arena);
 	gt_arena_release(&s->solve_arena);

@@ -10,8 +10,8 @@
  * pod's old contribution to its node and queues and adds the new one; undo
  * is the same call with the old state, which keeps the books exact.
  *
- * The session is the plan, too: after the actions, each pod's state compared
- * with the snapshot says what to bind, pipeline and evict.
+ * After the actions, core/plan.h lists what the session decided (binds,
+ * pipelines, evictions, per-job messages) for the front ends.
  */
 #ifndef GT_SESSION_H
 #define GT_SESSION_H
@@ -171,9 +171,6 @@ struct gt_session {
 	int64_t total[GT_NQRES];	/* cluster capacity the queues divide */
 	uint32_t next_group;	/* ids >= n_names are groups this session made */
 	uint32_t n_base_names;
-	/* names a front end gave the groups this session made (id - n_base_names -> name + 1) */
-	uint32_t *group_names;
-	size_t n_group_names;
 	/* the statement: an undo log */
 	struct gt_op *ops;
 	size_t n_ops, cap_ops;

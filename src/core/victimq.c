@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/order.h"
+#include "util/heap.h"
 #include "util/mem.h"
 
 /* ---------------------------------------------------------------- keys */
@@ -355,22 +356,15 @@ static int32_t best_under(struct gt_victimq *vq, int32_t q)
 	return best_among(vq, cq->children, cq->n_children);
 }
 
-static void heap_sift_down(struct gt_victim_entry *h, uint32_t n, uint32_t i)
+static bool entry_gives_first(const void *ctx, const struct gt_victim_entry *a,
+			      const struct gt_victim_entry *b)
 {
-	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < n && gives_first(&h[l].key, &h[m].key))
-			m = l;
-		if (r < n && gives_first(&h[r].key, &h[m].key))
-			m = r;
-		if (m == i)
-			return;
-		struct gt_victim_entry t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
+	(void)ctx;
+	return gives_first(&a->key, &b->key);
 }
+
+/* Pushed back entries: the one that gives up first on top. Pushes grow the arena (GT_ARENA_PUSH). */
+GT_HEAP_DEFINE(entry_heap, struct gt_victim_entry, const void, entry_gives_first)
 
 bool gt_victimq_pop(struct gt_victimq *vq, struct gt_victim_entry *out)
 {
@@ -381,9 +375,7 @@ bool gt_victimq_pop(struct gt_victimq *vq, struct gt_victim_entry *out)
 	struct gt_victim_entry *e = leaf_next(vq, leaf, &from_heap);
 	*out = *e;
 	if (from_heap) {
-		struct gt_victim_entry *h = vq->heap[leaf];
-		h[0] = h[--vq->n_heap[leaf]];
-		heap_sift_down(h, vq->n_heap[leaf], 0);
+		entry_heap_pop(vq->heap[leaf], &vq->n_heap[leaf], NULL);
 	} else {
 		vq->has_head[leaf] = false;
 		vq->admitted++;
@@ -402,16 +394,7 @@ void gt_victimq_push(struct gt_victimq *vq, int32_t job, const int32_t *pods, ui
 	memcpy(e.pods, pods, n * sizeof(*pods));
 	fill_entry(s, &e, job);
 	GT_ARENA_PUSH(vq->a, vq->heap[q], vq->n_heap[q], vq->cap_heap[q], e);
-	struct gt_victim_entry *h = vq->heap[q];
-	for (uint32_t i = vq->n_heap[q] - 1; i > 0;) {
-		uint32_t parent = (i - 1) / 2;
-		if (!gives_first(&h[i].key, &h[parent].key))
-			break;
-		struct gt_victim_entry t = h[i];
-		h[i] = h[parent];
-		h[parent] = t;
-		i = parent;
-	}
+	entry_heap_up(vq->heap[q], vq->n_heap[q] - 1, NULL);
 }
 
 uint32_t gt_victim_tasks_to_evict(const struct gt_session *s, const struct gt_victim_entry *e,

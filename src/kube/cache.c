@@ -1,15 +1,16 @@
 #include "kube/cache.h"
 
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
-#include "api/decode.h"
-#include "kube/kdoc.h"
+#include "api/json.h"
+#include "util/clock.h"
 #include "util/mem.h"
+#include "util/smap.h"
+#include "util/time.h"
 
 const struct gt_kres_info gt_kres[GT_N_KRES] = {
 	[GT_KRES_NODES] = { "nodes", "Node", "v1", false, false },
@@ -74,104 +75,51 @@ const char *gt_kobj_str(const struct gt_kobj *o, const char *path)
 
 /* ---------------------------------------------------------------- stores */
 
-/* Open addressing, linear probing; a deleted slot keeps a tombstone. */
-#define TOMBSTONE ((struct gt_kobj *)&tombstone_mark)
-static const char tombstone_mark;
-
 struct store {
-	struct gt_kobj **slots;
-	size_t cap, n, used;	/* used = live + tombstones */
+	struct gt_smap objs;	/* key -> struct gt_kobj * (one reference each) */
 	bool synced;
+	uint64_t version;	/* bumped by every change */
 };
 
 struct gt_cache {
 	pthread_mutex_t mu;
+	pthread_cond_t changed;	/* a store's version moved, or gt_cache_wake() */
 	struct store stores[GT_N_KRES];
-	atomic_uint serial;
+	uint64_t wakes;		/* gt_cache_wake() calls: the GT_KRES_WAKE part of a version */
 	/* binds in flight: few at a time (shared-GPU binds), a plain array */
 	struct gt_inflight *inflight;
 	size_t n_inflight, cap_inflight;
 };
 
-static uint64_t hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static size_t find_slot(const struct store *st, const char *key, bool *found)
-{
-	size_t mask = st->cap - 1, i = hash(key) & mask, first_free = SIZE_MAX;
-	for (;; i = (i + 1) & mask) {
-		struct gt_kobj *o = st->slots[i];
-		if (!o) {
-			*found = false;
-			return first_free != SIZE_MAX ? first_free : i;
-		}
-		if (o == TOMBSTONE) {
-			if (first_free == SIZE_MAX)
-				first_free = i;
-			continue;
-		}
-		if (!strcmp(o->key, key)) {
-			*found = true;
-			return i;
-		}
-	}
-}
-
-static void store_insert(struct store *st, struct gt_kobj *o);
-
-static void store_grow(struct store *st)
-{
-	struct store old = *st;
-	size_t cap = 64;
-	while (cap < (old.n + 1) * 2)
-		cap *= 2;
-	st->slots = gt_xcalloc(cap, sizeof(*st->slots));
-	st->cap = cap;
-	st->n = st->used = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.slots[i] && old.slots[i] != TOMBSTONE)
-			store_insert(st, old.slots[i]);
-	free(old.slots);
-}
-
 /* Put @o (its reference moves in), dropping the object it replaces. */
 static void store_insert(struct store *st, struct gt_kobj *o)
 {
-	if ((st->used + 1) * 10 > st->cap * 7)
-		store_grow(st);
-	bool found;
-	size_t i = find_slot(st, o->key, &found);
-	if (found) {
-		gt_kobj_unref(st->slots[i]);
-	} else {
-		if (!st->slots[i])
-			st->used++;
-		st->n++;
-	}
-	st->slots[i] = o;
+	gt_kobj_unref(gt_smap_put(&st->objs, o->key, o));
 }
 
 static void store_clear(struct store *st)
 {
-	for (size_t i = 0; i < st->cap; i++)
-		if (st->slots[i] && st->slots[i] != TOMBSTONE)
-			gt_kobj_unref(st->slots[i]);
-	free(st->slots);
-	st->slots = NULL;
-	st->cap = st->n = st->used = 0;
+	size_t pos = 0;
+	void *v;
+	while (gt_smap_next(&st->objs, &pos, NULL, &v))
+		gt_kobj_unref(v);
+	gt_smap_release(&st->objs);
+}
+
+/* A store changed (lock held): its readers may look again. */
+static void changed(struct gt_cache *c, enum gt_kres r)
+{
+	c->stores[r].version++;
+	pthread_cond_broadcast(&c->changed);
 }
 
 struct gt_cache *gt_cache_new(void)
 {
 	struct gt_cache *c = gt_xcalloc(1, sizeof(*c));
 	pthread_mutex_init(&c->mu, NULL);
+	gt_cond_init_mono(&c->changed);
 	for (int r = 0; r < GT_N_KRES; r++)
-		store_grow(&c->stores[r]);
+		gt_smap_init(&c->stores[r].objs);
 	return c;
 }
 
@@ -183,6 +131,7 @@ void gt_cache_free(struct gt_cache *c)
 		store_clear(&c->stores[r]);
 	gt_inflight_free(c->inflight, c->n_inflight);
 	pthread_mutex_destroy(&c->mu);
+	pthread_cond_destroy(&c->changed);
 	free(c);
 }
 
@@ -194,7 +143,7 @@ static void strip(json_t *obj)
 	json_object_del(json_object_get(md, "annotations"), "kubectl.kubernetes.io/last-applied-configuration");
 }
 
-struct gt_kobj *gt_cache_make(struct gt_cache *c, enum gt_kres r, json_t *obj, struct gt_err *err)
+struct gt_kobj *gt_kobj_new(enum gt_kres r, json_t *obj, struct gt_err *err)
 {
 	const struct gt_kres_info *k = &gt_kres[r];
 	json_t *md = json_object_get(obj, "metadata");
@@ -211,9 +160,6 @@ struct gt_kobj *gt_cache_make(struct gt_cache *c, enum gt_kres r, json_t *obj, s
 	struct gt_kobj *o = gt_xcalloc(1, sizeof(*o));
 	atomic_init(&o->refs, 1);
 	o->res = r;
-	unsigned s = atomic_fetch_add(&c->serial, 1);
-	/* a positive int: it travels as a "line" through the decoder's messages */
-	o->serial = (int)(s % (unsigned)(INT_MAX - 1)) + 1;
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	o->ns = gt_xstrdup(k->namespaced ? (ns ? ns : "default") : "");
 	o->name = gt_xstrdup(name);
@@ -228,22 +174,24 @@ struct gt_kobj *gt_cache_make(struct gt_cache *c, enum gt_kres r, json_t *obj, s
 	o->uid = gt_xstrdup(uid ? uid : "");
 	o->rv = gt_xstrdup(rv ? rv : "");
 	const char *cts = json_string_value(json_object_get(md, "creationTimestamp"));
-	if (!cts || gt_parse_time(cts, &o->created))
+	if (!cts || gt_time_parse(cts, &o->created))
 		o->created = 0;
-	o->doc = gt_kdoc_from_json(obj, o->serial);
+	o->doc = gt_doc_from_json(obj);
 	return o;
 }
 
 void gt_cache_replace(struct gt_cache *c, enum gt_kres r, struct gt_kobj **objs, size_t n)
 {
 	struct store fresh = { 0 };
-	store_grow(&fresh);
+	gt_smap_init(&fresh.objs);
 	for (size_t i = 0; i < n; i++)
 		store_insert(&fresh, objs[i]);
 	pthread_mutex_lock(&c->mu);
 	struct store old = c->stores[r];
 	fresh.synced = old.synced;
+	fresh.version = old.version;
 	c->stores[r] = fresh;
+	changed(c, r);
 	pthread_mutex_unlock(&c->mu);
 	store_clear(&old);
 }
@@ -251,34 +199,28 @@ void gt_cache_replace(struct gt_cache *c, enum gt_kres r, struct gt_kobj **objs,
 void gt_cache_upsert(struct gt_cache *c, struct gt_kobj *o)
 {
 	pthread_mutex_lock(&c->mu);
-	store_insert(&c->stores[o->res], o);
+	struct gt_kobj *old = gt_smap_put(&c->stores[o->res].objs, o->key, o);
+	changed(c, o->res);
 	pthread_mutex_unlock(&c->mu);
+	gt_kobj_unref(old);
 }
 
 void gt_cache_delete(struct gt_cache *c, enum gt_kres r, const char *key)
 {
-	struct gt_kobj *gone = NULL;
 	pthread_mutex_lock(&c->mu);
-	struct store *st = &c->stores[r];
-	bool found;
-	size_t i = find_slot(st, key, &found);
-	if (found) {
-		gone = st->slots[i];
-		st->slots[i] = TOMBSTONE;
-		st->n--;
-	}
+	struct gt_kobj *gone = gt_smap_del(&c->stores[r].objs, key);
+	if (gone)
+		changed(c, r);
 	pthread_mutex_unlock(&c->mu);
 	gt_kobj_unref(gone);
 }
 
 struct gt_kobj *gt_cache_get(struct gt_cache *c, enum gt_kres r, const char *key)
 {
-	struct gt_kobj *o = NULL;
 	pthread_mutex_lock(&c->mu);
-	bool found;
-	size_t i = find_slot(&c->stores[r], key, &found);
-	if (found)
-		o = gt_kobj_ref(c->stores[r].slots[i]);
+	struct gt_kobj *o = gt_smap_get(&c->stores[r].objs, key);
+	if (o)
+		gt_kobj_ref(o);
 	pthread_mutex_unlock(&c->mu);
 	return o;
 }
@@ -286,12 +228,12 @@ struct gt_kobj *gt_cache_get(struct gt_cache *c, enum gt_kres r, const char *key
 struct gt_kobj **gt_cache_list(struct gt_cache *c, enum gt_kres r, size_t *n)
 {
 	pthread_mutex_lock(&c->mu);
-	const struct store *st = &c->stores[r];
-	struct gt_kobj **out = gt_xmalloc((st->n + 1) * sizeof(*out));
-	size_t k = 0;
-	for (size_t i = 0; i < st->cap; i++)
-		if (st->slots[i] && st->slots[i] != TOMBSTONE)
-			out[k++] = gt_kobj_ref(st->slots[i]);
+	const struct gt_smap *m = &c->stores[r].objs;
+	struct gt_kobj **out = gt_xmalloc((m->n + 1) * sizeof(*out));
+	size_t k = 0, pos = 0;
+	void *v;
+	while (gt_smap_next(m, &pos, NULL, &v))
+		out[k++] = gt_kobj_ref(v);
 	pthread_mutex_unlock(&c->mu);
 	*n = k;
 	return out;
@@ -300,7 +242,7 @@ struct gt_kobj **gt_cache_list(struct gt_cache *c, enum gt_kres r, size_t *n)
 size_t gt_cache_count(struct gt_cache *c, enum gt_kres r)
 {
 	pthread_mutex_lock(&c->mu);
-	size_t n = c->stores[r].n;
+	size_t n = c->stores[r].objs.n;
 	pthread_mutex_unlock(&c->mu);
 	return n;
 }
@@ -319,22 +261,20 @@ bool gt_cache_assume(struct gt_cache *c, enum gt_kres r, const char *key, const 
 	struct gt_kobj *o = gt_xcalloc(1, sizeof(*o));
 	atomic_init(&o->refs, 1);
 	o->res = r;
-	o->serial = cur->serial;
 	o->key = gt_xstrdup(cur->key);
 	o->ns = gt_xstrdup(cur->ns);
 	o->name = gt_xstrdup(cur->name);
 	o->uid = gt_xstrdup(cur->uid);
 	o->rv = gt_xstrdup(cur->rv);
 	o->created = cur->created;
-	o->doc = gt_kdoc_copy(cur->doc);
+	o->doc = gt_doc_copy(cur->doc);
 	edit(o->doc, arg);
 	bool done = false;
 	pthread_mutex_lock(&c->mu);
-	struct store *st = &c->stores[r];
-	bool found;
-	size_t i = find_slot(st, key, &found);
-	if (found && st->slots[i] == cur) {
-		st->slots[i] = o;
+	struct gt_smap *m = &c->stores[r].objs;
+	if (gt_smap_get(m, key) == cur) {
+		gt_smap_put(m, key, o);
+		changed(c, r);
 		done = true;
 	}
 	pthread_mutex_unlock(&c->mu);
@@ -350,6 +290,7 @@ void gt_cache_set_synced(struct gt_cache *c, enum gt_kres r, bool synced)
 {
 	pthread_mutex_lock(&c->mu);
 	c->stores[r].synced = synced;
+	changed(c, r);
 	pthread_mutex_unlock(&c->mu);
 }
 
@@ -361,14 +302,53 @@ bool gt_cache_synced(struct gt_cache *c, enum gt_kres r)
 	return s;
 }
 
-bool gt_cache_all_synced(struct gt_cache *c)
+bool gt_cache_all_synced(struct gt_cache *c, unsigned mask)
 {
 	bool all = true;
 	pthread_mutex_lock(&c->mu);
 	for (int r = 0; r < GT_N_KRES; r++)
-		all = all && c->stores[r].synced;
+		if (mask & GT_KRES_BIT(r))
+			all = all && c->stores[r].synced;
 	pthread_mutex_unlock(&c->mu);
 	return all;
+}
+
+/* ---------------------------------------------------------------- telling readers */
+
+static uint64_t version_locked(const struct gt_cache *c, unsigned mask)
+{
+	uint64_t v = mask & GT_KRES_WAKE ? c->wakes : 0;
+	for (int r = 0; r < GT_N_KRES; r++)
+		if (mask & GT_KRES_BIT(r))
+			v += c->stores[r].version;
+	return v;
+}
+
+uint64_t gt_cache_version(struct gt_cache *c, unsigned mask)
+{
+	pthread_mutex_lock(&c->mu);
+	uint64_t v = version_locked(c, mask);
+	pthread_mutex_unlock(&c->mu);
+	return v;
+}
+
+uint64_t gt_cache_wait(struct gt_cache *c, unsigned mask, uint64_t seen, double deadline_s)
+{
+	pthread_mutex_lock(&c->mu);
+	bool in_time = true;
+	while (in_time && version_locked(c, mask) == seen)
+		in_time = gt_cond_wait_until(&c->changed, &c->mu, deadline_s);
+	uint64_t v = version_locked(c, mask);
+	pthread_mutex_unlock(&c->mu);
+	return v;
+}
+
+void gt_cache_wake(struct gt_cache *c)
+{
+	pthread_mutex_lock(&c->mu);
+	c->wakes++;
+	pthread_cond_broadcast(&c->changed);
+	pthread_mutex_unlock(&c->mu);
 }
 
 /* ---------------------------------------------------------------- binds in flight */
@@ -380,6 +360,7 @@ static void inflight_release(struct gt_inflight *e)
 	free(e->node);
 	for (uint8_t g = 0; g < e->n_groups; g++)
 		free(e->groups[g]);
+	free(e->groups);
 }
 
 static void inflight_copy(struct gt_inflight *dst, const char *key, const char *uid, const char *node,
@@ -389,7 +370,8 @@ static void inflight_copy(struct gt_inflight *dst, const char *key, const char *
 	dst->key = gt_xstrdup(key);
 	dst->uid = gt_xstrdup(uid ? uid : "");
 	dst->node = gt_xstrdup(node);
-	for (uint8_t g = 0; g < n_groups && g < GT_MAX_DEVICES; g++)
+	dst->groups = n_groups ? gt_xcalloc(n_groups, sizeof(*dst->groups)) : NULL;
+	for (uint8_t g = 0; g < n_groups; g++)
 		dst->groups[dst->n_groups++] = gt_xstrdup(groups[g]);
 }
 

@@ -1,8 +1,8 @@
 /*
  * cache.h - the long-lived object cache the reflectors fill
  *
- * One store per resource kind, keyed by "namespace/name" (or "name" for
- * cluster-scoped kinds), holding immutable, reference-counted objects: the
+ * One store per resource kind (a gt_smap), keyed by "namespace/name" (or
+ * "name" for cluster-scoped kinds), holding immutable, reference-counted objects: the
  * object's document tree (already converted from JSON, ready for the
  * decoder) and the few metadata fields the scheduler needs. A change never
  * edits an object in place; it swaps in a new one, so a cycle's snapshot can
@@ -23,7 +23,6 @@
 #include <stdint.h>
 
 #include "api/doc.h"
-#include "core/cluster.h"
 #include "util/err.h"
 
 enum gt_kres { GT_KRES_NODES, GT_KRES_PODS, GT_KRES_PODGROUPS, GT_KRES_QUEUES,
@@ -39,6 +38,11 @@ struct gt_kres_info {
 };
 
 extern const struct gt_kres_info gt_kres[GT_N_KRES];
+
+/* Sets of resources, for waits and sync checks. */
+#define GT_KRES_BIT(r) (1u << (r))
+#define GT_KRES_ALL ((1u << GT_N_KRES) - 1)
+#define GT_KRES_WAKE (1u << GT_N_KRES)	/* in a wait's mask: gt_cache_wake() counts as a change */
 
 /*
  * The API path of resource @r: the collection (@name NULL; all namespaces
@@ -57,8 +61,7 @@ struct gt_kobj {
 	char *uid;
 	char *rv;		/* metadata.resourceVersion */
 	int64_t created;	/* creationTimestamp, seconds; 0 if unknown */
-	int serial;		/* stamped as the line of every node of doc */
-	atomic_bool bad;	/* the decoder refused it: left out of snapshots */
+	atomic_bool reported;	/* the decoder refused this version, and that was said once */
 };
 
 struct gt_kobj *gt_kobj_ref(struct gt_kobj *o);
@@ -76,7 +79,7 @@ void gt_cache_free(struct gt_cache *c);
  * the server left them off (items of built-in lists), drops managedFields.
  * NULL with a message when it has no metadata.name.
  */
-struct gt_kobj *gt_cache_make(struct gt_cache *c, enum gt_kres r, json_t *obj, struct gt_err *err);
+struct gt_kobj *gt_kobj_new(enum gt_kres r, json_t *obj, struct gt_err *err);
 
 /* Replace the whole store of @r with @objs (a relist); takes their references. */
 void gt_cache_replace(struct gt_cache *c, enum gt_kres r, struct gt_kobj **objs, size_t n);
@@ -112,7 +115,7 @@ struct gt_inflight {
 	char *key;		/* "ns/name" of the pod */
 	char *uid;
 	char *node;
-	char *groups[GT_MAX_DEVICES];
+	char **groups;
 	uint8_t n_groups;
 };
 
@@ -126,6 +129,28 @@ void gt_inflight_free(struct gt_inflight *v, size_t n);
 
 void gt_cache_set_synced(struct gt_cache *c, enum gt_kres r, bool synced);
 bool gt_cache_synced(struct gt_cache *c, enum gt_kres r);
-bool gt_cache_all_synced(struct gt_cache *c);
+/* Every resource of @mask (GT_KRES_BIT()s; GT_KRES_ALL) is synced. */
+bool gt_cache_all_synced(struct gt_cache *c, unsigned mask);
+
+/*
+ * Telling readers. Every change of a resource's store (an object added,
+ * replaced or deleted, a relist, an assumption, the synced flag) bumps the
+ * store's version and wakes every gt_cache_wait(), so nothing that waits
+ * for the cache polls it. A reader remembers the version of the resources
+ * it cares about (@mask) and waits for it to move:
+ *
+ *	uint64_t v = gt_cache_version(cache, mask);
+ *	for (;;) { look at the cache; v = gt_cache_wait(cache, mask, v, deadline); }
+ *
+ * gt_cache_wait() returns the current version once it differs from @seen
+ * or at @deadline_s (gt_mono_s(); <= 0: none). A version taken before the
+ * reader looks makes a change it did not see wake it at once: no wakeup is
+ * lost. With GT_KRES_WAKE in the mask, gt_cache_wake() moves the version
+ * too: other parts of the process call it when something a cache reader
+ * also waits for changed (leadership, a stop, new work for the binder).
+ */
+uint64_t gt_cache_version(struct gt_cache *c, unsigned mask);
+uint64_t gt_cache_wait(struct gt_cache *c, unsigned mask, uint64_t seen, double deadline_s);
+void gt_cache_wake(struct gt_cache *c);
 
 #endif /* GT_KUBE_CACHE_H */

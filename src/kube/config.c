@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "api/doc.h"
-#include "kube/kdoc.h"
+#include "api/json.h"
 #include "util/mem.h"
 
 #define MAX_FILES 16
@@ -166,94 +166,96 @@ static int file_or_data(const char *file, const struct gt_doc *m, const char *ke
 	return 0;
 }
 
-int gt_kube_config_from_files(const char *paths, const char *context, struct gt_kube_config *out,
-			      struct gt_err *err)
+/* The context's cluster: its server, CA and TLS setting. */
+static int read_cluster(struct files *f, const char *cfile, const char *ctx_name, const char *cluster_name,
+			struct gt_kube_config *out, struct gt_err *err)
 {
-	memset(out, 0, sizeof(*out));
-	struct files f = { 0 };
-	int rc = load_files(paths, &f, err);
-	if (rc)
-		goto out;
-	const char *ctx_name = context;
-	for (size_t i = 0; !ctx_name && i < f.n; i++) {
-		const char *c = gt_doc_str(f.docs[i].n ? f.docs[i].docs[0] : NULL, "current-context");
-		if (c && *c)
-			ctx_name = c;
-	}
-	if (!ctx_name) {
-		rc = gt_errf(err, GT_EINVAL, "kubeconfig %s: no current-context and no --context given", paths);
-		goto out;
-	}
-	const char *cfile = NULL, *clfile = NULL, *ufile = NULL;
-	const struct gt_doc *ctx = find_named(&f, "contexts", "context", ctx_name, &cfile);
-	if (!ctx) {
-		rc = gt_errf(err, GT_EINVAL, "kubeconfig %s: context '%s' is not defined", paths, ctx_name);
-		goto out;
-	}
-	const char *cluster_name = gt_doc_str(ctx, "cluster");
-	const char *user_name = gt_doc_str(ctx, "user");
-	const char *ns = gt_doc_str(ctx, "namespace");
-	const struct gt_doc *cl = cluster_name ? find_named(&f, "clusters", "cluster", cluster_name, &clfile)
-					       : NULL;
-	if (!cl) {
-		rc = gt_errf(err, GT_EINVAL, "kubeconfig %s: context '%s': cluster '%s' is not defined",
-			     cfile, ctx_name, cluster_name ? cluster_name : "");
-		goto out;
-	}
+	const char *clfile = NULL;
+	const struct gt_doc *cl = cluster_name ? find_named(f, "clusters", "cluster", cluster_name, &clfile) : NULL;
+	if (!cl)
+		return gt_errf(err, GT_EINVAL, "kubeconfig %s: context '%s': cluster '%s' is not defined", cfile,
+			       ctx_name, cluster_name ? cluster_name : "");
 	const char *server = gt_doc_str(cl, "server");
-	if (!server || (strncmp(server, "https://", 8) && strncmp(server, "http://", 7))) {
-		rc = gt_errf(err, GT_EINVAL, "kubeconfig %s: cluster '%s': field server: must be an http(s) URL, not '%s'",
-			     clfile, cluster_name, server ? server : "");
-		goto out;
-	}
+	if (!server || (strncmp(server, "https://", 8) && strncmp(server, "http://", 7)))
+		return gt_errf(err, GT_EINVAL, "kubeconfig %s: cluster '%s': field server: must be an http(s) URL, not '%s'",
+			       clfile, cluster_name, server ? server : "");
 	size_t sl = strlen(server);
 	while (sl && server[sl - 1] == '/')
 		sl--;
 	out->server = gt_xstrndup(server, sl);
 	const char *insecure = gt_doc_str(cl, "insecure-skip-tls-verify");
 	out->insecure = insecure && !strcmp(insecure, "true");
-	rc = file_or_data(clfile, cl, "certificate-authority", "certificate-authority-data", &out->ca_file,
-			  &out->ca_data, &out->ca_len, err);
+	return file_or_data(clfile, cl, "certificate-authority", "certificate-authority-data", &out->ca_file,
+			    &out->ca_data, &out->ca_len, err);
+}
+
+/* The context's user: a client certificate and key, a token or a token file. */
+static int read_user(struct files *f, const char *cfile, const char *ctx_name, const char *user_name,
+		     struct gt_kube_config *out, struct gt_err *err)
+{
+	const char *ufile = NULL;
+	const struct gt_doc *u = find_named(f, "users", "user", user_name, &ufile);
+	if (!u && !find_named(f, "users", "name", user_name, &ufile))
+		return gt_errf(err, GT_EINVAL, "kubeconfig %s: context '%s': user '%s' is not defined", cfile,
+			       ctx_name, user_name);
+	if (gt_doc_get(u, "exec") || gt_doc_get(u, "auth-provider"))
+		return gt_errf(err, GT_EINVAL,
+			       "kubeconfig %s: user '%s': exec plugins and auth providers are not supported; "
+			       "use a token, a token file or a client certificate", ufile, user_name);
+	int rc = file_or_data(ufile, u, "client-certificate", "client-certificate-data", &out->cert_file,
+			      &out->cert_data, &out->cert_len, err);
+	rc = rc ? rc : file_or_data(ufile, u, "client-key", "client-key-data", &out->key_file, &out->key_data,
+				    &out->key_len, err);
 	if (rc)
-		goto out;
-	if (user_name && *user_name) {
-		const struct gt_doc *u = find_named(&f, "users", "user", user_name, &ufile);
-		if (!u && !find_named(&f, "users", "name", user_name, &ufile)) {
-			rc = gt_errf(err, GT_EINVAL, "kubeconfig %s: context '%s': user '%s' is not defined",
-				     cfile, ctx_name, user_name);
-			goto out;
-		}
-		if (gt_doc_get(u, "exec") || gt_doc_get(u, "auth-provider")) {
-			rc = gt_errf(err, GT_EINVAL,
-				     "kubeconfig %s: user '%s': exec plugins and auth providers are not supported; "
-				     "use a token, a token file or a client certificate",
-				     ufile, user_name);
-			goto out;
-		}
-		rc = file_or_data(ufile, u, "client-certificate", "client-certificate-data", &out->cert_file,
-				  &out->cert_data, &out->cert_len, err);
-		rc = rc ? rc : file_or_data(ufile, u, "client-key", "client-key-data", &out->key_file,
-					    &out->key_data, &out->key_len, err);
-		if (rc)
-			goto out;
-		bool has_cert = out->cert_file || out->cert_data, has_key = out->key_file || out->key_data;
-		if (has_cert != has_key) {
-			rc = gt_errf(err, GT_EINVAL, "kubeconfig %s: user '%s': a client certificate needs its key and a key its certificate",
-				     ufile, user_name);
-			goto out;
-		}
-		const char *tok = gt_doc_str(u, "token");
-		const char *tokfile = gt_doc_str(u, "tokenFile");
-		if (tok)
-			out->token = gt_xstrdup(tok);
-		else if (tokfile)
-			out->token_file = resolve(ufile, tokfile);
+		return rc;
+	bool has_cert = out->cert_file || out->cert_data, has_key = out->key_file || out->key_data;
+	if (has_cert != has_key)
+		return gt_errf(err, GT_EINVAL, "kubeconfig %s: user '%s': a client certificate needs its key and a key its certificate",
+			       ufile, user_name);
+	const char *tok = gt_doc_str(u, "token");
+	const char *tokfile = gt_doc_str(u, "tokenFile");
+	if (tok)
+		out->token = gt_xstrdup(tok);
+	else if (tokfile)
+		out->token_file = resolve(ufile, tokfile);
+	return 0;
+}
+
+/* The context to use: @context, else the first file's current-context. */
+static const char *context_name(const struct files *f, const char *context)
+{
+	for (size_t i = 0; !context && i < f->n; i++) {
+		const char *c = gt_doc_str(f->docs[i].n ? f->docs[i].docs[0] : NULL, "current-context");
+		if (c && *c)
+			context = c;
 	}
-	out->namespace = gt_xstrdup(ns ? ns : "default");
-	char src[600];
-	snprintf(src, sizeof(src), "kubeconfig %s (context %s)", paths, ctx_name);
-	out->source = gt_xstrdup(src);
-out:
+	return context;
+}
+
+int gt_kube_config_from_files(const char *paths, const char *context, struct gt_kube_config *out,
+			      struct gt_err *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct files f = { 0 };
+	int rc = load_files(paths, &f, err);
+	const char *ctx_name = rc ? NULL : context_name(&f, context);
+	const char *cfile = NULL;
+	const struct gt_doc *ctx = ctx_name ? find_named(&f, "contexts", "context", ctx_name, &cfile) : NULL;
+	if (!rc && !ctx_name)
+		rc = gt_errf(err, GT_EINVAL, "kubeconfig %s: no current-context and no --context given", paths);
+	else if (!rc && !ctx)
+		rc = gt_errf(err, GT_EINVAL, "kubeconfig %s: context '%s' is not defined", paths, ctx_name);
+	const char *user_name = ctx ? gt_doc_str(ctx, "user") : NULL;
+	rc = rc ? rc : read_cluster(&f, cfile, ctx_name, gt_doc_str(ctx, "cluster"), out, err);
+	if (!rc && user_name && *user_name)
+		rc = read_user(&f, cfile, ctx_name, user_name, out, err);
+	if (!rc) {
+		const char *ns = gt_doc_str(ctx, "namespace");
+		out->namespace = gt_xstrdup(ns ? ns : "default");
+		char src[600];
+		snprintf(src, sizeof(src), "kubeconfig %s (context %s)", paths, ctx_name);
+		out->source = gt_xstrdup(src);
+	}
 	files_release(&f);
 	if (rc)
 		gt_kube_config_release(out);

@@ -8,7 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "kube/log.h"
+#include "util/clock.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 #define TOKEN_REREAD_S 60
@@ -25,8 +26,10 @@ struct gt_kube_client {
 	time_t token_read;
 	double qps, tokens;
 	int burst;
-	struct timespec last_refill;
+	double last_refill;	/* gt_mono_s() */
 	atomic_bool stopping;
+	pthread_mutex_t nap_mu;	/* for gt_kube_client_nap() */
+	pthread_cond_t quit;	/* broadcast by gt_kube_client_stop() */
 	struct gt_kube_stats stats;
 };
 
@@ -47,10 +50,12 @@ struct gt_kube_client *gt_kube_client_new(struct gt_kube_config *cfg, double qps
 	memset(cfg, 0, sizeof(*cfg));
 	c->timeout_ms = timeout_ms > 0 ? timeout_ms : 30000;
 	pthread_mutex_init(&c->mu, NULL);
+	pthread_mutex_init(&c->nap_mu, NULL);
+	gt_cond_init_mono(&c->quit);
 	c->qps = qps;
 	c->burst = burst > 0 ? burst : 1;
 	c->tokens = c->burst;
-	clock_gettime(CLOCK_MONOTONIC, &c->last_refill);
+	c->last_refill = gt_mono_s();
 	if (c->cfg.token)
 		c->token = gt_xstrdup(c->cfg.token);
 	return c;
@@ -66,6 +71,8 @@ void gt_kube_client_free(struct gt_kube_client *c)
 	free(c->token);
 	gt_kube_config_release(&c->cfg);
 	pthread_mutex_destroy(&c->mu);
+	pthread_mutex_destroy(&c->nap_mu);
+	pthread_cond_destroy(&c->quit);
 	free(c);
 }
 
@@ -81,7 +88,22 @@ const struct gt_kube_stats *gt_kube_client_stats(const struct gt_kube_client *c)
 
 void gt_kube_client_stop(struct gt_kube_client *c)
 {
+	pthread_mutex_lock(&c->nap_mu);
 	atomic_store(&c->stopping, true);
+	pthread_cond_broadcast(&c->quit);
+	pthread_mutex_unlock(&c->nap_mu);
+}
+
+bool gt_kube_client_nap(struct gt_kube_client *c, double s)
+{
+	if (s > 0) {
+		double until = gt_mono_s() + s;
+		pthread_mutex_lock(&c->nap_mu);
+		while (!atomic_load(&c->stopping) && gt_cond_wait_until(&c->quit, &c->nap_mu, until))
+			;
+		pthread_mutex_unlock(&c->nap_mu);
+	}
+	return !atomic_load(&c->stopping);
 }
 
 bool gt_kube_client_stopping(const struct gt_kube_client *c)
@@ -120,10 +142,8 @@ static void rate_wait(struct gt_kube_client *c)
 	if (c->qps <= 0)
 		return;
 	pthread_mutex_lock(&c->mu);
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	double elapsed = (double)(now.tv_sec - c->last_refill.tv_sec) +
-			 (double)(now.tv_nsec - c->last_refill.tv_nsec) / 1e9;
+	double now = gt_mono_s();
+	double elapsed = now - c->last_refill;
 	c->last_refill = now;
 	c->tokens += elapsed * c->qps;
 	if (c->tokens > c->burst)
@@ -132,12 +152,7 @@ static void rate_wait(struct gt_kube_client *c)
 	c->tokens -= 1;
 	double wait = c->tokens < 0 ? -c->tokens / c->qps : 0;
 	pthread_mutex_unlock(&c->mu);
-	while (wait > 0 && !gt_kube_client_stopping(c)) {
-		double step = wait > 0.2 ? 0.2 : wait;
-		struct timespec ts = { (time_t)step, (long)((step - (double)(time_t)step) * 1e9) };
-		nanosleep(&ts, NULL);
-		wait -= step;
-	}
+	gt_kube_client_nap(c, wait);
 }
 
 /* ---------------------------------------------------------------- handles */
@@ -453,8 +468,7 @@ void gt_kube_call(struct gt_kube_client *c, enum gt_kube_verb verb, const char *
 		gt_log(GT_LOG_DEBUG, "http", "%s %s: %s; retrying", method, path,
 		       r->status ? "server error" : r->error);
 		gt_kube_resp_release(r);
-		struct timespec ts = { 0, 100000000L << (2 * attempt) };
-		nanosleep(&ts, NULL);
+		gt_kube_client_nap(c, 0.1 * (double)(1 << (2 * attempt)));
 	}
 }
 

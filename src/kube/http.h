@@ -54,6 +54,8 @@ const struct gt_kube_config *gt_kube_client_config(const struct gt_kube_client *
 const struct gt_kube_stats *gt_kube_client_stats(const struct gt_kube_client *c);
 void gt_kube_client_stop(struct gt_kube_client *c);
 bool gt_kube_client_stopping(const struct gt_kube_client *c);
+/* Wait @s seconds or until gt_kube_client_stop(), whichever comes first; false once stopping. */
+bool gt_kube_client_nap(struct gt_kube_client *c, double s);
 
 /*
  * @method on @path (from "/api" or "/apis"), with an optional @body of

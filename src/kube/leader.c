@@ -9,16 +9,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kube/log.h"
+#include "api/json.h"
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 struct gt_leader {
 	pthread_t thread;
 	struct gt_kube_client *cl;
 	char *ns, *name, *identity;
 	double lease_s, renew_s, retry_s;
+	void (*on_change)(void *arg);
+	void *arg;
 	atomic_bool leader, lost, quit;
+	pthread_mutex_t mu;	/* for the wait between attempts */
+	pthread_cond_t stop;	/* gt_leader_stop() */
 	/* what we last saw of the record, and when (monotonic) */
 	char *seen_holder, *seen_renew;
 	double seen_at;
@@ -26,16 +32,6 @@ struct gt_leader {
 	char *rv;		/* resourceVersion of our last write or read */
 	long long transitions;
 };
-
-static void micro_time(char *buf, size_t len)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	struct tm tm;
-	gmtime_r(&ts.tv_sec, &tm);
-	size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, len - n, ".%06ldZ", ts.tv_nsec / 1000);
-}
 
 static void path_of(const struct gt_leader *l, bool item, char *buf, size_t len)
 {
@@ -54,7 +50,7 @@ static bool write_lease(struct gt_leader *l, const char *rv, const char *holder,
 			long long transitions, int duration)
 {
 	char now[48], path[600];
-	micro_time(now, sizeof(now));
+	gt_time_now_rfc3339(now, sizeof(now), 6);
 	json_t *md = json_pack("{s:s, s:s}", "name", l->name, "namespace", l->ns);
 	if (rv)
 		json_object_set_new(md, "resourceVersion", json_string(rv));
@@ -63,8 +59,7 @@ static bool write_lease(struct gt_leader *l, const char *rv, const char *holder,
 	json_object_set_new(spec, "acquireTime", json_string(acquire ? acquire : now));
 	json_t *lease = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "coordination.k8s.io/v1", "kind",
 				  "Lease", "metadata", md, "spec", spec);
-	char *body = json_dumps(lease, JSON_COMPACT);
-	json_decref(lease);
+	char *body = gt_json_dump_take(lease);
 	path_of(l, rv != NULL, path, sizeof(path));
 	struct gt_kube_resp r;
 	gt_kube_request(l->cl, rv ? GT_VERB_PUT : GT_VERB_POST, rv ? "PUT" : "POST", path, "application/json",
@@ -136,6 +131,8 @@ static void try_acquire_or_renew(struct gt_leader *l)
 		atomic_store(&l->leader, false);
 		atomic_store(&l->lost, true);
 	}
+	if (l->on_change && was != atomic_load(&l->leader))
+		l->on_change(l->arg);
 }
 
 static void *run(void *arg)
@@ -143,11 +140,12 @@ static void *run(void *arg)
 	struct gt_leader *l = arg;
 	while (!atomic_load(&l->quit) && !atomic_load(&l->lost)) {
 		try_acquire_or_renew(l);
-		/* a leader renews every retry period; a candidate polls at the same pace */
-		for (double t = 0; t < l->retry_s && !atomic_load(&l->quit); t += 0.05) {
-			struct timespec ts = { 0, 50000000L };
-			nanosleep(&ts, NULL);
-		}
+		/* a leader renews every retry period; a candidate asks at the same pace */
+		double until = gt_mono_s() + l->retry_s;
+		pthread_mutex_lock(&l->mu);
+		while (!atomic_load(&l->quit) && gt_cond_wait_until(&l->stop, &l->mu, until))
+			;
+		pthread_mutex_unlock(&l->mu);
 	}
 	return NULL;
 }
@@ -162,6 +160,10 @@ struct gt_leader *gt_leader_start(struct gt_kube_client *cl, const struct gt_lea
 	l->lease_s = o->lease_s > 0 ? o->lease_s : 15;
 	l->renew_s = o->renew_s > 0 ? o->renew_s : 10;
 	l->retry_s = o->retry_s > 0 ? o->retry_s : 2;
+	l->on_change = o->on_change;
+	l->arg = o->arg;
+	pthread_mutex_init(&l->mu, NULL);
+	gt_cond_init_mono(&l->stop);
 	if (pthread_create(&l->thread, NULL, run, l)) {
 		fprintf(stderr, "gantry: cannot start the leader-election thread\n");
 		abort();
@@ -183,8 +185,13 @@ void gt_leader_stop(struct gt_leader *l)
 {
 	if (!l)
 		return;
+	pthread_mutex_lock(&l->mu);
 	atomic_store(&l->quit, true);
+	pthread_cond_broadcast(&l->stop);
+	pthread_mutex_unlock(&l->mu);
 	pthread_join(l->thread, NULL);
+	pthread_mutex_destroy(&l->mu);
+	pthread_cond_destroy(&l->stop);
 	if (atomic_load(&l->leader) && l->rv) {
 		/* hand over at once: an empty holder and a one-second lease */
 		if (write_lease(l, l->rv, "", NULL, l->transitions, 1))

@@ -23,6 +23,9 @@ struct gt_leader_opts {
 	const char *ns, *name;		/* the Lease */
 	const char *identity;
 	double lease_s, renew_s, retry_s;	/* 15, 10, 2 */
+	/* called (from the election's thread) when this process becomes or stops being the leader */
+	void (*on_change)(void *arg);
+	void *arg;
 };
 
 struct gt_leader;

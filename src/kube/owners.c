@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "kube/kdoc.h"
-#include "kube/log.h"
+#include "api/json.h"
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/mem.h"
 #include "util/smap.h"
 
@@ -292,7 +292,7 @@ static void fetch(struct gt_owners *ow, const char *api, const char *kind, const
 	struct gt_owner *o = gt_xcalloc(1, sizeof(*o));
 	atomic_init(&o->refs, 1);
 	o->uid = gt_xstrdup(uid ? uid : "");
-	o->doc = gt_kdoc_from_json(j, 0);
+	o->doc = gt_doc_from_json(j);
 	json_decref(j);
 	e->state = READY;
 	e->obj = o;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kube/log.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 #define BACKOFF_MIN_S 0.2
@@ -26,17 +26,6 @@ struct gt_reflector {
 	unsigned seed;
 };
 
-/* Sleep @s seconds, waking early when the client stops. */
-static void nap(const struct gt_reflector *r, double s)
-{
-	while (s > 0 && !gt_kube_client_stopping(r->cl)) {
-		double step = s > 0.1 ? 0.1 : s;
-		struct timespec ts = { 0, (long)(step * 1e9) };
-		nanosleep(&ts, NULL);
-		s -= step;
-	}
-}
-
 static double backoff_next(struct gt_reflector *r, double *b)
 {
 	double cur = *b;
@@ -55,101 +44,113 @@ static const char *status_message(const char *body)
 	return buf;
 }
 
+/* A list being gathered page by page. */
+struct listing {
+	struct gt_kobj **objs;
+	size_t n, cap;
+	char cont[2048];	/* the continue token: opaque, room for 2 KiB */
+	char rv[64];		/* the first page's resourceVersion: the list's */
+};
+
+static void listing_drop(struct listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		gt_kobj_unref(l->objs[i]);
+	l->n = 0;
+}
+
+/* Take a page's items and where the next page starts. 0, or -1 when it is no list (logged). */
+static int take_page(struct gt_reflector *r, json_t *page, const char *why, struct listing *l)
+{
+	const char *plural = gt_kres[r->res].plural;
+	json_t *items = json_object_get(page, "items");
+	if (!json_is_array(items)) {
+		gt_log(GT_LOG_WARN, "reflector", "list %s: not a list: %s", plural, page ? "no items" : why);
+		return -1;
+	}
+	size_t i;
+	json_t *item;
+	json_array_foreach(items, i, item) {
+		struct gt_err err = { 0 };
+		struct gt_kobj *o = gt_kobj_new(r->res, item, &err);
+		if (!o) {
+			atomic_fetch_add(&r->stats.bad_objects, 1);
+			gt_log(GT_LOG_WARN, "reflector", "list %s: item %zu skipped: %s", plural, i, err.msg);
+			continue;
+		}
+		GT_PUSH(l->objs, l->n, l->cap, o);
+	}
+	json_t *md = json_object_get(page, "metadata");
+	const char *c = json_string_value(json_object_get(md, "continue"));
+	const char *lrv = json_string_value(json_object_get(md, "resourceVersion"));
+	/* the first page's resourceVersion is the list's: later pages are consistent with it */
+	if (!*l->rv && lrv)
+		snprintf(l->rv, sizeof(l->rv), "%s", lrv);
+	snprintf(l->cont, sizeof(l->cont), "%s", c ? c : "");
+	return 0;
+}
+
 /*
- * LIST every page. 0 on success; 1 when the resource does not exist (an
- * optional CRD); -1 on error (logged).
+ * GET the page @l->cont points at and take it. 0: taken; 1: the resource
+ * does not exist (an optional CRD); 2: the continue token expired (start
+ * over); -1: an error (logged).
+ */
+static int list_page(struct gt_reflector *r, struct listing *l)
+{
+	const struct gt_kres_info *k = &gt_kres[r->res];
+	char base[512], path[8192], enc[6200];
+	gt_kres_path(r->res, NULL, NULL, NULL, base, sizeof(base));
+	gt_kube_urlencode(l->cont, enc, sizeof(enc));
+	snprintf(path, sizeof(path), "%s?limit=%d%s%s", base, r->o.page_size, *l->cont ? "&continue=" : "", enc);
+	struct gt_kube_resp resp;
+	int rc = -1;
+	if (gt_kube_request(r->cl, GT_VERB_LIST, "GET", path, NULL, NULL, &resp)) {
+		if (!gt_kube_client_stopping(r->cl))
+			gt_log(GT_LOG_WARN, "reflector", "list %s: %s", k->plural, resp.error);
+	} else if (resp.status == 404 && k->optional) {
+		rc = 1;
+	} else if (resp.status == 410 && *l->cont) {
+		gt_log(GT_LOG_INFO, "reflector", "list %s: continue token expired; listing again", k->plural);
+		rc = 2;
+	} else if (resp.status != 200) {
+		gt_log(GT_LOG_WARN, "reflector", "list %s: HTTP %ld: %s", k->plural, resp.status,
+		       status_message(resp.body));
+	} else {
+		json_error_t jerr;
+		json_t *page = json_loadb(resp.body, resp.len, 0, &jerr);
+		rc = take_page(r, page, jerr.text, l);
+		json_decref(page);
+	}
+	gt_kube_resp_release(&resp);
+	return rc;
+}
+
+/*
+ * LIST every page and replace the store. 0 on success; 1 when the resource
+ * does not exist (an optional CRD: the store is emptied); -1 on error (logged).
  */
 static int list_all(struct gt_reflector *r)
 {
-	const struct gt_kres_info *k = &gt_kres[r->res];
-	struct gt_kobj **objs = NULL;
-	size_t n = 0, cap = 0;
-	char cont[2048] = "", list_rv[64] = "";
-	int rc = 0;
-	for (;;) {
-		/* a continue token is opaque: room for one of 2 KiB, percent-encoded */
-		char base[512], path[8192], enc[6200];
-		gt_kres_path(r->res, NULL, NULL, NULL, base, sizeof(base));
-		gt_kube_urlencode(cont, enc, sizeof(enc));
-		snprintf(path, sizeof(path), "%s?limit=%d%s%s", base, r->o.page_size, *cont ? "&continue=" : "",
-			 enc);
-		struct gt_kube_resp resp;
-		if (gt_kube_request(r->cl, GT_VERB_LIST, "GET", path, NULL, NULL, &resp)) {
-			if (!gt_kube_client_stopping(r->cl))
-				gt_log(GT_LOG_WARN, "reflector", "list %s: %s", k->plural, resp.error);
-			gt_kube_resp_release(&resp);
-			rc = -1;
-			break;
+	struct listing l = { 0 };
+	int rc;
+	while ((rc = list_page(r, &l)) == 2 || (!rc && *l.cont)) {
+		if (rc == 2) {	/* the token expired between pages: start the list over */
+			listing_drop(&l);
+			l.cont[0] = l.rv[0] = '\0';
 		}
-		if (resp.status == 404 && k->optional) {
-			gt_kube_resp_release(&resp);
-			rc = 1;
-			break;
-		}
-		if (resp.status == 410 && *cont) {
-			/* the continue token expired between pages: start the list over */
-			gt_log(GT_LOG_INFO, "reflector", "list %s: continue token expired; listing again", k->plural);
-			gt_kube_resp_release(&resp);
-			for (size_t i = 0; i < n; i++)
-				gt_kobj_unref(objs[i]);
-			n = 0;
-			cont[0] = list_rv[0] = '\0';
-			continue;
-		}
-		if (resp.status != 200) {
-			gt_log(GT_LOG_WARN, "reflector", "list %s: HTTP %ld: %s", k->plural, resp.status,
-			       status_message(resp.body));
-			gt_kube_resp_release(&resp);
-			rc = -1;
-			break;
-		}
-		json_error_t jerr;
-		json_t *page = json_loadb(resp.body, resp.len, 0, &jerr);
-		gt_kube_resp_release(&resp);
-		json_t *items = json_object_get(page, "items");
-		if (!json_is_array(items)) {
-			gt_log(GT_LOG_WARN, "reflector", "list %s: not a list: %s", k->plural,
-			       page ? "no items" : jerr.text);
-			json_decref(page);
-			rc = -1;
-			break;
-		}
-		size_t i;
-		json_t *item;
-		json_array_foreach(items, i, item) {
-			struct gt_err err = { 0 };
-			struct gt_kobj *o = gt_cache_make(r->cache, r->res, item, &err);
-			if (!o) {
-				atomic_fetch_add(&r->stats.bad_objects, 1);
-				gt_log(GT_LOG_WARN, "reflector", "list %s: item %zu skipped: %s", k->plural, i, err.msg);
-				continue;
-			}
-			GT_PUSH(objs, n, cap, o);
-		}
-		json_t *md = json_object_get(page, "metadata");
-		const char *c = json_string_value(json_object_get(md, "continue"));
-		const char *lrv = json_string_value(json_object_get(md, "resourceVersion"));
-		/* the first page's resourceVersion is the list's: later pages are consistent with it */
-		if (!*list_rv && lrv)
-			snprintf(list_rv, sizeof(list_rv), "%s", lrv);
-		snprintf(cont, sizeof(cont), "%s", c ? c : "");
-		json_decref(page);
-		if (!*cont)
-			break;
 	}
 	if (rc) {
-		for (size_t i = 0; i < n; i++)
-			gt_kobj_unref(objs[i]);
-		free(objs);
+		listing_drop(&l);
+		free(l.objs);
 		if (rc == 1)
 			gt_cache_replace(r->cache, r->res, NULL, 0);
 		return rc;
 	}
-	gt_cache_replace(r->cache, r->res, objs, n);
-	free(objs);
-	snprintf(r->rv, sizeof(r->rv), "%s", list_rv);
+	gt_cache_replace(r->cache, r->res, l.objs, l.n);
+	free(l.objs);
+	snprintf(r->rv, sizeof(r->rv), "%s", l.rv);
 	atomic_fetch_add(&r->stats.lists, 1);
-	gt_log(GT_LOG_INFO, "reflector", "listed %zu %s at resourceVersion %s", n, k->plural, r->rv);
+	gt_log(GT_LOG_INFO, "reflector", "listed %zu %s at resourceVersion %s", l.n, gt_kres[r->res].plural, r->rv);
 	return 0;
 }
 
@@ -201,7 +202,7 @@ static int on_event(void *arg, const char *line, size_t len)
 		return 0;
 	}
 	struct gt_err err = { 0 };
-	struct gt_kobj *o = gt_cache_make(r->cache, r->res, obj, &err);
+	struct gt_kobj *o = gt_kobj_new(r->res, obj, &err);
 	if (!o) {
 		atomic_fetch_add(&r->stats.bad_objects, 1);
 		gt_log(GT_LOG_WARN, "reflector", "watch %s: %s event skipped: %s", k->plural, type, err.msg);
@@ -228,14 +229,14 @@ static void *run(void *arg)
 		if (need_list) {
 			int rc = list_all(r);
 			if (rc < 0) {
-				nap(r, backoff_next(r, &backoff));
+				gt_kube_client_nap(r->cl, backoff_next(r, &backoff));
 				continue;
 			}
 			gt_cache_set_synced(r->cache, r->res, true);
 			if (rc == 1) {
 				gt_log(GT_LOG_INFO, "reflector", "%s: resource not served (CRD not installed?); "
 				       "treated as empty, looking again in %.0f s", k->plural, ABSENT_RETRY_S);
-				nap(r, ABSENT_RETRY_S);
+				gt_kube_client_nap(r->cl, ABSENT_RETRY_S);
 				continue;
 			}
 			need_list = false;
@@ -265,11 +266,11 @@ static void *run(void *arg)
 			       rc ? resp.error : status_message(resp.body));
 			/* a stream that delivered events was healthy: resume at once, quietly */
 			if (atomic_load(&r->stats.events) == before)
-				nap(r, backoff_next(r, &backoff));
+				gt_kube_client_nap(r->cl, backoff_next(r, &backoff));
 			else
 				backoff = BACKOFF_MIN_S;
 		} else if (r->failed) {
-			nap(r, backoff_next(r, &backoff));
+			gt_kube_client_nap(r->cl, backoff_next(r, &backoff));
 		} else {
 			backoff = BACKOFF_MIN_S;
 		}

@@ -14,12 +14,17 @@
 
 #define MAX_OWNER_DEPTH 16	/* owner chains are short; this catches cycles */
 
+struct new_pg {
+	struct gt_doc *doc;		/* the PodGroup as the pods so far made it */
+	struct gt_podgroup last;	/* what the last of them computed */
+};
+
 struct batch {
 	const struct gt_pg_config *cfg;
 	struct gt_doc **objs;		/* every object, v1 Lists unpacked */
 	size_t n_objs, cap_objs;
 	struct gt_pg_index index;	/* of objs */
-	struct gt_podgroup *pgs;	/* new PodGroups, as the last of their pods made them */
+	struct new_pg *pgs;		/* new PodGroups, as the pods so far made them */
 	size_t n_pgs, cap_pgs;
 	struct gt_strtab pg_keys;	/* "namespace\nname" of pgs[i] has id i */
 	struct gt_pg_batch *out;
@@ -116,7 +121,12 @@ static void warn(struct batch *b, const struct gt_doc *pod, const char *msg)
 	GT_PUSH(b->out->warnings, b->out->n_warnings, b->out->cap_warnings, w);
 }
 
-/* Keep @pg (taken over) as the PodGroup to create, unless it exists already. */
+/*
+ * Keep @pg (taken over) as the PodGroup to create, unless it exists already.
+ * A PodGroup an earlier pod of this batch made is updated as KAI's
+ * reconciler updates it for the next pod (gt_pg_podgroup_update: the queue
+ * it was made with stays, labels and annotations add up).
+ */
 static void keep_podgroup(struct batch *b, struct gt_podgroup *pg)
 {
 	if (find_object(b, "PodGroup", pg->namespace, pg->name)) {
@@ -127,15 +137,20 @@ static void keep_podgroup(struct batch *b, struct gt_podgroup *pg)
 	gt_pg_setf(&key, "%s\n%s", pg->namespace, pg->name);
 	uint32_t id = gt_strtab_intern(&b->pg_keys, key);
 	free(key);
-	if (id < b->n_pgs) {
-		struct gt_podgroup *old = &b->pgs[id];
-		/* KAI's update keeps the queue the PodGroup was created with */
-		gt_pg_set(&pg->queue, old->queue);
-		gt_podgroup_release(old);
-		*old = *pg;
+	if (id == b->n_pgs) {
+		struct new_pg n = { gt_podgroup_to_doc(pg), *pg };
+		GT_PUSH(b->pgs, b->n_pgs, b->cap_pgs, n);
 		return;
 	}
-	GT_PUSH(b->pgs, b->n_pgs, b->cap_pgs, *pg);
+	struct new_pg *n = &b->pgs[id];
+	/* the update is idempotent: a pod that computes what the last one did changes nothing */
+	if (!gt_pg_podgroup_equal(&n->last, pg)) {
+		struct gt_doc *updated = gt_pg_podgroup_update(b->cfg, n->doc, pg);
+		gt_doc_free(n->doc);
+		n->doc = updated;
+	}
+	gt_podgroup_release(&n->last);
+	n->last = *pg;
 }
 
 static void group_one(struct batch *b, struct gt_doc *pod)
@@ -149,17 +164,21 @@ static void group_one(struct batch *b, struct gt_doc *pod)
 		.related = (const struct gt_doc *const *)b->objs, .n_related = b->n_objs,
 		.index = &b->index,
 	};
+	if (gt_pg_skip_reason(&req, NULL) != GT_PG_GROUP)
+		return;	/* kai.scheduler/skip-podgrouper on the pod or an owner */
 	struct gt_podgroup pg;
 	struct gt_err err = { 0 };
 	if (gt_pg_group_pod(b->cfg, &req, &pg, &err)) {
 		warn(b, pod, err.msg);
 		return;
 	}
+	if (pg.warning)
+		warn(b, pod, pg.warning);
 	struct gt_pg_assignment a = { pod, NULL, NULL };
 	gt_pg_set(&a.podgroup, pg.name);
 	gt_pg_set(&a.subgroup, pg.pod_subgroup);
 	GT_PUSH(b->out->pods, b->out->n_pods, b->out->cap_pods, a);
-	keep_podgroup(b, &pg);
+	keep_podgroup(b, &pg);	/* takes @pg over */
 }
 
 /*
@@ -207,9 +226,10 @@ int gt_pg_group_all(const struct gt_pg_config *cfg, struct gt_doc *const *docs, 
 			group_one(&b, b.objs[i]);
 	for (size_t i = 0; i < b.n_pgs; i++) {
 		if (!rc)
-			GT_PUSH(out->podgroups, out->n_podgroups, out->cap_podgroups,
-				gt_podgroup_to_doc(&b.pgs[i]));
-		gt_podgroup_release(&b.pgs[i]);
+			GT_PUSH(out->podgroups, out->n_podgroups, out->cap_podgroups, b.pgs[i].doc);
+		else
+			gt_doc_free(b.pgs[i].doc);
+		gt_podgroup_release(&b.pgs[i].last);
 	}
 	free(b.pgs);
 	gt_strtab_release(&b.pg_keys);

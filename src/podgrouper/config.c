@@ -10,6 +10,7 @@
  *	gangAnnotation: kai.scheduler/gang-replicas
  *	knativeGangSchedule: true
  *	searchLegacyPodGroups: true
+ *	genericKartaFallback: true
  *	priorityClasses: [critical]
  *	defaultPrioritiesConfigMap: {namespace: kai-scheduler, name: workload-defaults}
  *	customResources:
@@ -35,6 +36,7 @@ void gt_pg_config_init(struct gt_pg_config *c)
 	c->gang_annotation = gt_xstrdup(GT_PG_DEFAULT_GANG_ANNOTATION);
 	c->knative_gang = true;
 	c->search_legacy_pg = true;
+	c->karta_fallback = true;
 	c->shipped_priority_classes = true;
 }
 
@@ -291,6 +293,8 @@ static int config_key(struct gt_pg_config *c, const char *key, const struct gt_d
 		return want_bool(v, key, &c->knative_gang, err);
 	if (!strcmp(key, "searchLegacyPodGroups"))
 		return want_bool(v, key, &c->search_legacy_pg, err);
+	if (!strcmp(key, "genericKartaFallback"))
+		return want_bool(v, key, &c->karta_fallback, err);
 	if (!strcmp(key, "priorityClasses"))
 		return read_priority_classes(c, v, err);
 	if (!strcmp(key, "defaultPrioritiesConfigMap"))

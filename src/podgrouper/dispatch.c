@@ -1,10 +1,12 @@
 /*
  * dispatch.c - choosing the rule by the kind of the pod's top owner
  *
- * As in KAI's plugin hub, the rule is looked up by the top owner's
- * group/version/kind, an exact version first and then any version; a kind
- * with no row gets the default rule. Rules from configuration come before
- * the table, so a site can also change how a known kind is grouped.
+ * As in KAI's plugin hub (pkg/podgrouper/podgrouper/hub/hub.go), the rule is
+ * looked up by the top owner's group/version/kind, an exact version first
+ * and then any version; a kind with no row is grouped by the Karta that
+ * describes it (plugins/karta, --generic-karta-fallback), else by the
+ * default rule. Rules from configuration come before the table, so a site
+ * can also change how a known kind is grouped.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +74,13 @@ static const struct kind_row kinds[] = {
 
 static const struct kind_row default_row = { "", NULL, "", "default", gt_pg_rule_default };
 
-static const struct kind_row *find_row(const char *group, const char *version, const char *kind)
+/*
+ * The row of @group/@version/@kind: its exact version, else (unless @exact)
+ * a row for every version. KAI's skip-top-owner grouper looks the owner below
+ * up by its exact version only (skiptopowner.go, getSupportedTypePGMetadata).
+ */
+static const struct kind_row *find_row(const char *group, const char *version, const char *kind,
+				       bool exact)
 {
 	const struct kind_row *any = NULL;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
@@ -81,7 +89,7 @@ static const struct kind_row *find_row(const char *group, const char *version, c
 			continue;
 		if (r->version && !strcmp(r->version, version))
 			return r;
-		if (!r->version)
+		if (!r->version && !exact)
 			any = r;
 	}
 	return any;
@@ -118,39 +126,103 @@ int gt_pg_dispatch(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 		pg->rule = "custom";
 		return gt_pg_rule_custom(x, custom, pg);
 	}
-	const struct kind_row *row = find_row(group, version, kind);
+	const struct kind_row *row = find_row(group, version, kind, x->after_skip);
+	if (!row && !x->after_skip && x->cfg->karta_fallback) {
+		int rc = gt_pg_rule_karta(x, pg);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
 	if (!row)
 		row = &default_row;
 	pg->rule = row->rule;
 	return row->fn(x, pg);
 }
 
+struct gt_doc *gt_pg_keep(struct gt_pg_ctx *x, struct gt_doc *d)
+{
+	GT_PUSH(x->synth, x->n_synth, x->cap_synth, d);
+	return d;
+}
+
 /*
- * KAI's skip-top-owner grouper, for wrappers whose child is the real
- * workload (an Argo Workflow's pods, a TrainJob's JobSet, a Dynamo graph's
- * PodCliqueSet): the owner below the top owner (or the pod itself) becomes
- * the top owner, keeps its own labels and annotations and inherits the
- * skipped owner's where it has none, and its own rule decides.
+ * The labels KAI gives the owner below a skipped wrapper from the
+ * wrapper's kind defaults (applyDefaultsFromSkippedOwner): priorityClassName
+ * (when that PriorityClass exists) and kai.scheduler/preemptibility, each
+ * only where the owner has none. NULL when the kind has no defaults.
+ */
+static const struct gt_doc *skipped_kind_defaults(struct gt_pg_ctx *x, const struct gt_doc *skipped)
+{
+	char group[128];
+	const char *version, *priority, *preemptibility;
+	gt_pg_group_version(skipped, group, sizeof(group), &version);
+	gt_pg_kind_defaults(x->cfg, group, gt_pg_kind(skipped), &priority, &preemptibility);
+	if (!priority && !preemptibility)
+		return NULL;
+	struct gt_doc *d = gt_pg_keep(x, gt_pg_doc_new_map());
+	struct gt_doc *labels = gt_pg_doc_child_map(gt_pg_doc_child_map(d, "metadata"), "labels");
+	if (priority)
+		gt_pg_doc_put(labels, GT_PG_PRIORITY_LABEL, gt_pg_doc_new_str(priority));
+	if (preemptibility)
+		gt_pg_doc_put(labels, GT_PG_PREEMPTIBILITY_LABEL, gt_pg_doc_new_str(preemptibility));
+	return d;
+}
+
+/*
+ * KAI's skip-top-owner grouper (plugins/skiptopowner), for wrappers whose
+ * child is the real workload (an Argo Workflow's pods, a TrainJob's JobSet,
+ * a Dynamo graph's PodCliqueSet): the owner below the top owner (or the pod
+ * itself) becomes the top owner. It keeps its own labels and annotations,
+ * takes the wrapper's kind defaults where it has none, then the wrapper's
+ * labels and annotations where it still has none, and its own rule
+ * decides. In the chain of owners (where the default rule looks for the
+ * priority) it carries only its own labels and the kind defaults, as KAI
+ * passes it on; a pod directly under the wrapper has no chain and is seen
+ * whole.
  */
 static int rule_skip(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 {
 	struct gt_pg_obj skipped = x->top;
-	if (skipped.n_extra + 1 > GT_PG_MAX_EXTRA)
+	if (skipped.n_extra + 2 > GT_PG_MAX_EXTRA)
 		return gt_pg_fail(x, "%s: more than %d nested wrapper owners to skip",
-				  gt_pg_id(skipped.doc).s, GT_PG_MAX_EXTRA);
-	struct gt_pg_obj next;
-	if (x->n_chain >= 2) {
-		next = x->chain[x->n_chain - 2];
-		x->n_chain--;
-	} else {
-		next = gt_pg_obj_of(x->pod);	/* the chain keeps its one slot */
-	}
+				  gt_pg_id(skipped.doc).s, GT_PG_MAX_EXTRA / 2);
+	bool below_is_pod = x->n_chain < 2;
+	struct gt_pg_obj next = below_is_pod ? gt_pg_obj_of(x->pod) : x->chain[x->n_chain - 2];
+	const struct gt_doc *defaults = skipped_kind_defaults(x, skipped.doc);
+	if (defaults && next.n_extra < GT_PG_MAX_EXTRA)
+		next.extra[next.n_extra++] = defaults;
+	struct gt_pg_obj in_chain = next;
 	next.extra[next.n_extra++] = skipped.doc;
 	for (int i = 0; i < skipped.n_extra && next.n_extra < GT_PG_MAX_EXTRA; i++)
 		next.extra[next.n_extra++] = skipped.extra[i];
-	x->chain[x->n_chain - 1] = next;
+	if (below_is_pod) {
+		x->chain[0] = next;	/* the chain keeps its one slot */
+	} else {
+		x->n_chain--;
+		x->chain[x->n_chain - 1] = in_chain;
+	}
 	x->top = next;
+	x->after_skip = true;
 	return gt_pg_dispatch(x, pg);
+}
+
+enum gt_pg_skip gt_pg_skip_reason(const struct gt_pg_request *req, const struct gt_doc **by)
+{
+	const struct gt_doc *dummy;
+	by = by ? by : &dummy;
+	*by = req->pod;
+	const char *skip = gt_pg_doc_annotation(req->pod, GT_PG_SKIP_ANNOTATION);
+	if (skip && !strcmp(skip, "true"))
+		return GT_PG_SKIP_ANNOTATED;
+	if (gt_pg_doc_annotation(req->pod, GT_PG_POD_ANNOTATION) && !gt_pg_owner_ref(req->pod))
+		return GT_PG_SKIP_OWN_PODGROUP;
+	for (size_t i = 0; i < req->n_owners; i++) {
+		skip = gt_pg_doc_annotation(req->owners[i], GT_PG_SKIP_ANNOTATION);
+		if (skip && !strcmp(skip, "true")) {
+			*by = req->owners[i];
+			return GT_PG_SKIP_ANNOTATED;
+		}
+	}
+	return GT_PG_GROUP;
 }
 
 static void add_node_pool_label(const struct gt_pg_config *cfg, const struct gt_doc *pod,
@@ -180,6 +252,9 @@ int gt_pg_group_pod(const struct gt_pg_config *cfg, const struct gt_pg_request *
 	x.top = x.chain[x.n_chain - 1];
 	int rc = gt_pg_dispatch(&x, out);
 	free(x.chain);
+	for (size_t i = 0; i < x.n_synth; i++)
+		gt_doc_free(x.synth[i]);
+	free(x.synth);
 	if (rc) {
 		gt_podgroup_release(out);
 		return rc;

@@ -12,7 +12,7 @@
 
 #include "podgrouper/podgrouper.h"
 
-#define GT_PG_MAX_EXTRA 4	/* skipped owners one object can inherit from */
+#define GT_PG_MAX_EXTRA 8	/* skipped owners (and their kinds' defaults) one object can inherit from */
 #define GT_PG_FALLBACK_QUEUE "default-queue"
 
 /* KAI's label and annotation keys the rules read. */
@@ -27,6 +27,9 @@
 #define GT_PG_SEGMENT_REQUIRED "kai.scheduler/segment-topology-required-placement"
 #define GT_PG_SEGMENT_PREFERRED "kai.scheduler/segment-topology-preferred-placement"
 #define GT_PG_TOP_OWNER_METADATA "kai.scheduler/top-owner-metadata"
+#define GT_PG_PREEMPTION_DELAY "kai.scheduler/preemption-delay"
+#define GT_PG_STALENESS_GRACE "kai.scheduler/staleness-grace-period"
+#define GT_PG_BATCH_MIN_MEMBER "kai.scheduler/batch-min-member"
 #define GT_PG_MAX_SEGMENTS 10000
 
 /* An object as a rule sees it: its own metadata, then that of skipped owners. */
@@ -47,6 +50,14 @@ struct gt_pg_ctx {
 	 */
 	struct gt_pg_obj *chain;
 	size_t n_chain;
+	/*
+	 * A wrapper was skipped: KAI's skip-top-owner grouper then looks the
+	 * owner below up by its exact group, version and kind, and never asks
+	 * a Karta.
+	 */
+	bool after_skip;
+	struct gt_doc **synth;	/* documents made for this pod (a skipped kind's defaults); owned */
+	size_t n_synth, cap_synth;
 	struct gt_err *err;
 };
 
@@ -91,8 +102,26 @@ int gt_pg_int(const struct gt_doc *d, int64_t *out);
 const struct gt_doc *gt_pg_find(const struct gt_pg_ctx *x, const char *kind, const char *ns,
 				const char *name);
 
+/*
+ * Every object of @kind among the owners' related objects, through the index
+ * when there is one: start with it->i = 0 and it->cursor = -2, then call
+ * until NULL.
+ */
+struct gt_pg_iter {
+	size_t i;
+	int32_t cursor;
+};
+const struct gt_doc *gt_pg_each_of_kind(const struct gt_pg_ctx *x, const char *kind,
+					struct gt_pg_iter *it);
+
 /* Fail with GT_EINVAL and a message (it should name the object and field). */
 int gt_pg_fail(struct gt_pg_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * A strictly positive int32 in annotation text, as strconv.ParseInt(v, 10, 32)
+ * reads it and KAI then requires: 0 and *out, or GT_EINVAL.
+ */
+int gt_pg_parse_count(const char *v, int32_t *out);
 
 /* ---------------------------------------------------------------- result.c */
 
@@ -105,9 +134,16 @@ struct gt_pg_subgroup *gt_pg_add_subgroup(struct gt_podgroup *pg, const char *na
 void gt_pg_clear_subgroups(struct gt_podgroup *pg);
 void gt_pg_set_topology(struct gt_pg_topology *t, const char *topology, const char *required,
 			const char *preferred);
+/* Make sub-group @sg a parent that needs @n placeable children (minSubGroup). */
+void gt_pg_set_min_subgroup(struct gt_pg_subgroup *sg, int64_t n);
 void gt_pg_topology_release(struct gt_pg_topology *t);
 void gt_pg_set_owner(struct gt_pg_owner_ref *o, const struct gt_doc *d);
 void gt_pg_owner_release(struct gt_pg_owner_ref *o);
+/*
+ * Would @a and @b make the same PodGroup document (gt_podgroup_to_doc)? The
+ * pod's own sub-group, the rule and the warning do not count.
+ */
+bool gt_pg_podgroup_equal(const struct gt_podgroup *a, const struct gt_podgroup *b);
 /* pg-<name>-<uid>, or pg-<name> when there is no uid. */
 void gt_pg_name_uid(char **field, const char *name, const char *uid);
 /* The default PodGroup name for @d: pg-<name of d>-<uid of d>. */
@@ -115,12 +151,23 @@ void gt_pg_default_name(char **field, const struct gt_doc *d);
 
 /* Building documents (the PodGroups to add, the patched pods). */
 struct gt_doc *gt_pg_doc_new_map(void);
+struct gt_doc *gt_pg_doc_new_seq(void);
 struct gt_doc *gt_pg_doc_new_str(const char *s);
 struct gt_doc *gt_pg_doc_new_int(int64_t v);
+/* A plain (unquoted) scalar: a number, true, false or null as text. */
+struct gt_doc *gt_pg_doc_new_plain(const char *s);
+/* A deep copy of @d (NULL for NULL). */
+struct gt_doc *gt_pg_doc_copy(const struct gt_doc *d);
 /* Set @key of map @map to @value (owned by @map; an old value is freed). */
 void gt_pg_doc_put(struct gt_doc *map, const char *key, struct gt_doc *value);
+/* Append @value (owned by @seq) to sequence @seq. */
+void gt_pg_doc_append(struct gt_doc *seq, struct gt_doc *value);
+/* Remove @key from map @map (freeing its value); nothing when it is not there. */
+void gt_pg_doc_del(struct gt_doc *map, const char *key);
 /* The map under @key of @map, created when missing or not a map. */
 struct gt_doc *gt_pg_doc_child_map(struct gt_doc *map, const char *key);
+/* Take @d as a document that lives as long as the grouping of this pod. */
+struct gt_doc *gt_pg_keep(struct gt_pg_ctx *x, struct gt_doc *d);
 
 /* ---------------------------------------------------------------- resolve.c */
 
@@ -150,6 +197,22 @@ const char *gt_pg_priority(const struct gt_pg_ctx *x, const struct gt_pg_obj *ow
 /* The queue for top owner @top: queue label, project label, else default-queue. */
 void gt_pg_resolve_queue(const struct gt_pg_ctx *x, const struct gt_pg_obj *top, char **queue);
 bool gt_pg_priority_exists(const struct gt_pg_config *cfg, const char *name);
+/*
+ * KAI's ResolveDefaultsForKind: the defaults ConfigMap's priority class for
+ * @group/@kind (NULL unless that PriorityClass exists) and its preemptibility
+ * as written (NULL when none).
+ */
+void gt_pg_kind_defaults(const struct gt_pg_config *cfg, const char *group, const char *kind,
+			 const char **priority, const char **preemptibility);
+/*
+ * preemptionDelay and stalenessGracePeriod: the annotation of the first of
+ * @owners that has a valid one, else the pod's (a negative preemption delay
+ * is not valid); unset otherwise.
+ */
+void gt_pg_resolve_durations(const struct gt_pg_ctx *x, const struct gt_pg_obj *owners,
+			     size_t n_owners, struct gt_podgroup *pg);
+/* Parse @v as KAI's ParsePreemptionDelay (true) or ParseStalenessGracePeriod. */
+bool gt_pg_duration_of(const char *v, bool non_negative, struct gt_pg_duration *out);
 /* "preemptible" / "non-preemptible" for a valid spelling, else NULL. */
 const char *gt_pg_preemptibility_value(const char *s);
 
@@ -183,5 +246,14 @@ int gt_pg_rule_jobset(struct gt_pg_ctx *x, struct gt_podgroup *pg);
 int gt_pg_rule_grove(struct gt_pg_ctx *x, struct gt_podgroup *pg);
 int gt_pg_rule_custom(struct gt_pg_ctx *x, const struct gt_pg_custom_rule *r,
 		      struct gt_podgroup *pg);
+/*
+ * KAI's Karta fallback for x->top's kind: 1 when a Karta describes it and
+ * grouped the pod (or failed: then GT_EINVAL), 0 when none does (*pg is then
+ * untouched but for pg->warning when Kartas were passed over).
+ */
+int gt_pg_rule_karta(struct gt_pg_ctx *x, struct gt_podgroup *pg);
+/* The Kartas among @ix's objects, read and validated once (NULL when there are none). */
+struct gt_pg_kartas *gt_pg_kartas_build(const struct gt_pg_index *ix);
+void gt_pg_kartas_free(struct gt_pg_kartas *k);
 
 #endif /* GT_PODGROUPER_INTERNAL_H */

@@ -145,3 +145,29 @@ int gt_pg_fail(struct gt_pg_ctx *x, const char *fmt, ...)
 	va_end(ap);
 	return GT_EINVAL;
 }
+
+const struct gt_doc *gt_pg_each_of_kind(const struct gt_pg_ctx *x, const char *kind,
+					struct gt_pg_iter *it)
+{
+	const struct gt_pg_request *r = x->req;
+	if (r->index) {
+		if (it->cursor == -2)
+			return gt_pg_index_first_of_kind(r->index, kind, &it->cursor);
+		return gt_pg_index_next_of_kind(r->index, &it->cursor);
+	}
+	while (it->i < r->n_related) {
+		const struct gt_doc *d = r->related[it->i++];
+		if (!strcmp(gt_pg_kind(d), kind))
+			return d;
+	}
+	return NULL;
+}
+
+int gt_pg_parse_count(const char *v, int32_t *out)
+{
+	int64_t n;
+	if (!v || gt_parse_int(v, &n) || n < 1 || n > INT32_MAX)
+		return GT_EINVAL;
+	*out = (int32_t)n;
+	return 0;
+}

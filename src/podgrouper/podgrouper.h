@@ -40,6 +40,8 @@
 /* Keys the podgrouper writes on pods. */
 #define GT_PG_POD_ANNOTATION "pod-group-name"
 #define GT_PG_SUBGROUP_LABEL "kai.scheduler/subgroup-name"
+/* "true" on a pod or any of its owners: KAI's podgrouper leaves the pod alone. */
+#define GT_PG_SKIP_ANNOTATION "kai.scheduler/skip-podgrouper"
 
 /* Configuration defaults (KAI's podgrouper flags). */
 #define GT_PG_DEFAULT_SCHEDULER "kai-scheduler"
@@ -81,7 +83,10 @@ struct gt_pg_config {
 	char *node_pool_label;	/* copied from pod to PodGroup; "" disables */
 	char *gang_annotation;	/* the opt-in gang annotation (beyond KAI) */
 	bool knative_gang;	/* --knative-gang-schedule: one PodGroup per Revision */
-	bool search_legacy_pg;	/* --search-legacy-pg: keep a Job's legacy PodGroup name */
+	bool search_legacy_pg;	/* --search-legacy-pg: a Job's (or RunaiJob's) pods keep the
+				   per-pod PodGroup an older podgrouper made */
+	bool karta_fallback;	/* --generic-karta-fallback: kinds without a rule are grouped
+				   by the Karta that describes them, if any */
 	bool shipped_priority_classes;	/* train, build-preemptible, build and inference exist */
 	char **priority_classes;	/* PriorityClasses known to exist, besides the shipped */
 	size_t n_priority_classes, cap_priority_classes;
@@ -123,12 +128,18 @@ void gt_pg_config_add_priority_class(struct gt_pg_config *c, const char *name);
  * related object (a Job's legacy PodGroup, a Grove PodGang) in O(1) rather
  * than by scanning them all: what grouping thousands of pods needs.
  */
+struct gt_pg_kartas;
+
 struct gt_pg_index {
 	const struct gt_doc *const *objs;	/* borrowed */
 	size_t n;
 	struct gt_strtab keys;	/* "kind\nnamespace\nname" */
 	int32_t *first;		/* key id -> first object with it */
 	int32_t *next;		/* object -> next object with the same key, or -1 */
+	struct gt_strtab kinds;	/* "kind" */
+	int32_t *kind_first;	/* kind id -> first object of that kind */
+	int32_t *kind_next;	/* object -> next object of the same kind, or -1 */
+	struct gt_pg_kartas *kartas;	/* the Kartas among @objs, read once (karta.c), or NULL */
 };
 
 /* Index @objs[0..n) (borrowed: they must outlive the index). */
@@ -141,6 +152,10 @@ void gt_pg_index_release(struct gt_pg_index *ix);
 const struct gt_doc *gt_pg_index_find(const struct gt_pg_index *ix, const char *kind,
 				      const char *ns, const char *name, int32_t *cursor);
 const struct gt_doc *gt_pg_index_next(const struct gt_pg_index *ix, int32_t *cursor);
+/* Every object of @kind, in input order: the first, then each next via gt_pg_index_next_of_kind(). */
+const struct gt_doc *gt_pg_index_first_of_kind(const struct gt_pg_index *ix, const char *kind,
+					       int32_t *cursor);
+const struct gt_doc *gt_pg_index_next_of_kind(const struct gt_pg_index *ix, int32_t *cursor);
 /*
  * The owner reference of @d to follow up the chain: the controller one, else
  * the first (KAI takes the first; a controller reference is what ownership
@@ -160,9 +175,10 @@ struct gt_pg_request {
 	/*
 	 * Other objects some rules consult, as KAI's grouper reads them from the
 	 * API server: sibling pods (an MPIJob's launcher, a Knative revision's
-	 * earlier pods), Grove PodGangs, RayClusters not in the owner chain and
-	 * existing PodGroups (legacy names). May be empty; a rule that needs an
-	 * object that is not there says so in its error.
+	 * earlier pods), Grove PodGangs, RayClusters not in the owner chain,
+	 * existing PodGroups (legacy names and shapes) and the cluster's Kartas
+	 * (run.ai/v1alpha1, for kinds without a rule). May be empty; a rule that
+	 * needs an object that is not there says so in its error.
 	 */
 	const struct gt_doc *const *related;
 	size_t n_related;
@@ -178,10 +194,32 @@ struct gt_pg_topology {
 
 struct gt_pg_subgroup {
 	char *name;
-	int32_t min_member;
+	int32_t min_member;	/* a leaf's gang (minMember) */
+	bool has_min_subgroup;	/* a parent: minSubGroup instead of minMember */
+	int32_t min_subgroup;	/* children that must be placeable */
 	char *parent;		/* NULL: a child of the PodGroup itself */
 	struct gt_pg_topology topology;
 };
+
+/*
+ * A Go duration (metav1.Duration in the PodGroup spec), in nanoseconds, so
+ * that it is written back exactly as KAI writes it ("5m" becomes "5m0s").
+ */
+struct gt_pg_duration {
+	bool set;
+	int64_t ns;
+};
+
+#define GT_PG_DURATION_MAX 40	/* the longest text gt_pg_format_duration() writes, with NUL */
+
+/*
+ * Parse Go's duration syntax ("300ms", "1.5h", "-2m30s", "0"): 0, or
+ * GT_EINVAL for text time.ParseDuration rejects (no unit, an unknown unit,
+ * more than 2^63-1 ns).
+ */
+int gt_pg_parse_duration(const char *s, int64_t *ns);
+/* @ns as Go's time.Duration.String() writes it ("1h0m0s", "1.5s", "300ms", "0s"). */
+void gt_pg_format_duration(int64_t ns, char buf[GT_PG_DURATION_MAX]);
 
 struct gt_pg_kv {
 	char *key, *value;
@@ -204,6 +242,10 @@ struct gt_podgroup {
 	char *priority_class;
 	char *preemptibility;	/* "preemptible", "non-preemptible", or NULL: from priority */
 	int32_t min_member;
+	bool has_min_subgroup;	/* minSubGroup (of the top sub-groups) instead of minMember */
+	int32_t min_subgroup;
+	struct gt_pg_duration preemption_delay;	/* kai.scheduler/preemption-delay */
+	struct gt_pg_duration staleness_grace;	/* kai.scheduler/staleness-grace-period */
 	struct gt_pg_subgroup *subgroups;
 	size_t n_subgroups, cap_subgroups;
 	struct gt_pg_topology topology;
@@ -211,6 +253,12 @@ struct gt_podgroup {
 	struct gt_pg_owner_ref owner;	/* the PodGroup's owner reference */
 	char *pod_subgroup;	/* kai.scheduler/subgroup-name for the pod, or NULL */
 	const char *rule;	/* the rule that grouped the pod ("pytorch"); static */
+	/*
+	 * Something the caller should report although the pod was grouped
+	 * (KAI logs it): a Karta that was passed over because it is invalid, or
+	 * because several describe the kind. NULL when all is well.
+	 */
+	char *warning;
 };
 
 /*
@@ -229,6 +277,34 @@ const char *gt_pg_kvs_get(const struct gt_pg_kvs *m, const char *key);
 /* @pg as a scheduling.run.ai/v2alpha2 PodGroup document (owned by the caller). */
 struct gt_doc *gt_podgroup_to_doc(const struct gt_podgroup *pg);
 
+/*
+ * Does KAI's reconciler leave @req->pod alone (pkg/podgrouper/pod_controller.go)?
+ * GT_PG_SKIP_ANNOTATED when the pod or one of @req->owners has the annotation
+ * kai.scheduler/skip-podgrouper "true" (*@by: that object);
+ * GT_PG_SKIP_OWN_PODGROUP when the pod has no owner and already names its
+ * PodGroup (the user's own arrangement; *@by: the pod); else GT_PG_GROUP.
+ * The caller checks this before gt_pg_group_pod(), as KAI's reconciler does
+ * before asking a grouper; @by may be NULL.
+ */
+enum gt_pg_skip { GT_PG_GROUP, GT_PG_SKIP_ANNOTATED, GT_PG_SKIP_OWN_PODGROUP };
+enum gt_pg_skip gt_pg_skip_reason(const struct gt_pg_request *req, const struct gt_doc **by);
+
+/*
+ * KAI's update of a PodGroup that exists (pkg/podgrouper/podgroup/handler.go):
+ * the object to write so that @existing (as read from the API server) says
+ * what the podgrouper computed, @computed, and nothing else changes. The
+ * podgrouper owns the spec and the owner reference; it keeps from @existing
+ * what people and other controllers set: spec.queue, spec.markUnschedulable,
+ * spec.schedulingBackoff, the topology constraint when @computed has none,
+ * the node-pool label (never added later) and the queue label, and every
+ * label and annotation it does not set itself (labels and annotations are
+ * only added or changed, never removed). Everything else of @existing
+ * (status, resourceVersion, ...) is copied. @cfg names the two label keys.
+ * Returns a new document owned by the caller.
+ */
+struct gt_doc *gt_pg_podgroup_update(const struct gt_pg_config *cfg, const struct gt_doc *existing,
+				     const struct gt_podgroup *computed);
+
 /* ---------------------------------------------------------------- many pods */
 
 struct gt_pg_assignment {
@@ -243,21 +319,24 @@ struct gt_pg_batch {
 	struct gt_pg_assignment *pods;	/* one per grouped pod, in input order */
 	size_t n_pods, cap_pods;
 	char **warnings;		/* pods that could not be grouped, and why (the
-					   controller's PodGrouperWarning events); owned */
+					   controller's PodGrouperWarning events), and
+					   Kartas passed over (gt_podgroup.warning); owned */
 	size_t n_warnings, cap_warnings;
 };
 
 /*
  * Group every pod among @docs (v1 Lists are unpacked) whose spec.schedulerName
  * is cfg->scheduler_name, that has no pod-group-name annotation yet and whose
- * owners are all among @docs. Pods with an owner missing from @docs are left
- * alone (the simulator treats them as bare pods). PriorityClass documents and
- * the defaults ConfigMap named by @cfg are taken from @docs as well.
+ * owners are all among @docs. Pods with an owner missing from @docs, and pods
+ * KAI skips (gt_pg_skip_reason()), are left alone (the simulator treats them
+ * as bare pods). PriorityClass documents, the defaults ConfigMap named by @cfg
+ * and Kartas are taken from @docs as well.
  *
  * A PodGroup that @docs already holds (same namespace and name) is not added
  * again; its pods are still assigned to it. When several pods share a new
- * PodGroup, it is the one computed for the last of them, with the queue of the
- * first, as KAI's reconciler leaves it.
+ * PodGroup, it is the one computed for the first of them updated for each
+ * next one as KAI's reconciler updates it (gt_pg_podgroup_update(): the last
+ * pod's spec, the first pod's queue).
  *
  * Returns 0 (a pod that cannot be grouped becomes a warning, not a failure),
  * or GT_EINVAL when the defaults ConfigMap in @docs is malformed. @out is

@@ -15,7 +15,11 @@
  *    build for notebooks, inference for serving), which is not checked;
  *  - preemptibility: the kai.scheduler/preemptibility label of the first
  *    owner that has a valid one, else the pod's, else the per-kind default,
- *    else unset (the scheduler derives it from the priority).
+ *    else unset (the scheduler derives it from the priority);
+ *  - preemptionDelay and stalenessGracePeriod: the kai.scheduler/
+ *    preemption-delay (staleness-grace-period) annotation of the first owner
+ *    whose value Go's time.ParseDuration reads (a delay must not be
+ *    negative), else the pod's, else unset.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -56,13 +60,9 @@ const char *gt_pg_preemptibility_value(const char *s)
  * first, then a bare "Kind" (an entry written without a group). The last
  * entry wins within each pass, as a later map key overwrites an earlier one.
  */
-static const struct gt_pg_kind_default *kind_default(const struct gt_pg_config *cfg,
-						     const struct gt_doc *d)
+static const struct gt_pg_kind_default *group_kind_default(const struct gt_pg_config *cfg,
+							   const char *group, const char *kind)
 {
-	char group[128];
-	const char *version;
-	gt_pg_group_version(d, group, sizeof(group), &version);
-	const char *kind = gt_pg_kind(d);
 	const struct gt_pg_kind_default *exact = NULL, *bare = NULL;
 	for (size_t i = 0; i < cfg->n_defaults; i++) {
 		const struct gt_pg_kind_default *k = &cfg->defaults[i];
@@ -74,6 +74,52 @@ static const struct gt_pg_kind_default *kind_default(const struct gt_pg_config *
 			bare = k;
 	}
 	return exact ? exact : bare;
+}
+
+static const struct gt_pg_kind_default *kind_default(const struct gt_pg_config *cfg,
+						     const struct gt_doc *d)
+{
+	char group[128];
+	const char *version;
+	gt_pg_group_version(d, group, sizeof(group), &version);
+	return group_kind_default(cfg, group, gt_pg_kind(d));
+}
+
+void gt_pg_kind_defaults(const struct gt_pg_config *cfg, const char *group, const char *kind,
+			 const char **priority, const char **preemptibility)
+{
+	const struct gt_pg_kind_default *k = group_kind_default(cfg, group, kind);
+	*priority = k && gt_pg_priority_exists(cfg, k->priority) ? k->priority : NULL;
+	*preemptibility = k && k->preemptibility && *k->preemptibility ? k->preemptibility : NULL;
+}
+
+bool gt_pg_duration_of(const char *v, bool non_negative, struct gt_pg_duration *out)
+{
+	int64_t ns;
+	if (!v || gt_pg_parse_duration(v, &ns) || (non_negative && ns < 0))
+		return false;
+	out->set = true;
+	out->ns = ns;
+	return true;
+}
+
+/* KAI reads these from each owner's annotations, then the pod's; a bad value is passed over. */
+static void resolve_duration(const struct gt_pg_ctx *x, const struct gt_pg_obj *owners,
+			     size_t n_owners, const char *key, bool non_negative,
+			     struct gt_pg_duration *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n_owners; i++)
+		if (gt_pg_duration_of(gt_pg_annotation(&owners[i], key), non_negative, out))
+			return;
+	gt_pg_duration_of(gt_pg_doc_annotation(x->pod, key), non_negative, out);
+}
+
+void gt_pg_resolve_durations(const struct gt_pg_ctx *x, const struct gt_pg_obj *owners,
+			     size_t n_owners, struct gt_podgroup *pg)
+{
+	resolve_duration(x, owners, n_owners, GT_PG_PREEMPTION_DELAY, true, &pg->preemption_delay);
+	resolve_duration(x, owners, n_owners, GT_PG_STALENESS_GRACE, false, &pg->staleness_grace);
 }
 
 static const char *explicit_priority(const struct gt_pg_ctx *x, const struct gt_pg_obj *owner)
@@ -112,17 +158,25 @@ static const char *lower_preemptibility(const char *s)
 	return gt_pg_preemptibility_value(buf);
 }
 
+/*
+ * A label that decides: a valid value, or an empty one (KAI's
+ * ParsePreemptibility reads "" as "derive it from the priority" and stops).
+ */
+static bool decides(const char *label, const char **v)
+{
+	*v = gt_pg_preemptibility_value(label);
+	return label && (*v || !*label);
+}
+
 static const char *preemptibility(const struct gt_pg_ctx *x, const struct gt_pg_obj *owners,
 				  size_t n_owners)
 {
-	for (size_t i = 0; i < n_owners; i++) {
-		const char *v = gt_pg_preemptibility_value(
-			gt_pg_label(&owners[i], GT_PG_PREEMPTIBILITY_LABEL));
-		if (v)
+	const char *v;
+	for (size_t i = 0; i < n_owners; i++)
+		if (decides(gt_pg_label(&owners[i], GT_PG_PREEMPTIBILITY_LABEL), &v))
 			return v;
-	}
-	const char *v = gt_pg_preemptibility_value(
-		gt_pg_doc_label(x->pod, GT_PG_PREEMPTIBILITY_LABEL));
+	if (decides(gt_pg_doc_label(x->pod, GT_PG_PREEMPTIBILITY_LABEL), &v))
+		return v;
 	for (size_t i = 0; !v && i < n_owners; i++) {
 		const struct gt_pg_kind_default *k = kind_default(x->cfg, owners[i].doc);
 		if (k && k->preemptibility)
@@ -209,7 +263,10 @@ void gt_pg_default(struct gt_pg_ctx *x, const struct gt_pg_obj *top, const struc
 	gt_pg_resolve_queue(x, top, &pg->queue);
 	gt_pg_set(&pg->priority_class, gt_pg_priority(x, owners, n_owners, fallback));
 	gt_pg_set(&pg->preemptibility, preemptibility(x, owners, n_owners));
+	gt_pg_resolve_durations(x, owners, n_owners, pg);
 	pg->min_member = 1;
+	pg->has_min_subgroup = false;
+	pg->min_subgroup = 0;
 	gt_pg_clear_subgroups(pg);
 	labels_and_annotations(x, top, pg);
 	gt_pg_set_owner(&pg->owner, top->doc);

@@ -86,6 +86,13 @@ struct gt_pg_subgroup *gt_pg_add_subgroup(struct gt_podgroup *pg, const char *na
 	return sg;
 }
 
+void gt_pg_set_min_subgroup(struct gt_pg_subgroup *sg, int64_t n)
+{
+	sg->has_min_subgroup = true;
+	sg->min_subgroup = (int32_t)n;
+	sg->min_member = 0;
+}
+
 void gt_pg_clear_subgroups(struct gt_podgroup *pg)
 {
 	for (size_t i = 0; i < pg->n_subgroups; i++) {
@@ -133,6 +140,61 @@ void gt_pg_default_name(char **field, const struct gt_doc *d)
 	gt_pg_name_uid(field, gt_pg_name(d), gt_pg_uid(d));
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same_topology(const struct gt_pg_topology *a, const struct gt_pg_topology *b)
+{
+	return same_str(a->topology, b->topology) && same_str(a->required, b->required) &&
+	       same_str(a->preferred, b->preferred);
+}
+
+static bool same_kvs(const struct gt_pg_kvs *a, const struct gt_pg_kvs *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (!same_str(a->items[i].value, gt_pg_kvs_get(b, a->items[i].key)))
+			return false;
+	return true;
+}
+
+static bool same_duration(const struct gt_pg_duration *a, const struct gt_pg_duration *b)
+{
+	return a->set == b->set && (!a->set || a->ns == b->ns);
+}
+
+static bool same_subgroup(const struct gt_pg_subgroup *a, const struct gt_pg_subgroup *b)
+{
+	return same_str(a->name, b->name) && same_str(a->parent, b->parent) &&
+	       a->has_min_subgroup == b->has_min_subgroup &&
+	       (a->has_min_subgroup ? a->min_subgroup == b->min_subgroup
+				    : a->min_member == b->min_member) &&
+	       same_topology(&a->topology, &b->topology);
+}
+
+bool gt_pg_podgroup_equal(const struct gt_podgroup *a, const struct gt_podgroup *b)
+{
+	bool same = same_str(a->name, b->name) && same_str(a->namespace, b->namespace) &&
+		    same_str(a->queue, b->queue) && same_str(a->priority_class, b->priority_class) &&
+		    same_str(a->preemptibility, b->preemptibility) &&
+		    a->has_min_subgroup == b->has_min_subgroup &&
+		    (a->has_min_subgroup ? a->min_subgroup == b->min_subgroup
+					 : a->min_member == b->min_member) &&
+		    same_duration(&a->preemption_delay, &b->preemption_delay) &&
+		    same_duration(&a->staleness_grace, &b->staleness_grace) &&
+		    same_topology(&a->topology, &b->topology) && same_kvs(&a->labels, &b->labels) &&
+		    same_kvs(&a->annotations, &b->annotations) &&
+		    same_str(a->owner.api_version, b->owner.api_version) &&
+		    same_str(a->owner.kind, b->owner.kind) && same_str(a->owner.name, b->owner.name) &&
+		    same_str(a->owner.uid, b->owner.uid) && a->n_subgroups == b->n_subgroups;
+	for (size_t i = 0; same && i < a->n_subgroups; i++)
+		same = same_subgroup(&a->subgroups[i], &b->subgroups[i]);
+	return same;
+}
+
 void gt_podgroup_release(struct gt_podgroup *pg)
 {
 	free(pg->name);
@@ -141,6 +203,7 @@ void gt_podgroup_release(struct gt_podgroup *pg)
 	free(pg->priority_class);
 	free(pg->preemptibility);
 	free(pg->pod_subgroup);
+	free(pg->warning);
 	gt_pg_clear_subgroups(pg);
 	gt_pg_topology_release(&pg->topology);
 	gt_pg_kvs_release(&pg->labels);
@@ -172,13 +235,44 @@ struct gt_doc *gt_pg_doc_new_str(const char *s)
 	return d;
 }
 
+struct gt_doc *gt_pg_doc_new_seq(void)
+{
+	return doc_new(GT_DOC_SEQ);
+}
+
+struct gt_doc *gt_pg_doc_new_plain(const char *s)
+{
+	struct gt_doc *d = doc_new(GT_DOC_SCALAR);
+	d->scalar = gt_xstrdup(s);
+	return d;
+}
+
 struct gt_doc *gt_pg_doc_new_int(int64_t v)
 {
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%" PRId64, v);
-	struct gt_doc *d = doc_new(GT_DOC_SCALAR);
-	d->scalar = gt_xstrdup(buf);
-	return d;
+	return gt_pg_doc_new_plain(buf);
+}
+
+struct gt_doc *gt_pg_doc_copy(const struct gt_doc *d)
+{
+	if (!d)
+		return NULL;
+	struct gt_doc *c = doc_new(d->kind);
+	c->line = d->line;
+	c->quoted = d->quoted;
+	if (d->kind == GT_DOC_SCALAR) {
+		c->scalar = gt_xstrdup(d->scalar ? d->scalar : "");
+		return c;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		struct gt_doc *item = gt_pg_doc_copy(d->items[i]);
+		if (d->kind == GT_DOC_MAP)
+			gt_pg_doc_put(c, d->keys[i], item);
+		else
+			gt_pg_doc_append(c, item);
+	}
+	return c;
 }
 
 static void doc_push(struct gt_doc *d, const char *key, struct gt_doc *value)
@@ -190,6 +284,25 @@ static void doc_push(struct gt_doc *d, const char *key, struct gt_doc *value)
 		d->keys[d->n] = gt_xstrdup(key);
 	}
 	d->items[d->n++] = value;
+}
+
+void gt_pg_doc_append(struct gt_doc *seq, struct gt_doc *value)
+{
+	doc_push(seq, NULL, value);
+}
+
+void gt_pg_doc_del(struct gt_doc *map, const char *key)
+{
+	for (size_t i = 0; map && map->kind == GT_DOC_MAP && i < map->n; i++) {
+		if (strcmp(map->keys[i], key))
+			continue;
+		gt_doc_free(map->items[i]);
+		free(map->keys[i]);
+		memmove(&map->items[i], &map->items[i + 1], (map->n - i - 1) * sizeof(*map->items));
+		memmove(&map->keys[i], &map->keys[i + 1], (map->n - i - 1) * sizeof(*map->keys));
+		map->n--;
+		return;
+	}
 }
 
 void gt_pg_doc_put(struct gt_doc *map, const char *key, struct gt_doc *value)
@@ -218,6 +331,15 @@ static void put_str(struct gt_doc *map, const char *key, const char *value)
 {
 	if (value)
 		gt_pg_doc_put(map, key, gt_pg_doc_new_str(value));
+}
+
+static void put_duration(struct gt_doc *map, const char *key, const struct gt_pg_duration *d)
+{
+	char text[GT_PG_DURATION_MAX];
+	if (!d->set)
+		return;
+	gt_pg_format_duration(d->ns, text);
+	gt_pg_doc_put(map, key, gt_pg_doc_new_str(text));
 }
 
 static struct gt_doc *kvs_doc(const struct gt_pg_kvs *m)
@@ -271,7 +393,10 @@ static struct gt_doc *subgroups_doc(const struct gt_podgroup *pg)
 		const struct gt_pg_subgroup *sg = &pg->subgroups[i];
 		struct gt_doc *d = gt_pg_doc_new_map();
 		put_str(d, "name", sg->name);
-		gt_pg_doc_put(d, "minMember", gt_pg_doc_new_int(sg->min_member));
+		if (sg->has_min_subgroup)
+			gt_pg_doc_put(d, "minSubGroup", gt_pg_doc_new_int(sg->min_subgroup));
+		else
+			gt_pg_doc_put(d, "minMember", gt_pg_doc_new_int(sg->min_member));
 		put_str(d, "parent", sg->parent);
 		if (has_topology(&sg->topology))
 			gt_pg_doc_put(d, "topologyConstraint", topology_doc(&sg->topology));
@@ -287,10 +412,15 @@ struct gt_doc *gt_podgroup_to_doc(const struct gt_podgroup *pg)
 	put_str(d, "kind", "PodGroup");
 	gt_pg_doc_put(d, "metadata", metadata_doc(pg));
 	struct gt_doc *spec = gt_pg_doc_new_map();
-	gt_pg_doc_put(spec, "minMember", gt_pg_doc_new_int(pg->min_member));
+	if (pg->has_min_subgroup)
+		gt_pg_doc_put(spec, "minSubGroup", gt_pg_doc_new_int(pg->min_subgroup));
+	else
+		gt_pg_doc_put(spec, "minMember", gt_pg_doc_new_int(pg->min_member));
 	put_str(spec, "queue", pg->queue);
 	put_str(spec, "priorityClassName", pg->priority_class);
 	put_str(spec, "preemptibility", pg->preemptibility);
+	put_duration(spec, "preemptionDelay", &pg->preemption_delay);
+	put_duration(spec, "stalenessGracePeriod", &pg->staleness_grace);
 	if (has_topology(&pg->topology))
 		gt_pg_doc_put(spec, "topologyConstraint", topology_doc(&pg->topology));
 	if (pg->n_subgroups)

@@ -126,32 +126,31 @@ static bool podgroup_exists(const struct gt_pg_ctx *x, const char *name)
 }
 
 /*
- * With --search-legacy-pg, a PodGroup an older podgrouper created for this
- * Job is kept, so running pods are not moved: it was named after the Job,
- * or after the pod when the Job ran pods in parallel.
+ * KAI v0.17 (plugins/job/job_grouper.go): one PodGroup per Job,
+ * pg-<job>-<uid>, of minMember 1 or the Job's kai.scheduler/batch-min-member.
+ * Earlier releases made one PodGroup per pod, pg-<pod>-<job uid>; with
+ * --search-legacy-pg such a PodGroup, when it exists, is kept (minMember 1),
+ * so the running pods of a Job are not moved during an upgrade.
  */
-static void legacy_name(struct gt_pg_ctx *x, const char *base_parallel, struct gt_podgroup *pg)
-{
-	if (!x->cfg->search_legacy_pg)
-		return;
-	int64_t parallelism = 0;
-	gt_pg_int(gt_doc_path(x->top.doc, "spec.parallelism"), &parallelism);
-	char *legacy = NULL;
-	gt_pg_name_uid(&legacy, parallelism > 1 ? base_parallel : gt_pg_name(x->top.doc),
-		       gt_pg_uid(x->top.doc));
-	if (strcmp(legacy, pg->name) && podgroup_exists(x, legacy)) {
-		gt_pg_set(&pg->name, legacy);
-		pg->rule = "job-legacy";
-	}
-	free(legacy);
-}
-
-/* Pods of a Job are scheduled one by one: one PodGroup per pod. */
 int gt_pg_rule_job(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 {
 	gt_pg_default_top(x, &x->top, "train", pg);
-	gt_pg_name_uid(&pg->name, gt_pg_name(x->pod), gt_pg_uid(x->top.doc));
-	legacy_name(x, gt_pg_name(x->pod), pg);
+	if (x->cfg->search_legacy_pg) {
+		char *legacy = NULL;
+		gt_pg_name_uid(&legacy, gt_pg_name(x->pod), gt_pg_uid(x->top.doc));
+		bool found = strcmp(legacy, pg->name) && podgroup_exists(x, legacy);
+		if (found) {
+			free(pg->name);
+			pg->name = legacy;
+			pg->rule = "job-legacy";
+			return 0;
+		}
+		free(legacy);
+	}
+	const char *v = gt_pg_annotation(&x->top, GT_PG_BATCH_MIN_MEMBER);
+	if (v && gt_pg_parse_count(v, &pg->min_member))
+		return gt_pg_fail(x, "%s: annotation %s is '%s'; it must be a gang size of at least 1",
+				  gt_pg_id(x->top.doc).s, GT_PG_BATCH_MIN_MEMBER, v);
 	return 0;
 }
 
@@ -178,10 +177,29 @@ int gt_pg_rule_cronjob(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 	return 0;
 }
 
-/* Run:ai's RunaiJob: one PodGroup per pod, named without the pod's suffix. */
+/*
+ * Run:ai's RunaiJob (plugins/runaijob): one PodGroup per pod, named without
+ * the pod's suffix. With --search-legacy-pg a PodGroup an older podgrouper
+ * made is kept: pg-<job>-<uid>, or pg-<pod>-<uid> when the job runs pods in
+ * parallel.
+ */
 int gt_pg_rule_runaijob(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 {
 	gt_pg_default_top(x, &x->top, "train", pg);
+	if (x->cfg->search_legacy_pg) {
+		int64_t parallelism = 0;
+		gt_pg_int(gt_doc_path(x->top.doc, "spec.parallelism"), &parallelism);
+		char *legacy = NULL;
+		gt_pg_name_uid(&legacy, parallelism > 1 ? gt_pg_name(x->pod) : gt_pg_name(x->top.doc),
+			       gt_pg_uid(x->top.doc));
+		if (podgroup_exists(x, legacy)) {
+			free(pg->name);
+			pg->name = legacy;
+			pg->rule = "runaijob-legacy";
+			return 0;
+		}
+		free(legacy);
+	}
 	char *base = NULL;
 	gt_pg_set(&base, gt_pg_name(x->pod));
 	char *dash = strrchr(base, '-');
@@ -189,7 +207,6 @@ int gt_pg_rule_runaijob(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 		*dash = '\0';
 	gt_pg_name_uid(&pg->name, base, gt_pg_uid(x->top.doc));
 	free(base);
-	legacy_name(x, gt_pg_name(x->pod), pg);
 	return 0;
 }
 

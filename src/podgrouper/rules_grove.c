@@ -52,8 +52,10 @@ static int parents(struct gt_pg_ctx *x, const struct gang *g, struct gt_podgroup
 					  gt_pg_id(g->doc).s, i);
 		if (!members || members->kind != GT_DOC_SEQ || !members->n)
 			continue;
-		int rc = pack(x, g, c, "spec.topologyConstraintGroupConfigs[]",
-			      &gt_pg_add_subgroup(pg, name, 0, NULL)->topology);
+		/* a parent needs every PodClique it lists (minSubGroup) */
+		struct gt_pg_subgroup *sg = gt_pg_add_subgroup(pg, name, 0, NULL);
+		gt_pg_set_min_subgroup(sg, (int64_t)members->n);
+		int rc = pack(x, g, c, "spec.topologyConstraintGroupConfigs[]", &sg->topology);
 		if (rc)
 			return rc;
 	}
@@ -134,7 +136,8 @@ static int children(struct gt_pg_ctx *x, const struct gang *g, struct gt_podgrou
 /*
  * Grove does not copy the PodCliqueSet's (or Dynamo graph's) metadata to the
  * PodGang, so KAI adds the top owner's labels and annotations, and takes
- * priority, preemptibility and topology annotations from them.
+ * priority, preemptibility, the preemption delay and topology annotations
+ * from them (plugins/grove, parseMetadataFromTopOwner).
  */
 static int top_owner_metadata(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 {
@@ -149,6 +152,9 @@ static int top_owner_metadata(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 				  gt_pg_id(x->top.doc).s, GT_PG_PREEMPTIBILITY_LABEL, pre);
 	if (pre)
 		gt_pg_set(&pg->preemptibility, pre);
+	/* the top owner's preemption delay, when valid, replaces the PodGang's */
+	gt_pg_duration_of(gt_pg_kvs_get(&pg->annotations, GT_PG_PREEMPTION_DELAY), true,
+			  &pg->preemption_delay);
 	struct gt_pg_topology *t = &pg->topology;
 	const struct gt_pg_kvs *a = &pg->annotations;
 	gt_pg_set_topology(t, t->topology ? t->topology : gt_pg_kvs_get(a, GT_PG_TOPOLOGY),

@@ -103,8 +103,10 @@ int gt_pg_rule_knative(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 		return per_pod;
 	struct gt_pg_obj r = gt_pg_obj_of(rev);
 	gt_pg_default_top(x, &r, "inference", pg);
-	/* KAI builds this PodGroup by hand: no preemptibility, no topology */
+	/* KAI builds this PodGroup by hand: no preemptibility, delays or topology */
 	gt_pg_set(&pg->preemptibility, NULL);
+	memset(&pg->preemption_delay, 0, sizeof(pg->preemption_delay));
+	memset(&pg->staleness_grace, 0, sizeof(pg->staleness_grace));
 	gt_pg_set_topology(&pg->topology, NULL, NULL, NULL);
 	if (per_pod) {
 		gt_pg_default_name(&pg->name, x->pod);

@@ -217,21 +217,28 @@ static void segment_topology(const struct gt_pg_ctx *x, const struct gt_doc *wor
 		gt_pg_set_topology(&sg->topology, topo, req, pref);
 }
 
-/* worker, and with a segment size, worker-0..n-1 of that many workers each. */
+/*
+ * worker, a leaf of the workers' share of the gang; with a segment size a
+ * parent of worker-0..n-1 instead, which needs all n (minSubGroup). The
+ * segments that hold the workers' share are mandatory (of the segment size,
+ * the last one of what is left); those beyond it are elastic (minMember 0)
+ * and do not hold the gang back.
+ */
 static int worker_subgroups(struct gt_pg_ctx *x, const struct gt_doc *worker, int64_t min,
 			    struct gt_podgroup *pg)
 {
 	int64_t workers = 1, size, segment = -1;
 	gt_pg_int(gt_doc_get(worker, "replicas"), &workers);
-	gt_pg_add_subgroup(pg, "worker", min, NULL);
+	struct gt_pg_subgroup *parent = gt_pg_add_subgroup(pg, "worker", min, NULL);
 	int rc = segment_size(x, worker, &size);
-	if (rc || !size)
+	int64_t n = size ? (workers + size - 1) / size : 0;
+	if (rc || n <= 0)
 		return rc;
-	int64_t n = (workers + size - 1) / size;
 	if (n > GT_PG_MAX_SEGMENTS)
 		return gt_pg_fail(x, "%s: %lld workers in segments of %lld make more than %d "
 				  "segments", gt_pg_id(x->top.doc).s, (long long)workers,
 				  (long long)size, GT_PG_MAX_SEGMENTS);
+	gt_pg_set_min_subgroup(parent, n);
 	const char *type = gt_pg_doc_label(x->pod, REPLICA_TYPE_LABEL);
 	if (type && !strcmp(type, "worker") && (rc = pod_segment(x, size, &segment)))
 		return rc;
@@ -239,10 +246,12 @@ static int worker_subgroups(struct gt_pg_ctx *x, const struct gt_doc *worker, in
 		return gt_pg_fail(x, "%s: replica index %s is beyond the %lld workers of %s",
 				  gt_pg_id(x->pod).s, gt_pg_doc_label(x->pod, REPLICA_INDEX_LABEL),
 				  (long long)workers, gt_pg_id(x->top.doc).s);
+	int64_t mandatory = (min + size - 1) / size;
 	for (int64_t i = 0; i < n; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "worker-%lld", (long long)i);
-		int64_t members = i == n - 1 && workers % size ? workers % size : size;
+		int64_t members = i >= mandatory ? 0 : i == n - 1 && workers % size ? workers % size
+										 : size;
 		segment_topology(x, worker, gt_pg_add_subgroup(pg, name, members, "worker"));
 		if (i == segment)
 			gt_pg_set(&pg->pod_subgroup, name);

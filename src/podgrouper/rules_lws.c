@@ -12,7 +12,8 @@
  * segment-size on the LeaderWorkerSet or its worker template) the group is
  * cut into segments placed whole, segment-0..n-1; the leader either shares
  * the first segment (subGroupPolicyType LeaderWorker, the default: segment-0
- * then holds "leader" and "workers") or stands apart (LeaderExcluded).
+ * is then a parent of "leader" and "workers" that needs both, minSubGroup 2)
+ * or stands apart (LeaderExcluded). (plugins/leaderworkerset/lws_grouper.go)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +170,8 @@ static int segments(struct gt_pg_ctx *x, const struct lws *l, struct gt_podgroup
 		segment_topology(x, gt_pg_add_subgroup(pg, name, segment_members(l, s), NULL));
 	}
 	if (!l->leader_excluded) {
+		/* segment-0 becomes a parent: it needs both its leader and its workers */
+		gt_pg_set_min_subgroup(&pg->subgroups[0], 2);
 		gt_pg_add_subgroup(pg, "leader", 1, "segment-0");
 		gt_pg_add_subgroup(pg, "workers", segment_members(l, 0) - 1, "segment-0");
 	}

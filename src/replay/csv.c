@@ -1,11 +1,11 @@
 #include "replay/csv.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/mem.h"
+#include "util/num.h"
 
 /* Read the next non-blank line into r->buf, without its line end. 1, 0 at EOF. */
 static int read_line(struct gt_csv *r)
@@ -122,19 +122,29 @@ int gt_csv_fail(const struct gt_csv *r, struct gt_err *err, int col, const char 
 	return gt_errf(err, GT_EPARSE, "%s:%ld: column '%s': %s: '%s'", r->name, r->line, h, what, v);
 }
 
+/*
+ * An empty field: the default when there is one (*@rc 0), else an error
+ * (*@rc). True when the field is empty.
+ */
+static bool empty_field(const struct gt_csv *r, int col, bool has_dflt, int *rc, struct gt_err *err)
+{
+	if (*r->fields[col])
+		return false;
+	*rc = has_dflt ? 0 : gt_csv_fail(r, err, col, "empty");
+	return true;
+}
+
 int gt_csv_double(const struct gt_csv *r, int col, const double *dflt, double *out,
 		  struct gt_err *err)
 {
-	const char *s = r->fields[col];
-	if (!*s) {
+	int rc;
+	if (empty_field(r, col, dflt != NULL, &rc, err)) {
 		if (dflt)
 			*out = *dflt;
-		return dflt ? 0 : gt_csv_fail(r, err, col, "empty");
+		return rc;
 	}
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (*end || errno || !isfinite(v))
+	double v;
+	if (gt_parse_number(r->fields[col], &v))
 		return gt_csv_fail(r, err, col, "not a number");
 	*out = v;
 	return 0;
@@ -143,17 +153,13 @@ int gt_csv_double(const struct gt_csv *r, int col, const double *dflt, double *o
 int gt_csv_int(const struct gt_csv *r, int col, const int64_t *dflt, int64_t *out,
 	       struct gt_err *err)
 {
-	const char *s = r->fields[col];
-	if (!*s) {
+	int rc;
+	if (empty_field(r, col, dflt != NULL, &rc, err)) {
 		if (dflt)
 			*out = *dflt;
-		return dflt ? 0 : gt_csv_fail(r, err, col, "empty");
+		return rc;
 	}
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (*end || errno)
+	if (gt_parse_int(r->fields[col], out))
 		return gt_csv_fail(r, err, col, "not an integer");
-	*out = v;
 	return 0;
 }

@@ -20,14 +20,17 @@
 #include <time.h>
 
 #include "core/fairshare.h"
+#include "core/plan.h"
 #include "core/session.h"
 #include "util/clock.h"
+#include "util/heap.h"
 #include "util/mem.h"
 
 /* ---------------------------------------------------------------- event heap */
 
-static bool ev_before(const struct rp_event *a, const struct rp_event *b)
+static bool ev_before(const void *ctx, const struct rp_event *a, const struct rp_event *b)
 {
+	(void)ctx;
 	if (a->t != b->t)
 		return a->t < b->t;
 	if (a->kind != b->kind)
@@ -35,40 +38,16 @@ static bool ev_before(const struct rp_event *a, const struct rp_event *b)
 	return a->job < b->job;
 }
 
+GT_HEAP_DEFINE(event_heap, struct rp_event, const void, ev_before)
+
 static void heap_push(struct gt_replay *r, struct rp_event ev)
 {
-	GT_GROW(r->heap, r->n_heap + 1, r->cap_heap);
-	uint32_t i = r->n_heap++;
-	while (i > 0) {
-		uint32_t parent = (i - 1) / 2;
-		if (!ev_before(&ev, &r->heap[parent]))
-			break;
-		r->heap[i] = r->heap[parent];
-		i = parent;
-	}
-	r->heap[i] = ev;
+	event_heap_push(&r->heap, &r->n_heap, &r->cap_heap, ev, NULL);
 }
 
 static struct rp_event heap_pop(struct gt_replay *r)
 {
-	struct rp_event top = r->heap[0];
-	struct rp_event last = r->heap[--r->n_heap];
-	uint32_t i = 0;
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-		const struct rp_event *best = &last;
-		if (l < r->n_heap && ev_before(&r->heap[l], best))
-			best = &r->heap[m = l];
-		if (l + 1 < r->n_heap && ev_before(&r->heap[l + 1], best))
-			m = l + 1;
-		if (m == i)
-			break;
-		r->heap[i] = r->heap[m];
-		i = m;
-	}
-	if (r->n_heap)
-		r->heap[i] = last;
-	return top;
+	return event_heap_pop(r->heap, &r->n_heap, NULL);
 }
 
 /* Drop events made stale by an eviction, so the heap top is a real one. */
@@ -398,55 +377,57 @@ static void release_job(struct gt_replay *r, uint32_t id)
 
 /* ---------------------------------------------------------------- applying a plan */
 
-/* The stable name of shared-GPU group @id chosen on @node by session @s. */
-static uint32_t group_name(struct gt_replay *r, const struct gt_session *s, uint32_t id,
-			   int32_t node)
+/*
+ * The plan's hook for naming a GPU group the cycle opened on @node: every
+ * device already has a name ("<node>-gpu<d>", engine_setup.c), so a name is
+ * taken while a group of that name holds pods on the node.
+ */
+static bool group_taken(void *arg, int32_t node, const char *name)
 {
-	if (id < s->n_base_names)
-		return id;
-	uint32_t k = id - s->n_base_names;
-	if (!r->minted[k]) {
-		/* a GPU the session opened: the node's first device no group uses */
-		const struct rp_node *rn = &r->nodes[node];
-		uint32_t name = r->dev_names[r->dev0[node]];
-		for (int32_t d = 0; d < r->c.nodes[node].gpus; d++) {
-			name = r->dev_names[r->dev0[node] + (uint32_t)d];
-			bool used = false;
-			for (uint32_t g = 0; g < rn->n_groups && !used; g++)
-				used = rn->groups[g].id == name;
-			if (!used)
-				break;
-		}
-		r->minted[k] = name + 1;
-	}
-	return r->minted[k] - 1;
+	const struct gt_replay *r = arg;
+	int64_t id = gt_strtab_find(r->names, name);
+	const struct rp_node *rn = &r->nodes[node];
+	for (uint32_t g = 0; id >= 0 && g < rn->n_groups; g++)
+		if (rn->groups[g].id == (uint32_t)id)
+			return true;
+	return false;
 }
 
-static bool is_bound(enum gt_status st)
+/* The plan's binds and evictions of job @id (pods in job order: the plan lists them by pod). */
+struct job_plan {
+	uint32_t bound, evicted;
+};
+
+static void count_job_plan(const struct gt_replay *r, const struct gt_plan *plan, uint32_t id,
+			   struct job_plan *jp)
 {
-	return st == GT_BINDING || st == GT_ALLOCATED || st == GT_BOUND || st == GT_RUNNING;
+	uint32_t n;
+	const int32_t *pods = job_pods(r, id, &n);
+	memset(jp, 0, sizeof(*jp));
+	for (uint32_t k = 0; k < n; k++) {
+		const struct gt_pod *p = &r->c.pods[pods[k]];
+		jp->evicted += p->status == GT_RUNNING && gt_plan_eviction_of(plan, pods[k]);
+	}
 }
 
 /*
- * Apply the session's plan to job @id. Returns 1 when the snapshot changed
- * (pods bound or evicted), 0 when not, -1 when the job stayed pending.
+ * Carry out the plan for job @id. Returns 1 when the snapshot changed (pods
+ * bound or evicted), 0 when not, -1 when the job stayed pending.
  */
-static int apply_job(struct gt_replay *r, const struct gt_session *s, uint32_t id, bool hold)
+static int apply_job(struct gt_replay *r, struct gt_plan *plan, uint32_t id, bool hold)
 {
 	struct rp_job *rj = &r->jobs[id];
-	uint32_t n, bound = 0, placed = 0, evicted = 0;
+	uint32_t n, bound = 0, placed = 0;
 	const int32_t *pods = job_pods(r, id, &n);
+	struct job_plan jp;
+	count_job_plan(r, plan, id, &jp);
 	for (uint32_t k = 0; k < n; k++) {
 		const struct gt_pod *p = &r->c.pods[pods[k]];
-		enum gt_status st = s->pods[pods[k]].status;
-		if (p->status == GT_RUNNING && !is_bound(st))
-			evicted++;
-		else if (p->status == GT_PENDING && is_bound(st))
-			bound++;
+		bound += p->status == GT_PENDING && gt_plan_bind_of(plan, pods[k]);
 		placed += p->status == GT_RUNNING;
 	}
-	if (evicted) {
-		r->st.pod_evictions += evicted;
+	if (jp.evicted) {
+		r->st.pod_evictions += jp.evicted;
 		evict_job(r, id);
 		return 1;
 	}
@@ -455,11 +436,11 @@ static int apply_job(struct gt_replay *r, const struct gt_session *s, uint32_t i
 	if (hold || !bound)
 		return placed + bound < n ? -1 : 0;
 	for (uint32_t k = 0; k < n; k++) {
-		const struct gt_pod_state *st = &s->pods[pods[k]];
-		if (r->c.pods[pods[k]].status != GT_PENDING || !is_bound(st->status))
+		const struct gt_plan_place *b = gt_plan_bind_of(plan, pods[k]);
+		if (r->c.pods[pods[k]].status != GT_PENDING || !b)
 			continue;
-		uint32_t group = st->n_groups ? group_name(r, s, st->groups[0], st->node) : 0;
-		pod_place(r, id, k, st->node, group);
+		uint32_t group = b->n_groups ? gt_plan_group_name(plan, b->groups[0], b->node) : 0;
+		pod_place(r, id, k, b->node, group);
 	}
 	if (placed + bound == n)
 		start_job(r, id);
@@ -467,30 +448,22 @@ static int apply_job(struct gt_replay *r, const struct gt_session *s, uint32_t i
 }
 
 /*
- * Walk the jobs in arrival order and apply the plan. Under strict FIFO the
- * first job left pending blocks every later one: what the core placed
- * behind it (backfill) is not applied. Returns whether anything changed.
+ * Walk the jobs in arrival order and carry out the plan. Under strict FIFO
+ * the first job left pending blocks every later one: what the core placed
+ * behind it (backfill) is not carried out. Returns whether anything changed.
  */
-static bool apply_plan(struct gt_replay *r, const struct gt_session *s)
+static bool apply_plan(struct gt_replay *r, struct gt_plan *plan)
 {
-	uint32_t want = s->next_group - s->n_base_names;
-	if (want > r->cap_minted) {
-		free(r->minted);
-		r->cap_minted = want;
-		r->minted = gt_xcalloc(want, sizeof(*r->minted));
-	} else if (want) {
-		memset(r->minted, 0, want * sizeof(*r->minted));
-	}
 	bool changed = false, blocked = false;
 	uint32_t n_slots = r->c.n_jobs;
 	for (uint32_t slot = 0; slot < n_slots; slot++) {
 		uint32_t id = r->slot_id[slot];
-		r->c.jobs[slot].stale_since = s->jobs[slot].stale_since;
+		r->c.jobs[slot].stale_since = plan->jobs[slot].stale_since;
 		if (r->jobs[id].gated) {
 			blocked = true;
 			continue;
 		}
-		int rc = apply_job(r, s, id, r->o.fifo && blocked);
+		int rc = apply_job(r, plan, id, r->o.fifo && blocked);
 		changed |= rc > 0;
 		if (rc < 0 && r->o.fifo)
 			blocked = true;
@@ -650,8 +623,12 @@ static void cycle(struct gt_replay *r)
 	observe(r, r->now);
 	for (uint32_t q = 0; q < r->c.n_queues; q++)
 		r->q_fair_milli[q] = s.queues[q].fair_share[GT_QGPU];
-	r->dirty = apply_plan(r, &s);
+	struct gt_plan plan;
+	struct gt_plan_opts po = { .taken = group_taken, .arg = r };
+	gt_plan_build(&plan, &s, &po);
 	gt_session_release(&s);
+	r->dirty = apply_plan(r, &plan);
+	gt_plan_release(&plan);
 	gt_rp_set_signals(r);
 }
 

@@ -82,8 +82,6 @@ struct gt_replay {
 	/* shared-GPU groups: every device of every node has a name */
 	uint32_t *dev_names;	/* node n, device k: dev_names[dev0[n] + k] */
 	uint32_t *dev0;
-	uint32_t *minted;	/* this cycle: session group id - base -> name + 1 */
-	uint32_t cap_minted;
 	/* gpu_spec node selectors */
 	struct gt_selector *spec_sel;
 	uint8_t *spec_ok;	/* [spec * n_nodes + node] */

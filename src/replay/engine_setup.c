@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "util/mem.h"
+#include "util/strtab.h"
 
 /* ---------------------------------------------------------------- options */
 
@@ -30,10 +31,8 @@ const char *gt_placement_name(enum gt_placement p)
 
 enum gt_placement gt_placement_from_name(const char *name)
 {
-	for (int p = 0; p < GT_N_PLACEMENTS; p++)
-		if (!strcmp(name, placement_names[p]))
-			return (enum gt_placement)p;
-	return GT_N_PLACEMENTS;
+	int p = gt_name_index(placement_names, GT_N_PLACEMENTS, name);
+	return p < 0 ? GT_N_PLACEMENTS : (enum gt_placement)p;
 }
 
 void gt_placement_apply(struct gt_config *cfg, enum gt_placement p)
@@ -444,7 +443,6 @@ void gt_replay_free(struct gt_replay *r)
 	free(r->slot_id);
 	free(r->dev_names);
 	free(r->dev0);
-	free(r->minted);
 	free(r->heap);
 	free(r->wake_after);
 	free(r->q_alloc_milli);

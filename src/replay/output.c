@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/json.h"
 #include "util/mem.h"
 
 /* ---------------------------------------------------------------- JSON */
@@ -94,11 +95,15 @@ json_t *gt_replay_stats_json(const struct gt_replay_stats *st)
 	return o;
 }
 
-void gt_replay_print_json(FILE *f, const struct gt_replay_stats *st)
+void gt_replay_print_json(FILE *f, const struct gt_replay_stats *st, bool yaml)
 {
 	json_t *o = gt_replay_stats_json(st);
-	json_dumpf(o, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	fputc('\n', f);
+	if (yaml) {
+		gt_json_print_yaml(f, o);
+	} else {
+		json_dumpf(o, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		fputc('\n', f);
+	}
 	json_decref(o);
 }
 

@@ -15,7 +15,7 @@
 
 /* The results as one JSON object (new reference). */
 json_t *gt_replay_stats_json(const struct gt_replay_stats *st);
-void gt_replay_print_json(FILE *f, const struct gt_replay_stats *st);
+void gt_replay_print_json(FILE *f, const struct gt_replay_stats *st, bool yaml);
 void gt_replay_print_table(FILE *f, const struct gt_replay_stats *st);
 /* Two `-o json` results side by side. 0, or GT_EIO / GT_EPARSE with @err. */
 int gt_replay_compare(FILE *f, const char *a, const char *b, struct gt_err *err);

@@ -11,299 +11,172 @@
 #include "replay/engine.h"
 #include "replay/output.h"
 #include "replay/setup.h"
+#include "util/flags.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 struct cli {
 	const char *trace;	/* FORMAT:FILE */
-	const char **files;
-	size_t n_files, cap_files;
+	struct gt_strings files;
+	bool recursive;
 	uint32_t nodes;
-	int32_t gpus_per_node;
+	int64_t gpus_per_node;
 	const char *openb_nodes;
 	const char *vc_sizes;
-	bool single_queue;
-	int placement;		/* enum gt_placement, -1: from the cluster's shard or binpack */
-	int cpu_spread;		/* -1: from the shard (binpack); 0 binpack; 1 spread */
-	int32_t gang_split;
-	int64_t min_runtime;	/* -1: as the cluster's shard says (0) */
-	bool json;
+	int queues;		/* 0 tenant, 1 single */
+	int placement;		/* enum gt_placement */
+	bool placement_given;	/* else from the cluster's shard, or binpack */
+	int cpu_placement;	/* 0 binpack, 1 spread */
+	bool cpu_given;		/* else from the shard (binpack) */
+	int64_t gang_split;
+	int64_t min_runtime;
+	bool min_runtime_given;	/* else as the cluster's shard says (0) */
+	double scale_arrivals, load, inflate;
+	int64_t limit;
+	int output;		/* enum gt_output */
 	const char *report;
-	const char *compare[2];
+	bool compare;
+	struct gt_strings positional;
 	bool quiet;
 	bool actions_given;
 	struct gt_replay_opts o;
 };
 
-static void usage(FILE *f)
-{
-	fputs("usage: gantry replay --trace FORMAT:FILE CLUSTER [options] [-o json|table] [--report FILE.html]\n"
-	      "       gantry replay --compare A.json B.json\n"
-	      "  --trace FORMAT:FILE   philly, openb, itp or crux (see docs/replay.md)\n"
-	      "cluster (sources add up):\n"
-	      "  -f FILE               Nodes, Queues, SchedulingShard as Kubernetes YAML/JSON (repeatable)\n"
-	      "  --nodes N --gpus-per-node G   N identical nodes (also --nodes NxG)\n"
-	      "  --openb-nodes FILE    an openb_node_list_*.csv\n"
-	      "queues:\n"
-	      "  --vc-sizes FILE       Philly: a quota per VC proportional to its nodes\n"
-	      "  --queues tenant|single   one queue per tenant (default) or one for all\n"
-	      "policy:\n"
-	      "  --actions LIST        subset of allocate,consolidation,reclaim,preempt,stalegangeviction\n"
-	      "                        (default: all five, as KAI)\n"
-	      "  --placement P         binpack (default), spread or gpupack\n"
-	      "  --cpu-placement P     binpack (default) or spread: where CPU-only pods go\n"
-	      "  --fifo                strict FIFO: one queue, no job passes the oldest waiting one\n"
-	      "  --min-runtime S       reclaim and preempt spare jobs that ran less (KAI's minruntime)\n"
-	      "  --qos-priority        openb: qos as priority (LS 125, Guaranteed 100, Burstable 75, BE 50)\n"
-	      "time:\n"
-	      "  --period S            seconds between cycles (default 1)\n"
-	      "  --bind-latency S      bind to running (default 0)\n"
-	      "  --evict-grace S       eviction to pod gone (default 0)\n"
-	      "  --resume              evicted jobs keep their progress (default: restart from scratch)\n"
-	      "  --scale-arrivals F    F times as many arrivals per unit of time\n"
-	      "  --load X              scale the arrivals to an offered load of X\n"
-	      "  --limit N             the first N jobs only\n"
-	      "  --gang-split G        GPUs per gang pod for multi-GPU jobs (default 8)\n"
-	      "  --no-departures       pods never leave (the FGD packing experiment)\n"
-	      "  --inflate F           with --no-departures: repeat the trace until F x its GPU request\n"
-	      "output:\n"
-	      "  -o json|table         (default table)\n"
-	      "  --report FILE.html    a self-contained report with charts\n"
-	      "  --starvation S        count jobs that waited longer (default 86400)\n"
-	      "  --exact               run every cycle, no shortcut (slower; same results)\n"
-	      "  --quiet               no progress line on a terminal\n", f);
-}
-
-static int bad(const char *flag, const char *v, const char *what)
-{
-	fprintf(stderr, "gantry replay: %s: %s, not '%s'\n", flag, what, v);
-	return 2;
-}
-
-static int parse_double(const char *flag, const char *v, double min, double *out)
-{
-	char *end;
-	errno = 0;
-	double d = strtod(v, &end);
-	if (!*v || *end || errno || !isfinite(d) || d < min) {
-		char what[64];
-		snprintf(what, sizeof(what), "needs a number of at least %g", min);
-		return bad(flag, v, what);
-	}
-	*out = d;
-	return 0;
-}
-
-static int parse_uint(const char *flag, const char *v, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long n = strtoull(v, &end, 10);
-	if (!*v || *v == '-' || *end || errno || n < min || n > max) {
-		char what[96];
-		snprintf(what, sizeof(what), "needs a whole number from %llu to %llu",
-			 (unsigned long long)min, (unsigned long long)max);
-		return bad(flag, v, what);
-	}
-	*out = n;
-	return 0;
-}
-
-/* Seconds as a number ("90") or a Go duration ("1m30s"). */
-static int parse_seconds(const char *flag, const char *v, int64_t *out)
-{
-	uint64_t n;
-	char *end;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (*v && *v != '-' && !*end && !errno && n < (UINT64_C(1) << 40)) {
-		*out = (int64_t)n;
-		return 0;
-	}
-	if (gt_parse_duration(v, out) || *out < 0)
-		return bad(flag, v, "needs seconds or a duration such as 90s or 1h");
-	return 0;
-}
-
-static int parse_actions(const char *list, unsigned *mask)
-{
-	char *copy = gt_xstrdup(list);
-	int rc = 0;
-	*mask = 0;
-	for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok && !rc;
-	     tok = strtok_r(NULL, ",", &save)) {
-		enum gt_action a = gt_action_from_name(tok);
-		if (a == GT_ACT_NONE)
-			rc = bad("--actions", tok, "unknown action");
-		*mask |= 1u << a;
-	}
-	free(copy);
-	if (!rc && !*mask)
-		rc = bad("--actions", list, "needs at least one action");
-	return rc;
-}
+static const char *const queue_modes[] = { "tenant", "single", NULL };
+static const char *const cpu_modes[] = { "binpack", "spread", NULL };
 
 /* "--nodes N" (with --gpus-per-node) or "--nodes NxG". */
-static int parse_nodes(struct cli *o, const char *v)
+static int parse_nodes(const char *v, void *dest, char *why, size_t why_len)
 {
-	uint64_t n, g;
+	struct cli *o = dest;
+	int64_t n, g = 0;
 	const char *x = strchr(v, 'x');
 	char *count = x ? gt_xstrndup(v, (size_t)(x - v)) : gt_xstrdup(v);
-	int rc = parse_uint("--nodes", count, 1, 1000000, &n);
+	bool ok = !gt_parse_int(count, &n) && n >= 1 && n <= 1000000 &&
+		  (!x || (!gt_parse_int(x + 1, &g) && g >= 1 && g <= GT_MAX_DEVICES * 4));
 	free(count);
-	if (!rc && x)
-		rc = parse_uint("--nodes", x + 1, 1, GT_MAX_DEVICES * 4, &g);
-	if (rc)
-		return 2;
+	if (!ok) {
+		snprintf(why, why_len, "needs N or NxG: N nodes from 1 to 1000000, G GPUs from 1 to %d",
+			 GT_MAX_DEVICES * 4);
+		return -1;
+	}
 	o->nodes = (uint32_t)n;
 	if (x)
-		o->gpus_per_node = (int32_t)g;
+		o->gpus_per_node = g;
 	return 0;
 }
 
-/* Flags that take no value. 1 when @a was one. */
-static int parse_switch(struct cli *o, const char *a)
+static int parse_placement(const char *v, void *dest, char *why, size_t why_len)
 {
-	if (!strcmp(a, "--fifo"))
-		o->o.fifo = true;
-	else if (!strcmp(a, "--resume"))
-		o->o.resume = true;
-	else if (!strcmp(a, "--no-departures"))
-		o->o.no_departures = true;
-	else if (!strcmp(a, "--qos-priority"))
-		o->o.qos_priority = true;
-	else if (!strcmp(a, "--exact"))
-		o->o.exact = true;
-	else if (!strcmp(a, "--quiet"))
-		o->quiet = true;
-	else
-		return 0;
-	return 1;
+	enum gt_placement p = gt_placement_from_name(v);
+	if (p == GT_N_PLACEMENTS) {
+		snprintf(why, why_len, "must be binpack, spread or gpupack");
+		return -1;
+	}
+	*(int *)dest = (int)p;
+	return 0;
 }
 
-static int parse_value(struct cli *o, const char *a, const char *v)
+#define CLUSTER_FLAGS(o)                                                                             \
+	{ .type = GT_FLAG_SECTION, .help = "Trace and cluster (sources add up)" },                    \
+	{ .type = GT_FLAG_STRING, .name = "trace", .dest = &(o)->trace, .arg = "FORMAT:FILE",          \
+	  .help = "philly, openb, itp or crux (docs/replay.md)" },                                     \
+	{ .type = GT_FLAG_STRINGS, .name = "filename", .short_name = 'f', .dest = &(o)->files,          \
+	  .arg = "FILE", .help = "Nodes, Queues, SchedulingShard as Kubernetes YAML/JSON (repeatable)" }, \
+	{ .type = GT_FLAG_BOOL, .name = "recursive", .short_name = 'R', .dest = &(o)->recursive,        \
+	  .help = "read directories given to -f recursively" },                                       \
+	{ .type = GT_FLAG_FUNC, .name = "nodes", .dest = (o), .arg = "N|NxG", .parse = parse_nodes,     \
+	  .help = "N identical nodes (of --gpus-per-node GPUs, or G)" },                              \
+	{ .type = GT_FLAG_INT, .name = "gpus-per-node", .dest = &(o)->gpus_per_node, .arg = "G",        \
+	  .min = 0, .max = GT_MAX_DEVICES * 4, .help = "GPUs of each of --nodes" },                   \
+	{ .type = GT_FLAG_STRING, .name = "openb-nodes", .dest = &(o)->openb_nodes, .arg = "FILE",      \
+	  .help = "an openb_node_list_*.csv" },                                                       \
+	{ .type = GT_FLAG_STRING, .name = "vc-sizes", .dest = &(o)->vc_sizes, .arg = "FILE",            \
+	  .help = "Philly: a quota per VC proportional to its nodes" },                               \
+	{ .type = GT_FLAG_CHOICE, .name = "queues", .dest = &(o)->queues, .arg = "MODE",                \
+	  .choices = queue_modes, .help = "tenant: one queue per tenant (default); single: one for all" }
+
+#define POLICY_FLAGS(o)                                                                              \
+	{ .type = GT_FLAG_SECTION, .help = "Policy" },                                                \
+	{ .type = GT_FLAG_FUNC, .name = "actions", .dest = &(o)->o.actions, .arg = "LIST",             \
+	  .parse = gt_actions_flag, .seen = &(o)->actions_given,                                      \
+	  .help = "subset of allocate,consolidation,reclaim,preempt,stalegangeviction\n"              \
+		  "(default: all five, as KAI)" },                                                    \
+	{ .type = GT_FLAG_FUNC, .name = "placement", .dest = &(o)->placement, .arg = "P",               \
+	  .parse = parse_placement, .seen = &(o)->placement_given,                                    \
+	  .help = "binpack (default), spread or gpupack" },                                           \
+	{ .type = GT_FLAG_CHOICE, .name = "cpu-placement", .dest = &(o)->cpu_placement, .arg = "P",     \
+	  .choices = cpu_modes, .seen = &(o)->cpu_given,                                              \
+	  .help = "binpack (default) or spread: where CPU-only pods go" },                            \
+	{ .type = GT_FLAG_BOOL, .name = "fifo", .dest = &(o)->o.fifo,                                  \
+	  .help = "strict FIFO: one queue, no job passes the oldest waiting one" },                   \
+	{ .type = GT_FLAG_SECONDS, .name = "min-runtime", .dest = &(o)->min_runtime, .arg = "S",        \
+	  .seen = &(o)->min_runtime_given,                                                            \
+	  .help = "reclaim and preempt spare jobs that ran less (KAI's minruntime)" },                \
+	{ .type = GT_FLAG_BOOL, .name = "qos-priority", .dest = &(o)->o.qos_priority,                  \
+	  .help = "openb: qos as priority (LS 125, Guaranteed 100, Burstable 75, BE 50)" }
+
+#define TIME_FLAGS(o)                                                                                \
+	{ .type = GT_FLAG_SECTION, .help = "Time" },                                                  \
+	{ .type = GT_FLAG_SECONDS, .name = "period", .dest = &(o)->o.period, .arg = "S", .min = 1,      \
+	  .help = "seconds between cycles (default 1)" },                                             \
+	{ .type = GT_FLAG_SECONDS, .name = "bind-latency", .dest = &(o)->o.bind_latency, .arg = "S",    \
+	  .help = "bind to running (default 0)" },                                                    \
+	{ .type = GT_FLAG_SECONDS, .name = "evict-grace", .dest = &(o)->o.evict_grace, .arg = "S",      \
+	  .help = "eviction to pod gone (default 0)" },                                               \
+	{ .type = GT_FLAG_BOOL, .name = "resume", .dest = &(o)->o.resume,                              \
+	  .help = "evicted jobs keep their progress (default: restart from scratch)" },               \
+	{ .type = GT_FLAG_DOUBLE, .name = "scale-arrivals", .dest = &(o)->o.scale_arrivals, .arg = "F", \
+	  .dmin = 1e-6, .help = "F times as many arrivals per unit of time" },                       \
+	{ .type = GT_FLAG_DOUBLE, .name = "load", .dest = &(o)->o.load, .arg = "X", .dmin = 1e-6,       \
+	  .help = "scale the arrivals to an offered load of X" },                                    \
+	{ .type = GT_FLAG_INT, .name = "limit", .dest = &(o)->limit, .arg = "N", .min = 1,              \
+	  .max = UINT32_MAX, .help = "the first N jobs only" },                                       \
+	{ .type = GT_FLAG_INT, .name = "gang-split", .dest = &(o)->gang_split, .arg = "G", .min = 1,    \
+	  .max = 1024, .help = "GPUs per gang pod for multi-GPU jobs (default 8)" },                  \
+	{ .type = GT_FLAG_BOOL, .name = "no-departures", .dest = &(o)->o.no_departures,                \
+	  .help = "pods never leave (the FGD packing experiment)" },                                  \
+	{ .type = GT_FLAG_DOUBLE, .name = "inflate", .dest = &(o)->o.inflate, .arg = "F", .dmin = 1e-6, \
+	  .help = "with --no-departures: repeat the trace until F x its GPU request" }
+
+#define OUTPUT_FLAGS(o)                                                                              \
+	{ .type = GT_FLAG_SECTION, .help = "Output" },                                                \
+	GT_OUTPUT_FLAG(&(o)->output),                                                                 \
+	{ .type = GT_FLAG_STRING, .name = "report", .dest = &(o)->report, .arg = "FILE.html",          \
+	  .help = "a self-contained report with charts" },                                            \
+	{ .type = GT_FLAG_SECONDS, .name = "starvation", .dest = &(o)->o.starvation_s, .arg = "S",      \
+	  .help = "count jobs that waited longer (default 86400)" },                                  \
+	{ .type = GT_FLAG_BOOL, .name = "exact", .dest = &(o)->o.exact,                                \
+	  .help = "run every cycle, no shortcut (slower; same results)" },                            \
+	{ .type = GT_FLAG_BOOL, .name = "quiet", .dest = &(o)->quiet,                                  \
+	  .help = "no progress line on a terminal" },                                                 \
+	{ .type = GT_FLAG_BOOL, .name = "compare", .dest = &(o)->compare,                              \
+	  .help = "compare two results written with -o json: gantry replay --compare A.json B.json" }
+
+/* The options that need others, and what a packing run means. 0 or 2 (said). */
+static int check_args(struct cli *o)
 {
-	uint64_t n;
-	double d;
-	if (!strcmp(a, "--trace"))
-		o->trace = v;
-	else if (!strcmp(a, "-f") || !strcmp(a, "--filename"))
-		GT_PUSH(o->files, o->n_files, o->cap_files, v);
-	else if (!strcmp(a, "--nodes"))
-		return parse_nodes(o, v);
-	else if (!strcmp(a, "--gpus-per-node")) {
-		if (parse_uint(a, v, 0, GT_MAX_DEVICES * 4, &n))
-			return 2;
-		o->gpus_per_node = (int32_t)n;
-	} else if (!strcmp(a, "--openb-nodes"))
-		o->openb_nodes = v;
-	else if (!strcmp(a, "--vc-sizes"))
-		o->vc_sizes = v;
-	else if (!strcmp(a, "--queues")) {
-		if (strcmp(v, "tenant") && strcmp(v, "single"))
-			return bad(a, v, "must be tenant or single");
-		o->single_queue = !strcmp(v, "single");
-	} else if (!strcmp(a, "--actions")) {
-		o->actions_given = true;
-		return parse_actions(v, &o->o.actions);
-	}
-	else if (!strcmp(a, "--placement")) {
-		o->placement = (int)gt_placement_from_name(v);
-		if (o->placement == GT_N_PLACEMENTS)
-			return bad(a, v, "must be binpack, spread or gpupack");
-	} else if (!strcmp(a, "--cpu-placement")) {
-		if (strcmp(v, "binpack") && strcmp(v, "spread"))
-			return bad(a, v, "must be binpack or spread");
-		o->cpu_spread = !strcmp(v, "spread");
-	} else if (!strcmp(a, "--period")) {
-		if (parse_seconds(a, v, &o->o.period))
-			return 2;
-		if (o->o.period < 1)
-			return bad(a, v, "must be 1 s or more");
-	} else if (!strcmp(a, "--bind-latency"))
-		return parse_seconds(a, v, &o->o.bind_latency);
-	else if (!strcmp(a, "--evict-grace"))
-		return parse_seconds(a, v, &o->o.evict_grace);
-	else if (!strcmp(a, "--min-runtime"))
-		return parse_seconds(a, v, &o->min_runtime);
-	else if (!strcmp(a, "--starvation"))
-		return parse_seconds(a, v, &o->o.starvation_s);
-	else if (!strcmp(a, "--scale-arrivals")) {
-		if (parse_double(a, v, 1e-6, &d))
-			return 2;
-		o->o.scale_arrivals = d;
-	} else if (!strcmp(a, "--load")) {
-		if (parse_double(a, v, 1e-6, &d))
-			return 2;
-		o->o.load = d;
-	} else if (!strcmp(a, "--inflate")) {
-		if (parse_double(a, v, 1e-6, &d))
-			return 2;
-		o->o.inflate = d;
-	} else if (!strcmp(a, "--limit")) {
-		if (parse_uint(a, v, 1, UINT32_MAX, &n))
-			return 2;
-		o->o.limit = (uint32_t)n;
-	} else if (!strcmp(a, "--gang-split")) {
-		if (parse_uint(a, v, 1, 1024, &n))
-			return 2;
-		o->gang_split = (int32_t)n;
-	} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-		if (strcmp(v, "json") && strcmp(v, "table"))
-			return bad(a, v, "must be json or table");
-		o->json = !strcmp(v, "json");
-	} else if (!strcmp(a, "--report"))
-		o->report = v;
-	else {
-		fprintf(stderr, "gantry replay: unknown option '%s'\n", a);
-		usage(stderr);
+	if (o->compare) {
+		if (o->positional.n == 2)
+			return 0;
+		fprintf(stderr, "gantry replay: --compare needs two result files\n");
 		return 2;
 	}
-	return 0;
-}
-
-/* 0: go on; -1: done (help, compare); > 0: exit status. */
-static int parse_args(int argc, char **argv, struct cli *o)
-{
-	gt_replay_opts_defaults(&o->o);
-	o->placement = -1;
-	o->min_runtime = -1;
-	o->cpu_spread = -1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return -1;
-		}
-		if (parse_switch(o, a))
-			continue;
-		if (!strcmp(a, "--compare")) {
-			if (i + 2 >= argc) {
-				fprintf(stderr, "gantry replay: --compare needs two result files\n");
-				return 2;
-			}
-			o->compare[0] = argv[++i];
-			o->compare[1] = argv[++i];
-			continue;
-		}
-		if (i + 1 >= argc) {
-			fprintf(stderr, "gantry replay: %s needs a value\n", a);
-			return 2;
-		}
-		int rc = parse_value(o, a, argv[++i]);
-		if (rc)
-			return rc;
+	if (o->positional.n) {
+		fprintf(stderr, "gantry replay: unexpected argument '%s' (the trace is --trace FORMAT:FILE)\n",
+			o->positional.v[0]);
+		return 2;
 	}
-	if (o->compare[0])
-		return 0;
+	o->o.limit = (uint32_t)o->limit;
 	/* pods that never leave: nothing to reclaim, preempt or consolidate for */
 	if (o->o.no_departures && !o->actions_given)
 		o->o.actions = 1u << GT_ACT_ALLOCATE;
 	if (!o->trace) {
 		fprintf(stderr, "gantry replay: no trace: give --trace FORMAT:FILE\n");
-		usage(stderr);
+		fprintf(stderr, "run 'gantry replay --help' for the flags it takes\n");
 		return 2;
 	}
-	if (!o->n_files && !o->nodes && !o->openb_nodes) {
+	if (!o->files.n && !o->nodes && !o->openb_nodes) {
 		fprintf(stderr, "gantry replay: no cluster: give -f FILE, --nodes N --gpus-per-node G or --openb-nodes FILE\n");
 		return 2;
 	}
@@ -312,6 +185,22 @@ static int parse_args(int argc, char **argv, struct cli *o)
 		return 2;
 	}
 	return 0;
+}
+
+/* 0: go on; 1: --help printed; 2: a bad argument (said). */
+static int parse_args(int argc, char **argv, struct cli *o)
+{
+	gt_replay_opts_defaults(&o->o);
+	const struct gt_flag flags[] = { CLUSTER_FLAGS(o), POLICY_FLAGS(o), TIME_FLAGS(o), OUTPUT_FLAGS(o) };
+	const struct gt_command cmd = {
+		.name = "replay", .synopsis = "--trace FORMAT:FILE CLUSTER [flags]\n"
+					      "       gantry replay --compare A.json B.json",
+		.about = "Play a real GPU-cluster job trace through the scheduling core, with a report\n"
+			 "(docs/replay.md).",
+		.flags = flags, .n_flags = GT_FLAGS_N(flags), .positional = &o->positional,
+	};
+	int rc = gt_flags_parse(&cmd, argc, argv);
+	return rc ? rc : check_args(o);
 }
 
 /* ---------------------------------------------------------------- running */
@@ -345,7 +234,7 @@ static int load_trace(const struct cli *o, struct gt_trace *t)
 			o->trace);
 		return 2;
 	}
-	struct gt_trace_opts to = { .gang_split = o->gang_split };
+	struct gt_trace_opts to = { .gang_split = (int32_t)o->gang_split };
 	struct gt_err err = { 0 };
 	if (gt_trace_load(t, f, colon + 1, &to, &err)) {
 		fprintf(stderr, "gantry replay: %s\n", err.msg);
@@ -361,7 +250,7 @@ static int build_cluster(const struct cli *o, struct gt_cluster *c)
 {
 	struct gt_err err = { 0 };
 	uint32_t skipped = 0;
-	if (o->n_files && gt_replay_load_cluster(c, o->files, o->n_files, &skipped, &err)) {
+	if (o->files.n && gt_replay_load_cluster(c, o->files.v, o->files.n, o->recursive, &skipped, stderr, &err)) {
 		fprintf(stderr, "gantry replay: %s\n", err.msg);
 		return 2;
 	}
@@ -369,16 +258,16 @@ static int build_cluster(const struct cli *o, struct gt_cluster *c)
 		fprintf(stderr, "gantry replay: warning: %u objects that are not Nodes, Queues, PriorityClasses, Topologies or SchedulingShards were ignored\n",
 			skipped);
 	if (o->nodes)
-		gt_replay_gen_nodes(c, o->nodes, o->gpus_per_node);
+		gt_replay_gen_nodes(c, o->nodes, (int32_t)o->gpus_per_node);
 	if (o->openb_nodes && gt_openb_nodes_load(o->openb_nodes, c, &err)) {
 		fprintf(stderr, "gantry replay: %s\n", err.msg);
 		return 2;
 	}
-	if (o->placement >= 0)
+	if (o->placement_given)
 		gt_placement_apply(&c->config, (enum gt_placement)o->placement);
-	if (o->cpu_spread >= 0)
-		c->config.cpu_spread = o->cpu_spread;
-	if (o->min_runtime >= 0)
+	if (o->cpu_given)
+		c->config.cpu_spread = o->cpu_placement == 1;
+	if (o->min_runtime_given)
 		c->config.preempt_min_runtime_s = c->config.reclaim_min_runtime_s = o->min_runtime;
 	return 0;
 }
@@ -393,7 +282,7 @@ static int make_queues(const struct cli *o, struct gt_cluster *c, const struct g
 		fprintf(stderr, "gantry replay: %s\n", err.msg);
 		return 2;
 	}
-	struct gt_queue_setup qs = { .single = o->single_queue || o->o.fifo, .vcs = vcs,
+	struct gt_queue_setup qs = { .single = o->queues == 1 || o->o.fifo, .vcs = vcs,
 				     .n_vcs = n_vcs };
 	int rc = gt_replay_make_queues(c, t, &qs, tq, dq, &err);
 	gt_vc_sizes_free(vcs, n_vcs);
@@ -404,8 +293,8 @@ static int make_queues(const struct cli *o, struct gt_cluster *c, const struct g
 
 static int output(const struct cli *o, const struct gt_replay_stats *st)
 {
-	if (o->json)
-		gt_replay_print_json(stdout, st);
+	if (o->output == GT_OUT_JSON || o->output == GT_OUT_YAML)
+		gt_replay_print_json(stdout, st, o->output == GT_OUT_YAML);
 	else
 		gt_replay_print_table(stdout, st);
 	if (!o->report)
@@ -463,9 +352,11 @@ int gt_replay_main(int argc, char **argv)
 	struct cli o;
 	memset(&o, 0, sizeof(o));
 	int rc = parse_args(argc, argv, &o);
-	if (!rc && o.compare[0]) {
+	if (rc == 1)
+		rc = 0;	/* --help */
+	else if (!rc && o.compare) {
 		struct gt_err err = { 0 };
-		rc = gt_replay_compare(stdout, o.compare[0], o.compare[1], &err);
+		rc = gt_replay_compare(stdout, o.positional.v[0], o.positional.v[1], &err);
 		if (rc) {
 			fprintf(stderr, "gantry replay: %s\n", err.msg);
 			rc = 2;
@@ -473,6 +364,7 @@ int gt_replay_main(int argc, char **argv)
 	} else if (!rc) {
 		rc = run(&o);
 	}
-	free(o.files);
-	return rc < 0 ? 0 : rc;
+	free(o.files.v);
+	free(o.positional.v);
+	return rc;
 }

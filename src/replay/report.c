@@ -339,28 +339,32 @@ static void kv(FILE *f, const char *k, const char *v)
 	fprintf(f, "</td></tr>\n");
 }
 
+/* A distribution of durations as one row: mean, p50, p90, p99. */
+static void dist_kv(FILE *f, const char *k, const struct gt_dist *d)
+{
+	const double v[] = { d->mean, d->p50, d->p90, d->p99 };
+	static const char *const names[] = { "mean", "p50", "p90", "p99" };
+	char buf[256];
+	size_t off = 0;
+	for (int i = 0; i < 4; i++) {
+		char t[32];
+		gt_format_duration(v[i], t, sizeof(t));
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s %s", i ? ", " : "", names[i], t);
+	}
+	kv(f, k, buf);
+}
+
 static void summary(FILE *f, const struct gt_replay_stats *st)
 {
-	char buf[256], a[32], b[32], c[32], d[32];
+	char buf[256], a[32];
 	fprintf(f, "<table class=\"kv\">\n");
 	snprintf(buf, sizeof(buf), "%u jobs, %u pods; offered load %.3f", st->jobs, st->pods,
 		 st->offered_load);
 	kv(f, "workload", buf);
 	snprintf(buf, sizeof(buf), "%u nodes, %lld GPUs", st->nodes, (long long)st->cluster_gpus);
 	kv(f, "cluster", buf);
-	const struct gt_dist *w = &st->wait_s, *j = &st->jct_s;
-	gt_format_duration(w->mean, a, sizeof(a));
-	gt_format_duration(w->p50, b, sizeof(b));
-	gt_format_duration(w->p90, c, sizeof(c));
-	gt_format_duration(w->p99, d, sizeof(d));
-	snprintf(buf, sizeof(buf), "mean %s, p50 %s, p90 %s, p99 %s", a, b, c, d);
-	kv(f, "queueing delay", buf);
-	gt_format_duration(j->mean, a, sizeof(a));
-	gt_format_duration(j->p50, b, sizeof(b));
-	gt_format_duration(j->p90, c, sizeof(c));
-	gt_format_duration(j->p99, d, sizeof(d));
-	snprintf(buf, sizeof(buf), "mean %s, p50 %s, p90 %s, p99 %s", a, b, c, d);
-	kv(f, "job completion time", buf);
+	dist_kv(f, "queueing delay", &st->wait_s);
+	dist_kv(f, "job completion time", &st->jct_s);
 	gt_format_duration((double)st->makespan_s, a, sizeof(a));
 	snprintf(buf, sizeof(buf), "%s; %u finished, %u never started", a, st->finished,
 		 st->never_started);

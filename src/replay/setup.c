@@ -7,6 +7,7 @@
 
 #include "api/decode.h"
 #include "api/doc.h"
+#include "api/manifest.h"
 #include "util/mem.h"
 
 #define QUEUE_EPOCH (GT_TRACE_EPOCH - 1000000)	/* queues are older than any job */
@@ -57,34 +58,21 @@ static void add_objects(struct gt_decoder *dec, struct gt_doc *d, uint32_t *skip
 		(*skipped)++;
 }
 
-static int parse_files(const char *const *files, size_t n_files, struct gt_doc_list *docs,
-		       struct gt_err *err)
-{
-	for (size_t i = 0; i < n_files; i++) {
-		bool is_stdin = !strcmp(files[i], "-");
-		FILE *f = is_stdin ? stdin : fopen(files[i], "r");
-		if (!f)
-			return gt_errf(err, GT_EIO, "%s: cannot open: %s", files[i], strerror(errno));
-		int rc = gt_doc_parse_file(f, is_stdin ? "<stdin>" : files[i], docs, err);
-		if (!is_stdin)
-			fclose(f);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-int gt_replay_load_cluster(struct gt_cluster *c, const char *const *files, size_t n_files,
-			   uint32_t *skipped, struct gt_err *err)
+int gt_replay_load_cluster(struct gt_cluster *c, const char *const *files, size_t n_files, bool recursive,
+			   uint32_t *skipped, FILE *diag, struct gt_err *err)
 {
 	struct gt_doc_list docs = { 0 };
 	struct gt_decoder dec;
 	gt_decoder_init(&dec);
-	int rc = parse_files(files, n_files, &docs, err);
+	int rc = gt_manifests_load(files, n_files, recursive, &docs, diag, "gantry replay", err);
 	if (!rc) {
 		for (size_t i = 0; i < docs.n; i++)
 			add_objects(&dec, docs.docs[i], skipped);
 		rc = gt_decoder_build(&dec, c, err);
+		size_t bad = diag ? gt_decoder_report(&dec, diag, "gantry replay") : 0;
+		if (bad)
+			rc = gt_errf(err, GT_EINVAL, "%zu object%s of the cluster rejected (listed above)", bad,
+				     bad == 1 ? "" : "s");
 	}
 	gt_decoder_release(&dec);
 	gt_doc_list_release(&docs);

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/cluster.h"
 #include "replay/trace.h"
@@ -24,12 +25,15 @@ void gt_replay_gen_nodes(struct gt_cluster *c, uint32_t n, int32_t gpus);
 
 /*
  * Decode Nodes, Queues, PriorityClasses, Topologies and the SchedulingShard
- * of @files (YAML or JSON) into @c, which must be empty. Pods and PodGroups
+ * of @files (YAML or JSON; directories as api/manifest.h reads them) into @c,
+ * which must be empty. Pods and PodGroups
  * are not part of a replay's cluster: they are skipped, and @warnings (may
- * be NULL) counts them. 0, or GT_EPARSE / GT_EINVAL / GT_EIO with @err.
+ * be NULL) counts them. Every object the decoder rejects and every warning
+ * goes to @diag (NULL: the first rejection is in @err). 0, or GT_EPARSE /
+ * GT_EINVAL / GT_EIO with @err.
  */
-int gt_replay_load_cluster(struct gt_cluster *c, const char *const *files, size_t n_files,
-			   uint32_t *skipped, struct gt_err *err);
+int gt_replay_load_cluster(struct gt_cluster *c, const char *const *files, size_t n_files, bool recursive,
+			   uint32_t *skipped, FILE *diag, struct gt_err *err);
 
 struct gt_queue_setup {
 	bool single;			/* every job in one queue */

@@ -7,6 +7,8 @@
 
 #include "replay/csv.h"
 #include "util/mem.h"
+#include "util/strtab.h"
+#include "util/time.h"
 
 static const char *const format_names[GT_N_TRACE_FORMATS] = {
 	[GT_TRACE_PHILLY] = "philly",
@@ -17,10 +19,8 @@ static const char *const format_names[GT_N_TRACE_FORMATS] = {
 
 enum gt_trace_format gt_trace_format_from_name(const char *name)
 {
-	for (int f = 0; f < GT_N_TRACE_FORMATS; f++)
-		if (!strcmp(name, format_names[f]))
-			return (enum gt_trace_format)f;
-	return GT_N_TRACE_FORMATS;
+	int f = gt_name_index(format_names, GT_N_TRACE_FORMATS, name);
+	return f < 0 ? GT_N_TRACE_FORMATS : (enum gt_trace_format)f;
 }
 
 const char *gt_trace_format_name(enum gt_trace_format f)
@@ -62,28 +62,6 @@ static int need_cols(const struct gt_csv *r, const char *const *names, int *cols
 			return gt_errf(err, GT_EPARSE, "%s:1: no column '%s' in the header", r->name,
 				       names[i]);
 	}
-	return 0;
-}
-
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-	/* Howard Hinnant's algorithm: proleptic Gregorian days since 1970-01-01 */
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-int gt_trace_parse_datetime(const char *s, int64_t *out)
-{
-	int y, mo, d, h, mi, se, n = 0;
-	if (sscanf(s, "%4d-%2d-%2d %2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se, &n) != 6 || s[n] ||
-	    mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60 || h < 0 ||
-	    mi < 0 || se < 0)
-		return GT_EPARSE;
-	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
 	return 0;
 }
 
@@ -146,7 +124,7 @@ static int philly_row(struct gt_trace *t, const struct gt_csv *r, const int *col
 		      const struct gt_trace_opts *o, struct gt_err *err)
 {
 	struct gt_rjob *j = new_job(t, r);
-	if (gt_trace_parse_datetime(r->fields[col[0]], &j->submit))
+	if (gt_time_parse_civil(r->fields[col[0]], &j->submit))
 		return gt_csv_fail(r, err, col[0], "not a time YYYY-MM-DD HH:MM:SS");
 	int64_t gpus;
 	int rc = read_duration(r, col[1], &j->duration, err);

@@ -112,7 +112,4 @@ int gt_openb_nodes_load(const char *path, struct gt_cluster *c, struct gt_err *e
 /* The node label that carries the GPU model (openb gpu_spec selects on it). */
 #define GT_GPU_MODEL_LABEL "nvidia.com/gpu.product"
 
-/* "2017-10-09 07:01:55" (UTC) -> Unix seconds. 0 or GT_EPARSE. */
-int gt_trace_parse_datetime(const char *s, int64_t *out);
-
 #endif /* GT_REPLAY_TRACE_H */

@@ -3,12 +3,10 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "core/messages.h"
-#include "core/order.h"
-#include "sim/simulate.h"
+#include "api/json.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 static const char *str(const struct gt_cluster *c, uint32_t id)
 {
@@ -20,29 +18,7 @@ static double gpus(int64_t milli)
 	return (double)milli / 1000.0;
 }
 
-static void format_time(int64_t t, char *buf, size_t len)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	gmtime_r(&tt, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static bool job_scheduled(const struct gt_session *s, int32_t job)
-{
-	const struct gt_job *j = &s->c->jobs[job];
-	struct gt_podset_count cnt[GT_MAX_PODSETS];
-	gt_job_count(s, job, cnt);
-	bool any = false;
-	for (uint32_t i = 0; i < j->n_podsets; i++) {
-		if (cnt[i].active_allocated < j->podsets[i].min_member)
-			return false;
-		any |= cnt[i].active_allocated > 0;
-	}
-	return any;
-}
-
-static json_t *pod_json(struct gt_cluster *c, const struct gt_session *s, uint32_t i)
+static json_t *pod_json(struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan, uint32_t i)
 {
 	const struct gt_pod *p = &c->pods[i];
 	const struct gt_pod_state *st = &s->pods[i];
@@ -57,18 +33,16 @@ static json_t *pod_json(struct gt_cluster *c, const struct gt_session *s, uint32
 	json_object_set_new(o, "node", on_node ? json_string(str(c, c->nodes[st->node].name)) : json_null());
 	json_t *groups = json_array();
 	for (uint8_t g = 0; placed && g < st->n_groups; g++)
-		json_array_append_new(groups, json_string(gt_sim_group_name(c, s, st->groups[g], st->node)));
+		json_array_append_new(groups, json_string(str(c, gt_plan_group_name(plan, st->groups[g], st->node))));
 	json_object_set_new(o, "gpuGroups", groups);
 	json_object_set_new(o, "gpus", json_real(gpus(gt_pod_requested_gpu_milli(c, (int32_t)i))));
 	json_object_set_new(o, "gpusAccepted",
 			    json_real(placed ? gpus(gt_pod_accepted_gpu_milli(c, (int32_t)i, st->node)) : 0));
 	json_object_set_new(o, "cpuMillis", json_integer(p->cpu_milli));
 	json_object_set_new(o, "memoryBytes", json_integer(p->mem_bytes));
-	if (st->evicted_by) {
-		char msg[1024];
-		gt_eviction_message(s, (int32_t)i, msg, sizeof(msg));
-		json_object_set_new(o, "message", json_string(msg));
-	}
+	const struct gt_plan_evict *ev = gt_plan_eviction_of(plan, (int32_t)i);
+	if (ev)
+		json_object_set_new(o, "message", json_string(ev->message));
 	return o;
 }
 
@@ -81,73 +55,86 @@ static json_t *qres_json(const int64_t v[GT_NQRES])
 	return o;
 }
 
-void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s, int cycles)
+static json_t *node_json(const struct gt_cluster *c, const struct gt_session *s, uint32_t n)
+{
+	json_t *o = json_object();
+	int32_t idle = gt_node_idle_gpus(s, (int32_t)n);
+	json_object_set_new(o, "name", json_string(str(c, c->nodes[n].name)));
+	json_object_set_new(o, "idleGPUs", json_integer(idle));
+	json_object_set_new(o, "releasingGPUs", json_integer(gt_node_releasing_gpus(s, (int32_t)n)));
+	json_object_set_new(o, "usedGPUs", json_integer(c->nodes[n].gpus - idle));
+	return o;
+}
+
+/* A time as SIMULATE.md has it: RFC 3339, or null for none. */
+static json_t *time_json(int64_t t)
+{
+	char ts[GT_TIME_LEN];
+	if (!t)
+		return json_null();
+	gt_time_format(t, ts, sizeof(ts));
+	return json_string(ts);
+}
+
+static json_t *podgroup_json(const struct gt_cluster *c, const struct gt_plan *plan, uint32_t j)
+{
+	const struct gt_job *job = &c->jobs[j];
+	const struct gt_plan_job *pj = &plan->jobs[j];
+	json_t *o = json_object();
+	json_object_set_new(o, "namespace", json_string(str(c, job->ns)));
+	json_object_set_new(o, "name", json_string(str(c, job->name)));
+	json_object_set_new(o, "queue", json_string(str(c, job->queue_name)));
+	json_object_set_new(o, "scheduled", json_boolean(pj->scheduled));
+	json_object_set_new(o, "lastStartTimestamp", time_json(pj->last_start));
+	if (pj->stale_since)	/* kai.scheduler/stale-podgroup-timestamp */
+		json_object_set_new(o, "staleTimestamp", time_json(pj->stale_since));
+	json_object_set_new(o, "message", json_string(pj->message && !pj->scheduled ? pj->message : ""));
+	return o;
+}
+
+static json_t *queue_json(const struct gt_cluster *c, const struct gt_session *s, uint32_t q)
+{
+	const struct gt_queue *cq = &c->queues[q];
+	json_t *o = json_object();
+	json_object_set_new(o, "name", json_string(str(c, cq->name)));
+	json_object_set_new(o, "parent", cq->parent >= 0 ? json_string(str(c, c->queues[cq->parent].name))
+							 : json_null());
+	json_object_set_new(o, "fairShare", qres_json(s->queues[q].fair_share));
+	json_object_set_new(o, "allocated", qres_json(s->queues[q].allocated));
+	json_object_set_new(o, "deserved", qres_json(cq->deserved));
+	return o;
+}
+
+void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan,
+		    int cycles, bool yaml)
 {
 	json_t *root = json_object();
 	json_object_set_new(root, "cycles", json_integer(cycles));
-	json_t *ops = json_object();
-	json_object_set_new(ops, "binds", json_integer(s->n_binds));
-	json_object_set_new(ops, "evictions", json_integer(s->n_evictions));
-	json_object_set_new(ops, "pipelines", json_integer(s->n_pipelines));
-	json_object_set_new(root, "operations", ops);
-	json_t *pods = json_array();
+	json_object_set_new(root, "operations", json_pack("{s:I, s:I, s:I}", "binds", (json_int_t)plan->n_binds,
+							  "evictions", (json_int_t)plan->n_evictions,
+							  "pipelines", (json_int_t)plan->n_pipelines));
+	json_t *arr[4] = { json_array(), json_array(), json_array(), json_array() };
 	for (uint32_t i = 0; i < c->n_pods; i++)
-		json_array_append_new(pods, pod_json(c, s, i));
-	json_object_set_new(root, "pods", pods);
-	json_t *nodes = json_array();
-	for (uint32_t n = 0; n < c->n_nodes; n++) {
-		json_t *o = json_object();
-		int32_t idle = gt_node_idle_gpus(s, (int32_t)n);
-		int32_t rel = gt_node_releasing_gpus(s, (int32_t)n);
-		json_object_set_new(o, "name", json_string(str(c, c->nodes[n].name)));
-		json_object_set_new(o, "idleGPUs", json_integer(idle));
-		json_object_set_new(o, "releasingGPUs", json_integer(rel));
-		json_object_set_new(o, "usedGPUs", json_integer(c->nodes[n].gpus - idle));
-		json_array_append_new(nodes, o);
+		json_array_append_new(arr[0], pod_json(c, s, plan, i));
+	for (uint32_t n = 0; n < c->n_nodes; n++)
+		json_array_append_new(arr[1], node_json(c, s, n));
+	for (uint32_t j = 0; j < c->n_jobs; j++)
+		json_array_append_new(arr[2], podgroup_json(c, plan, j));
+	for (uint32_t q = 0; q < c->n_queues; q++)
+		json_array_append_new(arr[3], queue_json(c, s, q));
+	static const char *const keys[4] = { "pods", "nodes", "podGroups", "queues" };
+	for (int k = 0; k < 4; k++)
+		json_object_set_new(root, keys[k], arr[k]);
+	if (yaml) {
+		gt_json_print_yaml(out, root);
+	} else {
+		json_dumpf(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+		fputc('\n', out);
 	}
-	json_object_set_new(root, "nodes", nodes);
-	json_t *groups = json_array();
-	for (uint32_t j = 0; j < c->n_jobs; j++) {
-		const struct gt_job *job = &c->jobs[j];
-		json_t *o = json_object();
-		char ts[40];
-		json_object_set_new(o, "namespace", json_string(str(c, job->ns)));
-		json_object_set_new(o, "name", json_string(str(c, job->name)));
-		json_object_set_new(o, "queue", json_string(str(c, job->queue_name)));
-		json_object_set_new(o, "scheduled", json_boolean(job_scheduled(s, (int32_t)j)));
-		if (s->jobs[j].last_start) {
-			format_time(s->jobs[j].last_start, ts, sizeof(ts));
-			json_object_set_new(o, "lastStartTimestamp", json_string(ts));
-		} else {
-			json_object_set_new(o, "lastStartTimestamp", json_null());
-		}
-		if (s->jobs[j].stale_since) {	/* kai.scheduler/stale-podgroup-timestamp */
-			format_time(s->jobs[j].stale_since, ts, sizeof(ts));
-			json_object_set_new(o, "staleTimestamp", json_string(ts));
-		}
-		const char *msg = s->jobs[j].message;
-		json_object_set_new(o, "message", json_string(msg && !job_scheduled(s, (int32_t)j) ? msg : ""));
-		json_array_append_new(groups, o);
-	}
-	json_object_set_new(root, "podGroups", groups);
-	json_t *queues = json_array();
-	for (uint32_t q = 0; q < c->n_queues; q++) {
-		json_t *o = json_object();
-		json_object_set_new(o, "name", json_string(str(c, c->queues[q].name)));
-		json_object_set_new(o, "parent", c->queues[q].parent >= 0
-				    ? json_string(str(c, c->queues[c->queues[q].parent].name)) : json_null());
-		json_object_set_new(o, "fairShare", qres_json(s->queues[q].fair_share));
-		json_object_set_new(o, "allocated", qres_json(s->queues[q].allocated));
-		json_object_set_new(o, "deserved", qres_json(c->queues[q].deserved));
-		json_array_append_new(queues, o);
-	}
-	json_object_set_new(root, "queues", queues);
-	json_dumpf(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
-	fputc('\n', out);
 	json_decref(root);
 }
 
-static void table_pods(FILE *out, struct gt_cluster *c, const struct gt_session *s)
+static void table_pods(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan)
 {
 	fprintf(out, "%-36s %-30s %-10s %-16s %-6s %s\n", "POD", "PODGROUP", "STATUS", "NODE", "GPUS",
 		"GPU-GROUPS");
@@ -160,7 +147,7 @@ static void table_pods(FILE *out, struct gt_cluster *c, const struct gt_session 
 		size_t off = 0;
 		for (uint8_t k = 0; placed && k < st->n_groups && off < sizeof(g); k++)
 			off += (size_t)snprintf(g + off, sizeof(g) - off, "%s%s", k ? "," : "",
-						gt_sim_group_name(c, s, st->groups[k], st->node));
+						str(c, gt_plan_group_name(plan, st->groups[k], st->node)));
 		fprintf(out, "%-36s %-30s %-10s %-16s %-6g %s\n", name,
 			p->job >= 0 ? str(c, c->jobs[p->job].name) : "-", gt_status_name(st->status),
 			placed ? str(c, c->nodes[st->node].name) : "-",
@@ -195,48 +182,54 @@ static void table_queues(FILE *out, struct gt_cluster *c, const struct gt_sessio
 	fprintf(out, "(GPU columns; fair share and allocation are in GPUs)\n");
 }
 
-static void table_waiting(FILE *out, struct gt_cluster *c, const struct gt_session *s)
+static void table_waiting(FILE *out, struct gt_cluster *c, const struct gt_plan *plan)
 {
 	bool header = false;
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
-		if (!s->jobs[j].message || job_scheduled(s, (int32_t)j))
+		const struct gt_plan_job *pj = &plan->jobs[j];
+		if (!pj->message || pj->scheduled)
 			continue;
 		if (!header)
 			fprintf(out, "\nWAITING AND WHY\n");
 		header = true;
 		fprintf(out, "  %s/%s (queue %s): %s\n", str(c, c->jobs[j].ns), str(c, c->jobs[j].name),
-			str(c, c->jobs[j].queue_name), s->jobs[j].message);
+			str(c, c->jobs[j].queue_name), pj->message);
 	}
 }
 
-void gt_output_table(FILE *out, struct gt_cluster *c, const struct gt_session *s, int cycles)
+void gt_output_table(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan,
+		     int cycles)
 {
 	fprintf(out, "After %d cycle%s: %u bound, %u pipelined, %u evicted in the last cycle\n\n",
-		cycles, cycles == 1 ? "" : "s", s->n_binds, s->n_pipelines, s->n_evictions);
-	table_pods(out, c, s);
+		cycles, cycles == 1 ? "" : "s", plan->n_binds, plan->n_pipelines, plan->n_evictions);
+	table_pods(out, c, s, plan);
 	table_nodes(out, c, s);
 	table_queues(out, c, s);
-	table_waiting(out, c, s);
+	table_waiting(out, c, plan);
 }
 
-void gt_output_cycle_log(FILE *out, struct gt_cluster *c, const struct gt_session *s, int cycle)
+void gt_output_cycle_log(FILE *out, const struct gt_cluster *c, const struct gt_plan *plan, int cycle)
 {
-	fprintf(out, "--- cycle %d: %u bound, %u pipelined, %u evicted\n", cycle, s->n_binds,
-		s->n_pipelines, s->n_evictions);
-	for (uint32_t i = 0; i < c->n_pods; i++) {
-		const struct gt_pod *p = &c->pods[i];
-		const struct gt_pod_state *st = &s->pods[i];
-		const char *node = st->node >= 0 ? str(c, c->nodes[st->node].name) : "-";
-		if (st->status == GT_BINDING)
-			fprintf(out, "  bind      %s/%s -> %s\n", str(c, p->ns), str(c, p->name), node);
-		else if (st->status == GT_PIPELINED)
+	fprintf(out, "--- cycle %d: %u bound, %u pipelined, %u evicted\n", cycle, plan->n_binds,
+		plan->n_pipelines, plan->n_evictions);
+	/* in pod order, as the plan lists them: a moved victim says both where it goes and why */
+	uint32_t b = 0, pl = 0, e = 0;
+	while (b < plan->n_binds || pl < plan->n_pipelines || e < plan->n_evictions) {
+		int32_t pb = b < plan->n_binds ? plan->binds[b].pod : INT32_MAX;
+		int32_t pp = pl < plan->n_pipelines ? plan->pipelines[pl].pod : INT32_MAX;
+		int32_t pe = e < plan->n_evictions ? plan->evictions[e].pod : INT32_MAX;
+		int32_t pod = pb < pp ? (pb < pe ? pb : pe) : (pp < pe ? pp : pe);
+		const struct gt_pod *p = &c->pods[pod];
+		if (pod == pb)
+			fprintf(out, "  bind      %s/%s -> %s\n", str(c, p->ns), str(c, p->name),
+				str(c, c->nodes[plan->binds[b++].node].name));
+		if (pod == pp)
 			fprintf(out, "  pipeline  %s/%s -> %s (starts when the evicted pods are gone)\n",
-				str(c, p->ns), str(c, p->name), node);
-		else if (st->status == GT_RELEASING && st->evicted_by) {
-			char msg[1024];
-			gt_eviction_message(s, (int32_t)i, msg, sizeof(msg));
-			fprintf(out, "  evict     %s/%s on %s: %s\n", str(c, p->ns), str(c, p->name), node,
-				msg);
+				str(c, p->ns), str(c, p->name), str(c, c->nodes[plan->pipelines[pl++].node].name));
+		if (pod == pe) {
+			const struct gt_plan_evict *ev = &plan->evictions[e++];
+			fprintf(out, "  evict     %s/%s on %s: %s\n", str(c, p->ns), str(c, p->name),
+				ev->node >= 0 ? str(c, c->nodes[ev->node].name) : "-", ev->message);
 		}
 	}
 }

@@ -1,339 +1,215 @@
 #include "sim/simulate.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "api/decode.h"
 #include "api/doc.h"
+#include "api/manifest.h"
 #include "core/actions.h"
 #include "podgrouper/podgrouper.h"
 #include "sim/output.h"
 #include "util/clock.h"
+#include "util/flags.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 struct sim_opts {
-	const char **files;
-	size_t n_files, cap_files;
-	int cycles;
+	struct gt_strings files;	/* -f, and the positional arguments */
+	bool recursive;
+	int64_t cycles;
 	unsigned actions;
 	int64_t now;
-	bool json;
-	bool show_cycles;	/* log every cycle's binds, pipelines and evictions to stderr */
+	int output;		/* enum gt_output */
+	bool show_cycles;	/* log every cycle's binds, pipelines and evictions */
 };
 
-static void usage(FILE *f)
+static int parse_now(const char *v, void *dest, char *why, size_t why_len)
 {
-	fputs("usage: gantry simulate -f FILE [-f FILE ...] [--cycles N] [--actions LIST]\n"
-	      "                       [--now RFC3339] [-o json|table]\n"
-	      "  -f FILE      Kubernetes objects (YAML or JSON, multi-document, v1 List); - for stdin;\n"
-	      "               a directory: every .yaml, .yml and .json file in it\n"
-	      "  --cycles N   scheduling cycles to run (default 1)\n"
-	      "  --actions L  comma-separated subset of allocate,consolidation,reclaim,preempt,\n"
-	      "               stalegangeviction (default: all five)\n"
-	      "  --now T      the virtual clock's start (default: the current time)\n"
-	      "  -o FORMAT    json or table (default table)\n"
-	      "  --show-cycles  log each cycle's binds, pipelines and evictions, with why\n", f);
-}
-
-static int parse_actions(const char *list, unsigned *mask)
-{
-	char bad[64];
-	if (!gt_actions_parse(list, mask, bad, sizeof(bad)))
+	if (!gt_time_parse(v, dest))
 		return 0;
-	fprintf(stderr, "gantry simulate: --actions: unknown action '%s'\n", bad);
-	return 2;
+	snprintf(why, why_len, "must be an RFC 3339 time such as 2026-01-01T09:00:00Z");
+	return -1;
 }
 
+/* 0: go on; 1: --help was printed; 2: a bad argument (said). */
 static int parse_args(int argc, char **argv, struct sim_opts *o)
 {
-	o->cycles = 1;
-	o->actions = GT_ACTIONS_ALL;
-	o->now = (int64_t)time(NULL);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return -1;
-		}
-		if (!strcmp(a, "--show-cycles")) {
-			o->show_cycles = true;
-			continue;
-		}
-		if (!v) {
-			fprintf(stderr, "gantry simulate: %s needs a value\n", a);
-			return 2;
-		}
-		i++;
-		if (!strcmp(a, "-f") || !strcmp(a, "--filename")) {
-			GT_PUSH(o->files, o->n_files, o->cap_files, v);
-		} else if (!strcmp(a, "--cycles")) {
-			char *end;
-			long n = strtol(v, &end, 10);
-			if (*end || n < 1 || n > 100000) {
-				fprintf(stderr, "gantry simulate: --cycles must be a number from 1 to 100000, not '%s'\n", v);
-				return 2;
-			}
-			o->cycles = (int)n;
-		} else if (!strcmp(a, "--actions")) {
-			if (parse_actions(v, &o->actions))
-				return 2;
-		} else if (!strcmp(a, "--now")) {
-			if (gt_parse_time(v, &o->now)) {
-				fprintf(stderr, "gantry simulate: --now must be an RFC 3339 time, not '%s'\n", v);
-				return 2;
-			}
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (strcmp(v, "json") && strcmp(v, "table")) {
-				fprintf(stderr, "gantry simulate: -o must be json or table, not '%s'\n", v);
-				return 2;
-			}
-			o->json = !strcmp(v, "json");
-		} else {
-			fprintf(stderr, "gantry simulate: unknown option '%s'\n", a);
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!o->n_files) {
-		fprintf(stderr, "gantry simulate: no input: give at least one -f FILE\n");
-		usage(stderr);
+	*o = (struct sim_opts){ .cycles = 1, .actions = GT_ACTIONS_ALL, .now = (int64_t)time(NULL) };
+	const struct gt_flag flags[] = {
+		{ .type = GT_FLAG_SECTION, .help = "Input" },
+		{ .type = GT_FLAG_STRINGS, .name = "filename", .short_name = 'f', .dest = &o->files, .arg = "FILE",
+		  .help = "Kubernetes objects (YAML or JSON, multi-document, v1 List); - for stdin;\n"
+			  "a directory: its .yaml, .yml and .json files (repeatable; FILE alone works too)" },
+		{ .type = GT_FLAG_BOOL, .name = "recursive", .short_name = 'R', .dest = &o->recursive,
+		  .help = "read directories given to -f recursively" },
+		{ .type = GT_FLAG_SECTION, .help = "Scheduling" },
+		{ .type = GT_FLAG_INT, .name = "cycles", .dest = &o->cycles, .arg = "N", .min = 1, .max = 100000,
+		  .help = "scheduling cycles to run (default 1)" },
+		{ .type = GT_FLAG_FUNC, .name = "actions", .dest = &o->actions, .arg = "LIST", .parse = gt_actions_flag,
+		  .help = "comma-separated subset of allocate,consolidation,reclaim,preempt,\n"
+			  "stalegangeviction (default: all five)" },
+		{ .type = GT_FLAG_FUNC, .name = "now", .dest = &o->now, .arg = "TIME", .parse = parse_now,
+		  .help = "the virtual clock's start, RFC 3339 (default: the current time)" },
+		{ .type = GT_FLAG_SECTION, .help = "Output" },
+		GT_OUTPUT_FLAG(&o->output),
+		{ .type = GT_FLAG_BOOL, .name = "show-cycles", .dest = &o->show_cycles,
+		  .help = "log each cycle's binds, pipelines and evictions, with why\n"
+			  "(on stderr when the output is json or yaml)" },
+	};
+	const struct gt_command cmd = {
+		.name = "simulate", .synopsis = "[-f] FILE... [flags]",
+		.about = "Run the scheduler's core on a virtual cluster given as Kubernetes objects and print\n"
+			 "what it would do (docs/simulate.md).",
+		.flags = flags, .n_flags = GT_FLAGS_N(flags), .positional = &o->files,
+	};
+	int rc = gt_flags_parse(&cmd, argc, argv);
+	if (rc)
+		return rc;
+	if (!o->files.n) {
+		fprintf(stderr, "gantry simulate: no input: give a FILE or -f FILE\n");
+		fprintf(stderr, "run 'gantry simulate --help' for the flags it takes\n");
 		return 2;
 	}
 	return 0;
-}
-
-static int load_file(const char *name, struct gt_doc_list *docs)
-{
-	bool is_stdin = !strcmp(name, "-");
-	FILE *f = is_stdin ? stdin : fopen(name, "r");
-	if (!f) {
-		fprintf(stderr, "gantry simulate: cannot open '%s'\n", name);
-		return 2;
-	}
-	struct gt_err err = { 0 };
-	int rc = gt_doc_parse_file(f, is_stdin ? "<stdin>" : name, docs, &err);
-	if (!is_stdin)
-		fclose(f);
-	if (rc) {
-		fprintf(stderr, "gantry simulate: %s\n", err.msg);
-		return 2;
-	}
-	return 0;
-}
-
-static bool manifest_name(const char *n)
-{
-	size_t len = strlen(n);
-	return n[0] != '.' && ((len > 5 && !strcmp(n + len - 5, ".yaml")) ||
-			       (len > 4 && !strcmp(n + len - 4, ".yml")) ||
-			       (len > 5 && !strcmp(n + len - 5, ".json")));
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* -f DIR, as kubectl: every .yaml, .yml and .json file in it, in name order. */
-static int load_dir(const char *dir, struct gt_doc_list *docs)
-{
-	DIR *d = opendir(dir);
-	if (!d) {
-		fprintf(stderr, "gantry simulate: cannot open '%s'\n", dir);
-		return 2;
-	}
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	for (struct dirent *e; (e = readdir(d));)
-		if (manifest_name(e->d_name))
-			GT_PUSH(names, n, cap, gt_xstrdup(e->d_name));
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
-	int rc = 0;
-	for (size_t i = 0; i < n; i++) {
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		if (!rc)
-			rc = load_file(path, docs);
-		free(names[i]);
-	}
-	free(names);
-	return rc;
 }
 
 static int load_files(const struct sim_opts *o, struct gt_doc_list *docs)
 {
-	for (size_t i = 0; i < o->n_files; i++) {
-		struct stat st;
-		bool dir = strcmp(o->files[i], "-") && !stat(o->files[i], &st) && S_ISDIR(st.st_mode);
-		int rc = dir ? load_dir(o->files[i], docs) : load_file(o->files[i], docs);
-		if (rc)
-			return rc;
+	struct gt_err err = { 0 };
+	if (!gt_manifests_load(o->files.v, o->files.n, o->recursive, docs, stderr, "gantry simulate", &err))
+		return 0;
+	fprintf(stderr, "gantry simulate: %s\n", err.msg);
+	return 2;
+}
+
+void gt_sim_advance(struct gt_cluster *c, struct gt_plan *plan)
+{
+	for (uint32_t i = 0; i < plan->n_binds; i++) {
+		const struct gt_plan_place *b = &plan->binds[i];
+		struct gt_pod *p = &c->pods[b->pod];
+		p->status = GT_RUNNING;
+		p->node = b->node;
+		p->n_groups = b->n_groups;
+		for (uint8_t g = 0; g < b->n_groups; g++)
+			p->groups[g] = gt_plan_group_name(plan, b->groups[g], b->node);
 	}
-	return 0;
+	for (uint32_t i = 0; i < plan->n_evictions; i++) {
+		struct gt_pod *p = &c->pods[plan->evictions[i].pod];
+		if (p->job != GT_NONE && c->jobs[p->job].deleting)
+			continue;	/* its PodGroup is going: nobody recreates it */
+		p->status = GT_PENDING;	/* its controller recreated it */
+		p->node = GT_NONE;
+		p->n_groups = 0;
+	}
+	for (uint32_t i = 0; i < plan->n_pipelines; i++) {
+		struct gt_pod *p = &c->pods[plan->pipelines[i].pod];
+		p->status = GT_PENDING;	/* bound by a later cycle, once its room is free */
+		p->node = GT_NONE;
+		p->n_groups = 0;
+	}
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		c->jobs[j].last_start = plan->jobs[j].last_start;
+		c->jobs[j].stale_since = plan->jobs[j].stale_since;
+	}
 }
 
 /*
- * Groups a session opened have ids past the string table as it was when the
- * session opened; name them "<node>-gpu<k>" (the first k not taken) and
- * intern the name, so the next cycle sees an ordinary group label. The
- * names live in the session, so output and the next cycle agree.
+ * Pods that arrive without a PodGroup but with their owners in the input
+ * (kubectl get pytorchjob,pods -o yaml) are grouped as the podgrouper would
+ * group them in a cluster: the PodGroups it makes join the objects.
  */
-const char *gt_sim_group_name(struct gt_cluster *c, const struct gt_session *s, uint32_t id,
-			      int32_t node)
+static int group_pods(struct gt_doc_list *docs, struct gt_pg_batch *pg)
 {
-	if (id < s->n_base_names)
-		return gt_strtab_str(c->names, id);
-	struct gt_session *ms = (struct gt_session *)s;	/* the name map is memo, not state */
-	size_t k = id - s->n_base_names;
-	if (k >= ms->n_group_names) {
-		size_t n = k + 16;
-		ms->group_names = gt_xrealloc(ms->group_names, n * sizeof(*ms->group_names));
-		memset(ms->group_names + ms->n_group_names, 0,
-		       (n - ms->n_group_names) * sizeof(*ms->group_names));
-		ms->n_group_names = n;
-	}
-	if (!ms->group_names[k]) {
-		char buf[300];
-		const char *nn = node >= 0 ? gt_strtab_str(c->names, c->nodes[node].name) : "gpu";
-		for (unsigned i = 0;; i++) {
-			snprintf(buf, sizeof(buf), "%s-gpu%u", nn, i);
-			if (gt_strtab_find(c->names, buf) < 0)
-				break;
-		}
-		ms->group_names[k] = gt_strtab_intern(c->names, buf) + 1;
-	}
-	return gt_strtab_str(c->names, ms->group_names[k] - 1);
+	struct gt_pg_config cfg;
+	struct gt_err err = { 0 };
+	gt_pg_config_init(&cfg);
+	int rc = gt_pg_group_all(&cfg, docs->docs, docs->n, pg, &err);
+	if (rc)
+		fprintf(stderr, "gantry simulate: %s\n", err.msg);
+	gt_pg_batch_apply(pg);
+	for (size_t i = 0; i < pg->n_warnings; i++)
+		fprintf(stderr, "gantry simulate: warning: %s\n", pg->warnings[i]);
+	gt_pg_config_release(&cfg);
+	return rc ? 2 : 0;
 }
 
-static uint32_t group_id_for_cluster(struct gt_cluster *c, const struct gt_session *s,
-				     uint32_t id, int32_t node)
+/* The objects into @c; every bad one is said (and makes this fail: 2), all at once. */
+static int decode(const struct gt_doc_list *docs, const struct gt_pg_batch *pg, struct gt_cluster *c)
 {
-	if (id < s->n_base_names)
-		return id;
-	const char *name = gt_sim_group_name(c, s, id, node);
-	return (uint32_t)gt_strtab_find(c->names, name);
+	struct gt_decoder dec;
+	struct gt_err err = { 0 };
+	gt_decoder_init(&dec);
+	dec.claims_listed = true;	/* the input is the whole cluster: a claim it lacks is missing */
+	for (size_t i = 0; i < pg->n_podgroups; i++)
+		gt_decoder_add(&dec, pg->podgroups[i]);
+	for (size_t i = 0; i < docs->n; i++)
+		gt_decoder_add(&dec, docs->docs[i]);
+	gt_decoder_build(&dec, c, &err);
+	int rc = gt_decoder_report(&dec, stderr, "gantry simulate") ? 2 : 0;
+	gt_decoder_release(&dec);
+	return rc;
 }
 
-void gt_sim_advance(struct gt_cluster *c, const struct gt_session *s)
+/*
+ * The cycles: each runs the core, lists its plan (logged with
+ * --show-cycles) and moves the virtual cluster on; the last one's state is
+ * printed.
+ */
+static void run_cycles(struct sim_opts *o, struct gt_cluster *c)
 {
-	for (uint32_t i = 0; i < c->n_pods; i++) {
-		struct gt_pod *p = &c->pods[i];
-		const struct gt_pod_state *st = &s->pods[i];
-		switch (st->status) {
-		case GT_BINDING:
-		case GT_ALLOCATED:
-			p->status = GT_RUNNING;
-			p->node = st->node;
-			p->n_groups = st->n_groups;
-			for (uint8_t g = 0; g < st->n_groups; g++)
-				p->groups[g] = group_id_for_cluster(c, s, st->groups[g], st->node);
+	struct gt_session s;
+	struct gt_plan plan;
+	bool machine = o->output == GT_OUT_JSON || o->output == GT_OUT_YAML;
+	for (int cycle = 1; cycle <= o->cycles; cycle++) {
+		gt_cycle_run(&s, c, o->now, o->actions);
+		gt_plan_build(&plan, &s, NULL);
+		if (o->show_cycles)	/* with JSON or YAML on stdout, the log goes to stderr */
+			gt_output_cycle_log(machine ? stderr : stdout, c, &plan, cycle);
+		if (cycle == o->cycles)
 			break;
-		case GT_RELEASING:
-			if (p->status == GT_RELEASING)
-				break;	/* terminating in the input: still going */
-			if (p->job != GT_NONE && c->jobs[p->job].deleting)
-				break;
-			p->status = GT_PENDING;	/* its controller recreated it */
-			p->node = GT_NONE;
-			p->n_groups = 0;
-			break;
-		case GT_PIPELINED:
-			p->status = GT_PENDING;
-			p->node = GT_NONE;
-			p->n_groups = 0;
-			break;
-		default:
-			break;
-		}
+		gt_sim_advance(c, &plan);
+		gt_plan_release(&plan);
+		gt_session_release(&s);
+		o->now += 1;	/* KAI's cycle period: one second */
 	}
-	for (uint32_t j = 0; j < c->n_jobs; j++) {
-		c->jobs[j].last_start = s->jobs[j].last_start;
-		c->jobs[j].stale_since = s->jobs[j].stale_since;
+	if (machine) {
+		gt_output_json(stdout, c, &s, &plan, (int)o->cycles, o->output == GT_OUT_YAML);
+	} else {
+		if (o->show_cycles)
+			fputc('\n', stdout);
+		gt_output_table(stdout, c, &s, &plan, (int)o->cycles);
 	}
+	gt_plan_release(&plan);
+	gt_session_release(&s);
 }
 
 int gt_simulate_main(int argc, char **argv)
 {
-	struct sim_opts o = { 0 };
+	struct sim_opts o;
 	int rc = parse_args(argc, argv, &o);
 	if (rc) {
-		free(o.files);
-		return rc < 0 ? 0 : rc;
+		free(o.files.v);
+		return rc == 1 ? 0 : rc;
 	}
 	struct gt_doc_list docs = { 0 };
+	struct gt_pg_batch pg = { 0 };
 	struct gt_strtab names;
 	struct gt_cluster c;
-	struct gt_decoder dec;
 	gt_strtab_init(&names);
 	gt_cluster_init(&c, &names);
-	gt_decoder_init(&dec);
-	dec.claims_listed = true;	/* the input is the whole cluster: a claim it lacks is missing */
 	rc = load_files(&o, &docs);
-	/*
-	 * Pods that arrive without a PodGroup but with their owners in the input
-	 * (kubectl get pytorchjob,pods -o yaml) are grouped as the podgrouper
-	 * would group them in a cluster.
-	 */
-	struct gt_pg_config pg_cfg;
-	struct gt_pg_batch pg = { 0 };
-	gt_pg_config_init(&pg_cfg);
-	if (!rc) {
-		struct gt_err err = { 0 };
-		if (gt_pg_group_all(&pg_cfg, docs.docs, docs.n, &pg, &err)) {
-			fprintf(stderr, "gantry simulate: %s\n", err.msg);
-			rc = 2;
-		}
-		gt_pg_batch_apply(&pg);
-		for (size_t i = 0; i < pg.n_warnings; i++)
-			fprintf(stderr, "gantry simulate: warning: %s\n", pg.warnings[i]);
-	}
-	if (!rc) {
-		for (size_t i = 0; i < pg.n_podgroups; i++)
-			gt_decoder_add(&dec, pg.podgroups[i]);
-		for (size_t i = 0; i < docs.n; i++)
-			gt_decoder_add(&dec, docs.docs[i]);
-		struct gt_err err = { 0 };
-		if (gt_decoder_build(&dec, &c, &err)) {
-			fprintf(stderr, "gantry simulate: %s\n", err.msg);
-			rc = 2;
-		}
-		for (size_t i = 0; i < dec.n_warnings; i++)
-			fprintf(stderr, "gantry simulate: warning: %s\n", dec.warnings[i]);
-		c.config.clock_ms = gt_mono_ms_clock;	/* the victim search's time budgets */
-	}
-	if (!rc) {
-		struct gt_session s;
-		for (int cycle = 1; cycle <= o.cycles; cycle++) {
-			gt_cycle_run(&s, &c, o.now, o.actions);
-			if (o.show_cycles)	/* with JSON on stdout, the log goes to stderr */
-				gt_output_cycle_log(o.json ? stderr : stdout, &c, &s, cycle);
-			if (cycle == o.cycles)
-				break;
-			gt_sim_advance(&c, &s);
-			gt_session_release(&s);
-			o.now += 1;	/* KAI's cycle period: one second */
-		}
-		if (o.json) {
-			gt_output_json(stdout, &c, &s, o.cycles);
-		} else {
-			if (o.show_cycles)
-				fputc('\n', stdout);
-			gt_output_table(stdout, &c, &s, o.cycles);
-		}
-		gt_session_release(&s);
-	}
-	gt_decoder_release(&dec);
+	rc = rc ? rc : group_pods(&docs, &pg);
+	rc = rc ? rc : decode(&docs, &pg, &c);
+	c.config.clock_ms = gt_mono_ms_clock;	/* the victim search's time budgets */
+	if (!rc)
+		run_cycles(&o, &c);
 	gt_pg_batch_release(&pg);
-	gt_pg_config_release(&pg_cfg);
 	gt_doc_list_release(&docs);
 	gt_cluster_release(&c);
 	gt_strtab_release(&names);
-	free(o.files);
+	free(o.files.v);
 	return rc;
 }

@@ -12,19 +12,17 @@
 
 #include <stdio.h>
 
-#include "core/session.h"
+#include "core/plan.h"
 
 /* Run `gantry simulate ARGS`; returns the process exit status (0, 1 or 2). */
 int gt_simulate_main(int argc, char **argv);
 
 /*
- * Move the cluster on after a cycle (the between-cycles step). New GPU
- * groups the session opened get names, interned into the cluster's table.
+ * Move the cluster on after a cycle (the between-cycles step), as the plan
+ * says: bound pods run (fresh GPU groups get their names, interned into the
+ * cluster's table), evicted pods are recreated pending (unless their
+ * PodGroup is being deleted), pipelined pods are pending again.
  */
-void gt_sim_advance(struct gt_cluster *c, const struct gt_session *s);
-
-/* Name of a GPU group id, naming ids the session minted (stable per run). */
-const char *gt_sim_group_name(struct gt_cluster *c, const struct gt_session *s, uint32_t id,
-			      int32_t node);
+void gt_sim_advance(struct gt_cluster *c, struct gt_plan *plan);
 
 #endif /* GT_SIMULATE_H */

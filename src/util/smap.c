@@ -4,18 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/mem.h"
 
 static char tombstone_mark;
 #define TOMBSTONE (&tombstone_mark)
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
 
 void gt_smap_init(struct gt_smap *m)
 {
@@ -37,7 +30,7 @@ static struct gt_smap_slot *find(const struct gt_smap *m, const char *key)
 	if (!m->cap)
 		return NULL;
 	size_t mask = m->cap - 1;
-	for (size_t i = hash_str(key) & mask;; i = (i + 1) & mask) {
+	for (size_t i = gt_hash_str(key) & mask;; i = (i + 1) & mask) {
 		struct gt_smap_slot *s = &m->slots[i];
 		if (!s->key)
 			return NULL;
@@ -57,7 +50,7 @@ static void rehash(struct gt_smap *m, size_t cap)
 		char *k = old[i].key;
 		if (!k || k == TOMBSTONE)
 			continue;
-		size_t j = hash_str(k) & (cap - 1);
+		size_t j = gt_hash_str(k) & (cap - 1);
 		while (m->slots[j].key)
 			j = (j + 1) & (cap - 1);
 		m->slots[j] = old[i];
@@ -86,7 +79,7 @@ void *gt_smap_put(struct gt_smap *m, const char *key, void *val)
 			cap *= 2;
 		rehash(m, cap);
 	}
-	size_t mask = m->cap - 1, i = hash_str(key) & mask;
+	size_t mask = m->cap - 1, i = gt_hash_str(key) & mask;
 	while (m->slots[i].key && m->slots[i].key != TOMBSTONE)
 		i = (i + 1) & mask;
 	if (!m->slots[i].key)

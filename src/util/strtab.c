@@ -3,15 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/mem.h"
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
 
 void gt_strtab_init(struct gt_strtab *t)
 {
@@ -33,7 +26,7 @@ static void rehash(struct gt_strtab *t, size_t n_slots)
 	t->slots = gt_xcalloc(n_slots, sizeof(*t->slots));
 	t->n_slots = n_slots;
 	for (size_t id = 0; id < t->n_strs; id++) {
-		size_t i = hash_str(t->strs[id]) & (n_slots - 1);
+		size_t i = gt_hash_str(t->strs[id]) & (n_slots - 1);
 		while (t->slots[i])
 			i = (i + 1) & (n_slots - 1);
 		t->slots[i] = (uint32_t)id + 1;
@@ -44,7 +37,7 @@ int64_t gt_strtab_find(const struct gt_strtab *t, const char *s)
 {
 	if (!t->n_slots)
 		return -1;
-	size_t i = hash_str(s) & (t->n_slots - 1);
+	size_t i = gt_hash_str(s) & (t->n_slots - 1);
 	while (t->slots[i]) {
 		uint32_t id = t->slots[i] - 1;
 		if (strcmp(t->strs[id], s) == 0)
@@ -63,9 +56,17 @@ uint32_t gt_strtab_intern(struct gt_strtab *t, const char *s)
 		rehash(t, t->n_slots ? t->n_slots * 2 : 64);
 	uint32_t id = (uint32_t)t->n_strs;
 	GT_PUSH(t->strs, t->n_strs, t->cap_strs, gt_xstrdup(s));
-	size_t i = hash_str(s) & (t->n_slots - 1);
+	size_t i = gt_hash_str(s) & (t->n_slots - 1);
 	while (t->slots[i])
 		i = (i + 1) & (t->n_slots - 1);
 	t->slots[i] = id + 1;
 	return id;
+}
+
+int gt_name_index(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; s && i < n; i++)
+		if (names[i] && !strcmp(names[i], s))
+			return i;
+	return -1;
 }

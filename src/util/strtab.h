@@ -25,6 +25,12 @@ void gt_strtab_release(struct gt_strtab *t);
 uint32_t gt_strtab_intern(struct gt_strtab *t, const char *s);
 /* Id of @s, or -1 if it was never interned. */
 int64_t gt_strtab_find(const struct gt_strtab *t, const char *s);
+/*
+ * Index of @s among @names[0..@n) (NULL entries never match), or -1 (also
+ * for a NULL @s): the one lookup behind every enum's name table.
+ */
+int gt_name_index(const char *const *names, int n, const char *s);
+
 static inline const char *gt_strtab_str(const struct gt_strtab *t, uint32_t id)
 {
 	return t->strs[id];

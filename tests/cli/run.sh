@@ -31,6 +31,11 @@ expect_exit() {
 	fi
 }
 
+# runs_ok ARGS...: gantry exits 0 (stdout in $tmp/out, stderr in $tmp/err)
+runs_ok() {
+	"$gantry" "$@" >"$tmp/out" 2>"$tmp/err" || { echo "  exit $?; stderr: $(head -c 300 "$tmp/err")"; return 1; }
+}
+
 demo="$dir/../../examples/demo-cluster.yaml"
 check demo_reclaims "$gantry" simulate -f "$demo" --cycles 3 --now 2026-01-01T09:00:00Z \
 	--show-cycles -o table >"$tmp/demo" 2>/dev/null
@@ -71,6 +76,19 @@ metadata: {name: nb, namespace: team-a, annotations: {gpu-fraction: "1.5"}}
 spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x}]}
 Y
 check bad_fraction_names_pod_and_field expect_exit 2 "Pod team-a/nb .*gpu-fraction.*1\.5" simulate -f "$tmp/frac.yaml"
+cat >"$tmp/two-bad.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata: {name: one, namespace: team-a, annotations: {gpu-fraction: "1.5"}}
+spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: two, namespace: team-b}
+spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x, resources: {requests: {cpu: lots}}}]}
+Y
+check every_bad_object_named_at_once expect_exit 2 "Pod team-b/two .*requests.cpu.*lots" simulate -f "$tmp/two-bad.yaml"
+check every_bad_object_named_at_once_first grep -qE "Pod team-a/one \(line 1\): field metadata.annotations.gpu-fraction" "$tmp/err"
 printf 'kind: Node\nmetadata: {name: [oops\n' >"$tmp/broken.yaml"
 check malformed_yaml_names_line expect_exit 2 "broken.yaml: line" simulate -f "$tmp/broken.yaml"
 check unknown_action expect_exit 2 "unknown action 'defrag'" simulate -f "$demo" --actions defrag
@@ -96,5 +114,86 @@ check replay_bad_row_names_file_line_column expect_exit 2 "philly_bad_duration.c
 check replay_repeated_rows_said expect_exit 0 "rows repeating an earlier row exactly: 1 " \
 	replay --trace "philly:$data/philly_duplicates.csv" --nodes 4x8 --quiet
 check not_yet_commands expect_exit 1 "not implemented" binder
+
+# ---- kubectl's conventions, for every subcommand (util/flags.c)
+now="--now=2026-01-01T09:00:00Z"
+# --flag=value, --flag value, -ovalue, -o=value, -o value, --output=value: the same JSON
+"$gantry" simulate -f "$demo" --cycles 2 -o json "$now" >"$tmp/ref.json" 2>/dev/null
+for form in "--cycles=2 -ojson" "--cycles=2 -o=json" "--cycles 2 --output=json" "--cycles=2 --output json"; do
+	# shellcheck disable=SC2086
+	"$gantry" simulate -f "$demo" $form "$now" >"$tmp/form.json" 2>/dev/null
+	check "flag_form_${form// /_}" cmp -s "$tmp/ref.json" "$tmp/form.json"
+done
+# a positional FILE is -f FILE, as with kubectl
+"$gantry" simulate "$demo" --cycles 2 -o json "$now" >"$tmp/pos.json" 2>/dev/null
+check positional_file_is_dash_f cmp -s "$tmp/ref.json" "$tmp/pos.json"
+# -o yaml: the same document
+"$gantry" simulate -f "$demo" --cycles 2 -o yaml "$now" >"$tmp/out.yaml" 2>/dev/null
+check yaml_output_is_the_json python3 -c '
+import json, sys, yaml
+assert yaml.safe_load(open(sys.argv[1])) == json.load(open(sys.argv[2]))
+' "$tmp/out.yaml" "$tmp/ref.json"
+check wide_output_is_a_table runs_ok simulate -f "$demo" -o wide "$now"
+check wide_output_is_a_table_2 grep -q "^POD " "$tmp/out"
+check bad_output_format expect_exit 2 "-o: must be table, wide, json or yaml, not 'xml'" simulate "$demo" -o xml
+# unknown flags are unknown, wherever they stand; missing values are missing
+check unknown_last_flag expect_exit 2 "unknown flag: --bogus" simulate -f "$demo" --bogus
+check unknown_flag_with_value expect_exit 2 "unknown flag: --bogus" simulate --bogus=1 -f "$demo"
+check unknown_short_flag expect_exit 2 "unknown shorthand flag: 'x' in -x" simulate -f "$demo" -x
+check missing_value expect_exit 2 "flag needs an argument: --cycles" simulate -f "$demo" --cycles
+check no_input expect_exit 2 "no input: give a FILE or -f FILE" simulate --cycles 1
+# strict integers: no atoi
+check strict_integer expect_exit 2 "--cycles: must be a whole number from 1 to 100000, not '10x'" \
+	simulate -f "$demo" --cycles 10x
+check strict_integer_empty expect_exit 2 "--cycles: must be a whole number" simulate -f "$demo" --cycles=
+check strict_integer_space expect_exit 2 "--cycles: must be a whole number" simulate -f "$demo" --cycles " 2"
+check empty_action_list expect_exit 2 "--actions: needs at least one of allocate" simulate -f "$demo" --actions ""
+check bool_flag_value expect_exit 2 "--show-cycles: takes true or false, not 'maybe'" simulate -f "$demo" \
+	--show-cycles=maybe
+# -R reads directories recursively; without it a subdirectory is skipped, with a warning
+mkdir -p "$tmp/tree/sub"
+cp "$demo" "$tmp/tree/sub/cluster.yaml"
+check subdirectory_skipped_said expect_exit 0 "skipping the directory '.*tree/sub' \(-R reads" \
+	simulate -f "$tmp/tree" -o json "$now"
+check recursive_reads_subdirectories runs_ok simulate -R -f "$tmp/tree" -o json "$now"
+check recursive_found_the_pods python3 -c '
+import json, sys
+assert len(json.load(open(sys.argv[1]))["pods"]) > 0' "$tmp/out"
+# --help on every subcommand, one layout, on stdout
+for sub in simulate replay scheduler podgrouper; do
+	"$gantry" "$sub" --help >"$tmp/help" 2>&1
+	check "help_${sub}" grep -q "^usage: gantry $sub " "$tmp/help"
+	check "help_${sub}_layout" grep -qE "^  -h, --help +this help$" "$tmp/help"
+	"$gantry" "$sub" -h >"$tmp/help2" 2>&1
+	check "help_${sub}_short" cmp -s "$tmp/help" "$tmp/help2"
+	check "unknown_flag_${sub}" expect_exit 2 "gantry $sub: unknown flag: --no-such-flag" "$sub" --no-such-flag
+done
+# replay: the same rules
+check replay_strict_limit expect_exit 2 "--limit: must be a whole number from 1 to" \
+	replay --trace "philly:$data/philly_small.csv" --nodes=4x8 --limit=3x
+check replay_bad_nodes expect_exit 2 "--nodes: needs N or NxG" replay --trace "philly:$data/philly_small.csv" --nodes 4y8
+"$gantry" replay --trace="philly:$data/philly_small.csv" --nodes=4x8 --vc-sizes="$data/vc_small.csv" --quiet \
+	-ojson >"$tmp/r1.json" 2>/dev/null
+check replay_equals_form_same_result python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for d in (a, b):
+    d.pop("scheduler", None)
+assert a == b' "$tmp/replay.json" "$tmp/r1.json"
+check replay_compare_positional runs_ok replay --compare "$tmp/replay.json" "$tmp/r1.json"
+check replay_compare_needs_two expect_exit 2 "--compare needs two result files" replay --compare "$tmp/r1.json"
+# scheduler and podgrouper: shared connection and leader-election groups, strict values
+check scheduler_kubeconfig_equals expect_exit 2 "nonexistent" scheduler --kubeconfig="$tmp/nonexistent"
+check podgrouper_kubeconfig_equals expect_exit 2 "nonexistent" podgrouper --kubeconfig "$tmp/nonexistent"
+check scheduler_strict_burst expect_exit 2 "--burst: must be a whole number from 1 to 100000, not '10x'" \
+	scheduler --burst=10x
+check podgrouper_workers_range expect_exit 2 "--max-concurrent-reconciles: must be a whole number from 1 to 256" \
+	podgrouper --max-concurrent-reconciles 0
+check scheduler_lease_check expect_exit 2 "renew-deadline must be shorter than the lease duration" \
+	scheduler --leader-elect --leader-elect-renew-deadline=20s
+check podgrouper_lease_group expect_exit 2 "--leader-elect-lease-duration: must be a duration" \
+	podgrouper --leader-elect-lease-duration soon
+check scheduler_bad_duration expect_exit 2 "--schedule-period: must be a duration" scheduler --schedule-period=-1s
+check scheduler_positional_refused expect_exit 2 "unexpected argument 'extra'" scheduler extra
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -11,15 +11,22 @@
  *   GET  .../podgroups, .../priorityclasses         empty lists, WATCH
  *   POST /api/v1/namespaces/NS/pods/NAME/binding    sets spec.nodeName; 409 if bound
  *   POST /api/v1/namespaces/NS/events               201, counted, not kept
+ *   POST /api/v1/namespaces/NS/pods                 creates a pod (the latency benchmark)
+ *   PATCH .../pods/NAME, .../pods/NAME/status       merges the patch (labels, annotations,
+ *                                                   conditions of fractional and waiting pods)
  *   GET  /_stats                                    binds, conflicts, requests, connections
  *                                                   accepted, first/last bind times
+ *   GET  /_binds                                    per pod: created and bound (seconds on
+ *                                                   the double's monotonic clock), node
  *
  * Everything else is 404 (the optional CRDs count as not installed). The
  * cluster: --nodes nodes with --gpus GPUs each, one queue, --pods pending
- * pods of one GPU each. Buffers are capped: a request at 1 MiB, a
+ * pods of one GPU each; or, with --fixture, the Nodes, Pods, Queues,
+ * PodGroups and PriorityClasses of a JSON List (the real-server benchmark
+ * feeds both the same objects). Buffers are capped: a request at 1 MiB, a
  * connection's unsent output at 256 MiB (a watcher that far behind is cut).
  *
- * usage: fastdouble --nodes N --pods M [--gpus G] [--port P] [--port-file F]
+ * usage: fastdouble (--nodes N --pods M [--gpus G] | --fixture FILE) [--port P] [--port-file F]
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -31,6 +38,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,9 +86,19 @@ struct conn {
 	struct conn *next;
 };
 
+/* a pod's key ("ns/name") to its index, open addressing; times for /_binds */
+struct pod_slot {
+	char *key;
+	size_t idx;
+};
+
 struct store {
 	json_t **objs[N_RES];
-	size_t n[N_RES];
+	size_t n[N_RES], cap[N_RES];
+	struct pod_slot *slots;
+	size_t n_slots;		/* a power of two, at least twice the pods */
+	double *created_at, *bound_at;
+	size_t cap_times;
 	struct event *log[N_RES];
 	size_t n_log[N_RES], cap_log[N_RES];
 	long rv;
@@ -185,27 +203,138 @@ static json_t *make_queue(void)
 			 "limit", -1, "overQuotaWeight", 1, "memory", "quota", -1, "limit", -1, "overQuotaWeight", 1);
 }
 
+static void add_obj(struct store *s, enum res r, json_t *obj);
+static void index_pods(struct store *s);
+
 static void generate(struct store *s, int nodes, int pods, int gpus)
 {
-	s->objs[R_NODES] = xrealloc(NULL, (size_t)nodes * sizeof(json_t *));
 	for (int i = 0; i < nodes; i++)
-		stamp(s, s->objs[R_NODES][s->n[R_NODES]++] = make_node(i, gpus));
-	s->objs[R_PODS] = xrealloc(NULL, (size_t)pods * sizeof(json_t *));
+		add_obj(s, R_NODES, make_node(i, gpus));
 	for (int i = 0; i < pods; i++)
-		stamp(s, s->objs[R_PODS][s->n[R_PODS]++] = make_pod(i));
-	s->objs[R_QUEUES] = xrealloc(NULL, sizeof(json_t *));
-	stamp(s, s->objs[R_QUEUES][s->n[R_QUEUES]++] = make_queue());
+		add_obj(s, R_PODS, make_pod(i));
+	add_obj(s, R_QUEUES, make_queue());
+	index_pods(s);
 }
 
-/* Pods are named p-NNNNNN in order: the index is in the name. */
+static uint64_t fnv1a(const char *a, const char *b)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (const char *p = a; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h = (h ^ '/') * 1099511628211ull;
+	for (const char *p = b; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
+static struct pod_slot *pod_slot(struct store *s, const char *ns, const char *name)
+{
+	char key[600];
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	for (size_t i = fnv1a(ns, name) & (s->n_slots - 1);; i = (i + 1) & (s->n_slots - 1))
+		if (!s->slots[i].key || !strcmp(s->slots[i].key, key))
+			return &s->slots[i];
+}
+
+static const char *str_at(json_t *o, const char *a, const char *b)
+{
+	return json_string_value(json_object_get(json_object_get(o, a), b));
+}
+
+static void index_pods(struct store *s);
+
+/* Adds @obj (a reference is taken over) to resource @r; pods are indexed and timed. */
+static void add_obj(struct store *s, enum res r, json_t *obj)
+{
+	if (s->n[r] == s->cap[r]) {
+		s->cap[r] = s->cap[r] ? s->cap[r] * 2 : 1024;
+		s->objs[r] = xrealloc(s->objs[r], s->cap[r] * sizeof(json_t *));
+	}
+	stamp(s, obj);
+	s->objs[r][s->n[r]++] = obj;
+	if (r != R_PODS)
+		return;
+	if (s->n[R_PODS] > s->cap_times) {
+		s->cap_times = s->cap_times ? s->cap_times * 2 : 1024;
+		s->created_at = xrealloc(s->created_at, s->cap_times * sizeof(double));
+		s->bound_at = xrealloc(s->bound_at, s->cap_times * sizeof(double));
+	}
+	s->created_at[s->n[R_PODS] - 1] = now_s();
+	s->bound_at[s->n[R_PODS] - 1] = 0;
+	if (2 * s->n[R_PODS] > s->n_slots)
+		index_pods(s);
+	else {
+		struct pod_slot *sl = pod_slot(s, str_at(obj, "metadata", "namespace"), str_at(obj, "metadata", "name"));
+		char key[600];
+		snprintf(key, sizeof(key), "%s/%s", str_at(obj, "metadata", "namespace"), str_at(obj, "metadata", "name"));
+		sl->key = strdup(key);
+		sl->idx = s->n[R_PODS] - 1;
+	}
+}
+
+/* (Re)builds the pod index at four times the pods. */
+static void index_pods(struct store *s)
+{
+	for (size_t i = 0; i < s->n_slots; i++)
+		free(s->slots[i].key);
+	free(s->slots);
+	s->n_slots = 1024;
+	while (s->n_slots < 4 * s->n[R_PODS])
+		s->n_slots *= 2;
+	s->slots = calloc(s->n_slots, sizeof(*s->slots));
+	if (!s->slots) {
+		fprintf(stderr, "fastdouble: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < s->n[R_PODS]; i++) {
+		json_t *o = s->objs[R_PODS][i];
+		const char *ns = str_at(o, "metadata", "namespace"), *name = str_at(o, "metadata", "name");
+		char key[600];
+		snprintf(key, sizeof(key), "%s/%s", ns, name);
+		struct pod_slot *sl = pod_slot(s, ns, name);
+		sl->key = strdup(key);
+		sl->idx = i;
+	}
+}
+
 static json_t *find_pod(struct store *s, const char *ns, const char *name, size_t *idx)
 {
-	int i;
-	char tail;
-	if (strcmp(ns, "default") || sscanf(name, "p-%d%c", &i, &tail) != 1 || i < 0 || (size_t)i >= s->n[R_PODS])
+	if (!s->n_slots)
 		return NULL;
-	*idx = (size_t)i;
-	return s->objs[R_PODS][i];
+	struct pod_slot *sl = pod_slot(s, ns, name);
+	if (!sl->key)
+		return NULL;
+	*idx = sl->idx;
+	return s->objs[R_PODS][sl->idx];
+}
+
+/* The objects of a JSON List file, by kind; other kinds are refused. */
+static int load_fixture(struct store *s, const char *path)
+{
+	json_error_t err;
+	json_t *list = json_load_file(path, 0, &err);
+	if (!list) {
+		fprintf(stderr, "fastdouble: %s:%d: %s\n", path, err.line, err.text);
+		return -1;
+	}
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(list, "items"), i, o) {
+		const char *kind = json_string_value(json_object_get(o, "kind"));
+		int r;
+		for (r = 0; r < N_RES; r++)
+			if (kind && !strcmp(kind, RES[r].kind))
+				break;
+		if (r == N_RES) {
+			fprintf(stderr, "fastdouble: %s: item %zu: kind %s is not served\n", path, i, kind ? kind : "(none)");
+			json_decref(list);
+			return -1;
+		}
+		add_obj(s, (enum res)r, json_incref(o));
+	}
+	json_decref(list);
+	index_pods(s);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- connections */
@@ -403,6 +532,7 @@ static void do_bind(struct store *s, struct conn *c, const char *ns, const char 
 	stamp(s, p);
 	record(s, R_PODS, "MODIFIED", p);
 	double t = now_s();
+	s->bound_at[idx] = t;
 	if (!s->binds++)
 		s->first_bind = t;
 	s->last_bind = t;
@@ -419,6 +549,67 @@ static void stats(struct store *s, struct conn *c)
 					    s->last_bind));
 }
 
+static void binds(struct store *s, struct conn *c)
+{
+	struct buf b = { 0 };
+	buf_add(&b, "[", 1);
+	for (size_t i = 0; i < s->n[R_PODS]; i++) {
+		json_t *p = s->objs[R_PODS][i];
+		const char *node = str_at(p, "spec", "nodeName");
+		buf_printf(&b, "%s{\"namespace\":\"%s\",\"name\":\"%s\",\"created\":%.6f,\"bound\":%.6f,\"node\":\"%s\"}",
+			   i ? "," : "", str_at(p, "metadata", "namespace"), str_at(p, "metadata", "name"),
+			   s->created_at[i], s->bound_at[i], node ? node : "");
+	}
+	buf_add(&b, "]", 1);
+	respond(c, 200, "OK", b.p, b.len);
+	free(b.p);
+}
+
+/* PATCH of a pod or its status: merged in (objects recursively, as a merge patch does). */
+static void patch_pod(struct store *s, struct conn *c, const char *ns, const char *name, const char *body, size_t len)
+{
+	size_t idx;
+	json_t *p = find_pod(s, ns, name, &idx);
+	if (!p)
+		return respond_status(c, 404, "Not Found", "pod not found");
+	json_t *patch = json_loadb(body, len, 0, NULL);
+	if (!json_is_object(patch)) {
+		json_decref(patch);
+		return respond_status(c, 400, "Bad Request", "a JSON merge patch is required");
+	}
+	json_object_update_recursive(p, patch);
+	json_decref(patch);
+	stamp(s, p);
+	record(s, R_PODS, "MODIFIED", p);
+	respond_json(c, 200, "OK", json_incref(p));
+}
+
+/* POST of a pod: it gets a uid, a resourceVersion and Pending, as the API server gives them. */
+static void create_pod(struct store *s, struct conn *c, const char *ns, const char *body, size_t len)
+{
+	json_t *p = json_loadb(body, len, 0, NULL);
+	const char *name = p ? str_at(p, "metadata", "name") : NULL;
+	if (!name) {
+		json_decref(p);
+		return respond_status(c, 400, "Bad Request", "a pod with metadata.name is required");
+	}
+	size_t idx;
+	if (find_pod(s, ns, name, &idx)) {
+		json_decref(p);
+		return respond_status(c, 409, "Conflict", "pod already exists");
+	}
+	char uid[64];
+	snprintf(uid, sizeof(uid), "f0000000-0000-4000-8000-%012ld", s->rv + 1);
+	json_t *md = json_object_get(p, "metadata");
+	json_object_set_new(md, "namespace", json_string(ns));
+	json_object_set_new(md, "uid", json_string(uid));
+	json_object_set_new(md, "creationTimestamp", json_string("2026-01-01T01:00:00Z"));
+	json_object_set_new(p, "status", json_pack("{s:s}", "phase", "Pending"));
+	add_obj(s, R_PODS, p);
+	record(s, R_PODS, "ADDED", p);
+	respond_json(c, 201, "Created", json_incref(p));
+}
+
 static void route(struct store *s, struct conn *c, const char *method, char *target, const char *body, size_t len)
 {
 	s->requests++;
@@ -429,6 +620,8 @@ static void route(struct store *s, struct conn *c, const char *method, char *tar
 	char v[8];
 	if (!strcmp(method, "GET") && !strcmp(target, "/_stats"))
 		return stats(s, c);
+	if (!strcmp(method, "GET") && !strcmp(target, "/_binds"))
+		return binds(s, c);
 	for (int r = 0; r < N_RES && !strcmp(method, "GET"); r++)
 		if (!strcmp(target, RES[r].path)) {
 			const char *w = query(qs, "watch", v, sizeof(v));
@@ -441,6 +634,14 @@ static void route(struct store *s, struct conn *c, const char *method, char *tar
 	    sscanf(target, "/api/v1/namespaces/%255[^/]/pods/%255[^/]/%63s", ns, name, sub) == 3 &&
 	    !strcmp(sub, "binding"))
 		return do_bind(s, c, ns, name, body, len);
+	if (!strcmp(method, "PATCH") &&
+	    (sscanf(target, "/api/v1/namespaces/%255[^/]/pods/%255[^/]/%63s", ns, name, sub) == 3 ?
+		     !strcmp(sub, "status") :
+		     sscanf(target, "/api/v1/namespaces/%255[^/]/pods/%255s", ns, name) == 2))
+		return patch_pod(s, c, ns, name, body, len);
+	if (!strcmp(method, "POST") && sscanf(target, "/api/v1/namespaces/%255[^/]/%63s", ns, sub) == 2 &&
+	    !strcmp(sub, "pods"))
+		return create_pod(s, c, ns, body, len);
 	if (!strcmp(method, "POST") && sscanf(target, "/api/v1/namespaces/%255[^/]/%63s", ns, sub) == 2 &&
 	    !strcmp(sub, "events")) {
 		s->events++;
@@ -470,11 +671,12 @@ static bool serve_input(struct store *s, struct conn *c)
 		size_t head = (size_t)(end - start) + 4;
 		*end = '\0';
 		size_t body_len = 0;
+		bool close_after = false;
 		for (char *h = strstr(start, "\r\n"); h; h = strstr(h + 2, "\r\n"))
 			if (!strncasecmp(h + 2, "Content-Length:", 15))
 				body_len = (size_t)atol(h + 17);
 			else if (!strncasecmp(h + 2, "Connection: close", 17))
-				c->closing = true;
+				close_after = true;
 		if (head + body_len > MAX_REQUEST) {
 			conn_close(s, c);
 			return false;
@@ -483,6 +685,8 @@ static bool serve_input(struct store *s, struct conn *c)
 			*end = '\r';
 			break;
 		}
+		/* only once the request is whole: a head without its body must not close the connection */
+		c->closing = c->closing || close_after;
 		char method[16], target[4096];
 		if (sscanf(start, "%15s %4095s", method, target) != 2) {
 			conn_close(s, c);
@@ -594,7 +798,7 @@ static void on_signal(int sig)
 int main(int argc, char **argv)
 {
 	int nodes = 1000, pods = 10000, gpus = 16, port = 0;
-	const char *port_file = NULL;
+	const char *port_file = NULL, *fixture = NULL;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--nodes"))
 			nodes = atoi(argv[i + 1]);
@@ -606,16 +810,26 @@ int main(int argc, char **argv)
 			port = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--port-file"))
 			port_file = argv[i + 1];
+		else if (!strcmp(argv[i], "--fixture"))
+			fixture = argv[i + 1];
 	}
 	if (argc < 2 || nodes <= 0 || pods < 0 || gpus <= 0 || pods > 999999) {
-		fprintf(stderr, "usage: fastdouble --nodes N --pods M [--gpus G] [--port P] [--port-file F]\n");
+		fprintf(stderr, "usage: fastdouble (--nodes N --pods M [--gpus G] | --fixture FILE) [--port P] "
+			"[--port-file F]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	struct store s = { .rv = 100 };
-	generate(&s, nodes, pods, gpus);
+	if (fixture) {
+		if (load_fixture(&s, fixture))
+			return 2;
+		nodes = (int)s.n[R_NODES];
+		pods = (int)s.n[R_PODS];
+	} else {
+		generate(&s, nodes, pods, gpus);
+	}
 	int bound_port, lfd = listen_on(port, &bound_port);
 	s.epfd = epoll_create1(EPOLL_CLOEXEC);
 	struct epoll_event lev = { .events = EPOLLIN, .data.ptr = NULL };
@@ -666,5 +880,10 @@ int main(int argc, char **argv)
 			free(s.log[r][i].line);
 		free(s.log[r]);
 	}
+	for (size_t i = 0; i < s.n_slots; i++)
+		free(s.slots[i].key);
+	free(s.slots);
+	free(s.created_at);
+	free(s.bound_at);
 	return 0;
 }

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/json.h"
 #include "harness.h"
 #include "kube/config.h"
-#include "kube/kdoc.h"
 
 const char *gt_suite = "kube_config";
 
@@ -230,7 +230,7 @@ TEST(json_to_doc_scalars)
 	json_t *j = json_loads("{\"s\":\"1\",\"i\":42,\"r\":0.1,\"t\":true,\"n\":null,\"a\":[1,\"x\"],"
 			       "\"m\":{\"k\":\"v\"}}", 0, &je);
 	ASSERT_TRUE(j != NULL);
-	struct gt_doc *d = gt_kdoc_from_json(j, 7);
+	struct gt_doc *d = gt_doc_from_json(j);
 	json_decref(j);
 	ASSERT_STR("1", gt_doc_str(d, "s"));
 	ASSERT_TRUE(gt_doc_get(d, "s")->quoted);
@@ -241,13 +241,13 @@ TEST(json_to_doc_scalars)
 	ASSERT_TRUE(gt_doc_str(d, "n") == NULL && gt_doc_is_null(gt_doc_get(d, "n")));
 	ASSERT_EQ(2, gt_doc_get(d, "a")->n);
 	ASSERT_STR("v", gt_doc_str(gt_doc_get(d, "m"), "k"));
-	ASSERT_EQ(7, gt_doc_get(gt_doc_get(d, "m"), "k")->line);
+	ASSERT_EQ(0, gt_doc_get(gt_doc_get(d, "m"), "k")->line);	/* API objects have no source lines */
 	const char *path[] = { "metadata", "labels", "runai-gpu-group" };
-	gt_kdoc_set(d, path, 3, "n1-gpu0", true);
-	struct gt_doc *copy = gt_kdoc_copy(d);
+	gt_doc_set(d, path, 3, "n1-gpu0", true);
+	struct gt_doc *copy = gt_doc_copy(d);
 	gt_doc_free(d);
 	ASSERT_STR("n1-gpu0", gt_doc_str(gt_doc_path(copy, "metadata.labels"), "runai-gpu-group"));
-	json_t *back = gt_kdoc_to_json(copy);
+	json_t *back = gt_doc_to_json(copy);
 	gt_doc_free(copy);
 	ASSERT_EQ(42, json_integer_value(json_object_get(back, "i")));
 	ASSERT_STR("1", json_string_value(json_object_get(back, "s")));

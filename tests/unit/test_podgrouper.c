@@ -546,34 +546,76 @@ TEST(statefulset_and_replicaset_are_one_podgroup_min_one)
 
 /* ---------------------------------------------------------------- batch/v1 */
 
-TEST(job_gets_one_podgroup_per_pod)
+TEST(job_gets_one_podgroup_per_job)
 {
+	/* KAI v0.17 (plugins/job): all of a Job's pods in pg-<job>-<uid>, minMember 1 */
 	struct pgt t;
 	pgt_init(&t);
 	pgt_obj(&t, &(struct pgt_obj){ .kind = "Job", .name = "sweep",
 				       .body = "spec: {parallelism: 4, completions: 8}" });
 	pgt_pod(&t, &(struct pgt_pod){ .name = "sweep-abcde", .owner = "Job sweep" });
+	pgt_pod(&t, &(struct pgt_pod){ .name = "sweep-fghij", .owner = "Job sweep" });
 	PGT_OK(&t, "sweep-abcde");
-	ASSERT_STR("pg-sweep-abcde-u-sweep", t.pg.name);
+	ASSERT_STR("pg-sweep-u-sweep", t.pg.name);
 	ASSERT_EQ(1, t.pg.min_member);
 	ASSERT_STR("Job", t.pg.owner.kind);
+	ASSERT_STR("sweep", t.pg.owner.name);
 	ASSERT_STR("train", t.pg.priority_class);
+	ASSERT_STR("job", t.pg.rule);
+	PGT_OK(&t, "sweep-fghij");
+	ASSERT_STR("pg-sweep-u-sweep", t.pg.name);
 	pgt_free(&t);
 }
 
-TEST(job_keeps_a_legacy_podgroup_name)
+TEST(job_batch_min_member_sets_the_gang)
 {
+	struct pgt t;
+	pgt_init(&t);
+	pgt_obj(&t, &(struct pgt_obj){ .kind = "Job", .name = "pair",
+				       .annotations = "kai.scheduler/batch-min-member: '2'",
+				       .body = "spec: {parallelism: 2, completions: 2}" });
+	pgt_pod(&t, &(struct pgt_pod){ .name = "pair-a", .owner = "Job pair" });
+	pgt_pod(&t, &(struct pgt_pod){ .name = "pair-b", .owner = "Job pair" });
+	PGT_OK(&t, "pair-a");
+	ASSERT_STR("pg-pair-u-pair", t.pg.name);
+	ASSERT_EQ(2, t.pg.min_member);
+	PGT_OK(&t, "pair-b");
+	ASSERT_STR("pg-pair-u-pair", t.pg.name);
+	ASSERT_EQ(2, t.pg.min_member);
+	pgt_free(&t);
+	const char *bad[] = { "two", "0", "-1", "99999999999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char ann[80];
+		snprintf(ann, sizeof(ann), "kai.scheduler/batch-min-member: '%s'", bad[i]);
+		pgt_init(&t);
+		pgt_obj(&t, &(struct pgt_obj){ .kind = "Job", .name = "j", .annotations = ann });
+		pgt_pod(&t, &(struct pgt_pod){ .name = "j-a", .owner = "Job j" });
+		PGT_FAILS(&t, "j-a", "Job team-a/j", "kai.scheduler/batch-min-member", bad[i]);
+		pgt_free(&t);
+	}
+}
+
+TEST(job_keeps_a_legacy_per_pod_podgroup)
+{
+	/* with --search-legacy-pg, a PodGroup an older podgrouper made per pod stays, of minMember 1 */
 	for (int search = 0; search <= 1; search++) {
 		struct pgt t;
 		pgt_init(&t);
 		t.cfg.search_legacy_pg = search;
 		pgt_obj(&t, &(struct pgt_obj){ .kind = "Job", .name = "once",
-					       .body = "spec: {parallelism: 1}" });
-		pgt_obj(&t, &(struct pgt_obj){ .kind = "PodGroup", .name = "pg-once-u-once",
+					       .annotations = "kai.scheduler/batch-min-member: '3'",
+					       .body = "spec: {parallelism: 3}" });
+		pgt_obj(&t, &(struct pgt_obj){ .kind = "PodGroup", .name = "pg-once-xyz-u-once",
 					       .body = "spec: {minMember: 1, queue: q}" });
 		pgt_pod(&t, &(struct pgt_pod){ .name = "once-xyz", .owner = "Job once" });
+		pgt_pod(&t, &(struct pgt_pod){ .name = "once-new", .owner = "Job once" });
 		PGT_OK(&t, "once-xyz");
-		ASSERT_STR(search ? "pg-once-u-once" : "pg-once-xyz-u-once", t.pg.name);
+		ASSERT_STR(search ? "pg-once-xyz-u-once" : "pg-once-u-once", t.pg.name);
+		ASSERT_EQ(search ? 1 : 3, t.pg.min_member);
+		ASSERT_STR(search ? "job-legacy" : "job", t.pg.rule);
+		PGT_OK(&t, "once-new");	/* no legacy PodGroup of its own: the Job's */
+		ASSERT_STR("pg-once-u-once", t.pg.name);
+		ASSERT_EQ(3, t.pg.min_member);
 		pgt_free(&t);
 	}
 }
@@ -729,10 +771,14 @@ TEST(trainjob_is_grouped_as_its_jobset)
 					       "template: {spec: {parallelism: 4, completions: 4}}}]}" });
 	pgt_obj(&t, &(struct pgt_obj){ .kind = "Job", .name = "ft-node-0", .owner = "JobSet ft" });
 	pgt_pod(&t, &(struct pgt_pod){ .name = "ft-node-0-0-abc", .owner = "Job ft-node-0",
-				      .labels = "jobset.sigs.k8s.io/replicatedjob-name: node" });
+				      .labels = "jobset.sigs.k8s.io/replicatedjob-name: node, "
+						"jobset.sigs.k8s.io/job-index: '0'" });
 	PGT_OK(&t, "ft-node-0-0-abc");
-	ASSERT_STR("pg-ft-u-ft-node", t.pg.name);
-	ASSERT_EQ(4, t.pg.min_member);
+	ASSERT_STR("pg-ft-u-ft", t.pg.name);
+	ASSERT_TRUE(t.pg.has_min_subgroup);
+	ASSERT_EQ(1, t.pg.min_subgroup);
+	ASSERT_EQ(4, pgt_sub_min(&t.pg, "node-replica-0"));
+	ASSERT_STR("node-replica-0", t.pg.pod_subgroup);
 	ASSERT_STR("JobSet", t.pg.owner.kind);
 	ASSERT_STR("research", t.pg.queue);
 	ASSERT_STR("jobset", t.pg.rule);
@@ -1036,8 +1082,9 @@ const struct gt_test gt_tests[] = {
 	T(gang_annotation_name_is_configurable),
 	T(opt_in_gang_errors),
 	T(statefulset_and_replicaset_are_one_podgroup_min_one),
-	T(job_gets_one_podgroup_per_pod),
-	T(job_keeps_a_legacy_podgroup_name),
+	T(job_gets_one_podgroup_per_job),
+	T(job_batch_min_member_sets_the_gang),
+	T(job_keeps_a_legacy_per_pod_podgroup),
 	T(cronjob_groups_per_job_run),
 	T(cronjob_pod_without_job_owner_is_an_error),
 	T(cronjob_whose_job_is_missing_is_an_error),

@@ -113,6 +113,9 @@ static inline const char *pgt_api_of(const char *kind)
 		{ "PodGroup", "scheduling.run.ai/v2alpha2" },
 		{ "ConfigMap", "v1" },
 		{ "PriorityClass", "scheduling.k8s.io/v1" },
+		{ "Karta", "run.ai/v1alpha1" },
+		{ "CustomJob", "e2e.example.com/v1" },	/* kinds only a Karta describes */
+		{ "Other", "e2e.example.com/v1" },
 	};
 	for (size_t i = 0; i < sizeof(apis) / sizeof(apis[0]); i++)
 		if (!strcmp(apis[i].kind, kind))
@@ -285,6 +288,13 @@ static inline int pgt_sub_min(const struct gt_podgroup *pg, const char *name)
 {
 	const struct gt_pg_subgroup *s = pgt_sub(pg, name);
 	return s ? s->min_member : -1;
+}
+
+/* minSubGroup of parent sub-group @name, or -1 when there is none or it is a leaf. */
+static inline int pgt_sub_min_subgroup(const struct gt_podgroup *pg, const char *name)
+{
+	const struct gt_pg_subgroup *s = pgt_sub(pg, name);
+	return s && s->has_min_subgroup ? s->min_subgroup : -1;
 }
 
 static inline const char *pgt_sub_parent(const struct gt_podgroup *pg, const char *name)

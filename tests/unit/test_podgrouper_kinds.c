@@ -216,7 +216,8 @@ TEST(pytorchjob_worker_segments)
 	PGT_OK(&t, "llm-worker-9");
 	ASSERT_EQ(11, t.pg.min_member);
 	ASSERT_EQ(5, t.pg.n_subgroups);	/* master, worker, worker-0..2 */
-	ASSERT_EQ(10, pgt_sub_min(&t.pg, "worker"));
+	/* KAI v0.17: the worker parent needs all its segments (minSubGroup), not 10 pods */
+	ASSERT_EQ(3, pgt_sub_min_subgroup(&t.pg, "worker"));
 	ASSERT_EQ(4, pgt_sub_min(&t.pg, "worker-0"));
 	ASSERT_EQ(4, pgt_sub_min(&t.pg, "worker-1"));
 	ASSERT_EQ(2, pgt_sub_min(&t.pg, "worker-2"));
@@ -226,6 +227,43 @@ TEST(pytorchjob_worker_segments)
 	ASSERT_STR("rack", pgt_sub(&t.pg, "worker-1")->topology.required);
 	ASSERT_TRUE(!pgt_sub(&t.pg, "worker")->topology.topology);
 	ASSERT_STR("worker-2", t.pg.pod_subgroup);
+	pgt_free(&t);
+}
+
+TEST(pytorchjob_segments_beyond_the_elastic_minimum_are_optional)
+{
+	/* 10 workers in segments of 4, elastic minimum 5 (1 master + 4 workers): only worker-0 is needed */
+	struct pgt t;
+	pgt_init(&t);
+	pgt_obj(&t, &(struct pgt_obj){ .kind = "PyTorchJob", .name = "llm",
+				       .body = "spec: {elasticPolicy: {minReplicas: 5}, "
+					       "pytorchReplicaSpecs: {Master: {replicas: 1}, "
+					       "Worker: {replicas: 10, template: {metadata: {annotations: "
+					       "{kai.scheduler/segment-size: '4'}}}}}}" });
+	pgt_pod(&t, &(struct pgt_pod){ .name = "llm-worker-5", .owner = "PyTorchJob llm",
+				      .labels = "training.kubeflow.org/replica-type: worker, "
+						"training.kubeflow.org/replica-index: '5'" });
+	PGT_OK(&t, "llm-worker-5");
+	ASSERT_EQ(5, t.pg.min_member);
+	ASSERT_EQ(3, pgt_sub_min_subgroup(&t.pg, "worker"));
+	ASSERT_EQ(4, pgt_sub_min(&t.pg, "worker-0"));
+	ASSERT_EQ(0, pgt_sub_min(&t.pg, "worker-1"));
+	ASSERT_EQ(0, pgt_sub_min(&t.pg, "worker-2"));
+	ASSERT_STR("worker-1", t.pg.pod_subgroup);
+	pgt_free(&t);
+
+	/* a minimum of 3 workers: the one (short) segment is needed whole */
+	pgt_init(&t);
+	pgt_obj(&t, &(struct pgt_obj){ .kind = "PyTorchJob", .name = "llm",
+				       .body = "spec: {runPolicy: {schedulingPolicy: {minAvailable: 3}}, "
+					       "pytorchReplicaSpecs: {Worker: {replicas: 3, template: "
+					       "{metadata: {annotations: {kai.scheduler/segment-size: '4'}}}}}}" });
+	pgt_pod(&t, &(struct pgt_pod){ .name = "w0", .owner = "PyTorchJob llm",
+				      .labels = "training.kubeflow.org/replica-type: worker, "
+						"training.kubeflow.org/replica-index: '0'" });
+	PGT_OK(&t, "w0");
+	ASSERT_EQ(1, pgt_sub_min_subgroup(&t.pg, "worker"));
+	ASSERT_EQ(3, pgt_sub_min(&t.pg, "worker-0"));
 	pgt_free(&t);
 }
 
@@ -672,7 +710,8 @@ TEST(lws_segments_with_the_leader_in_the_first)
 	    "kai.scheduler/topology: dc");
 	PGT_OK(&t, "vllm-1");
 	ASSERT_EQ(9, t.pg.min_member);
-	ASSERT_EQ(5, pgt_sub_min(&t.pg, "segment-0"));
+	/* KAI v0.17: segment-0 is a parent that needs both its leader and its workers */
+	ASSERT_EQ(2, pgt_sub_min_subgroup(&t.pg, "segment-0"));
 	ASSERT_EQ(4, pgt_sub_min(&t.pg, "segment-1"));
 	ASSERT_EQ(1, pgt_sub_min(&t.pg, "leader"));
 	ASSERT_EQ(4, pgt_sub_min(&t.pg, "workers"));
@@ -689,7 +728,7 @@ TEST(lws_segments_with_the_leader_in_the_first)
 	pgt_init(&t);
 	lws(&t, "leaderWorkerTemplate: {size: 8}", "kai.scheduler/segment-size: '3'");
 	PGT_OK(&t, "vllm-1-2");
-	ASSERT_EQ(3, pgt_sub_min(&t.pg, "segment-0"));
+	ASSERT_EQ(2, pgt_sub_min_subgroup(&t.pg, "segment-0"));
 	ASSERT_EQ(3, pgt_sub_min(&t.pg, "segment-1"));
 	ASSERT_EQ(2, pgt_sub_min(&t.pg, "segment-2"));
 	ASSERT_EQ(2, pgt_sub_min(&t.pg, "workers"));
@@ -702,7 +741,7 @@ TEST(lws_segments_with_the_leader_in_the_first)
 	pgt_init(&t);
 	lws(&t, "leaderWorkerTemplate: {size: 5, subGroupPolicy: {subGroupSize: 4}}", NULL);
 	PGT_OK(&t, "vllm-1-1");
-	ASSERT_EQ(5, pgt_sub_min(&t.pg, "segment-0"));
+	ASSERT_EQ(2, pgt_sub_min_subgroup(&t.pg, "segment-0"));
 	ASSERT_EQ(4, pgt_sub_min(&t.pg, "workers"));
 	pgt_free(&t);
 }
@@ -720,6 +759,7 @@ TEST(lws_segments_with_the_leader_apart)
 	ASSERT_EQ(1, pgt_sub_min(&t.pg, "leader"));
 	ASSERT_STR("(root)", pgt_sub_parent(&t.pg, "leader"));
 	ASSERT_EQ(4, pgt_sub_min(&t.pg, "segment-0"));
+	ASSERT_EQ(-1, pgt_sub_min_subgroup(&t.pg, "segment-0"));
 	ASSERT_EQ(4, pgt_sub_min(&t.pg, "segment-1"));
 	ASSERT_STR("rack", pgt_sub(&t.pg, "segment-1")->topology.required);
 	ASSERT_STR("leader", t.pg.pod_subgroup);
@@ -784,48 +824,163 @@ static const char jobset_rjs[] =
 	"{name: workers, replicas: 2, template: {spec: {parallelism: 4, completions: 3}}}, "
 	"{name: eval, template: {spec: {completions: 0}}}]";
 
-static void jobset(struct pgt *t, const char *extra)
+static void jobset_with(struct pgt *t, const char *rjs, const char *extra, const char *annotations)
 {
-	char body[512];
-	snprintf(body, sizeof(body), "spec: {%s%s}", jobset_rjs, extra ? extra : "");
-	pgt_obj(t, &(struct pgt_obj){ .kind = "JobSet", .name = "js", .body = body });
+	char body[1024];
+	snprintf(body, sizeof(body), "spec: {%s%s}", rjs, extra ? extra : "");
+	pgt_obj(t, &(struct pgt_obj){ .kind = "JobSet", .name = "js", .body = body,
+				      .annotations = annotations });
 	pgt_obj(t, &(struct pgt_obj){ .kind = "Job", .name = "js-workers-1", .owner = "JobSet js" });
 	pgt_pod(t, &(struct pgt_pod){ .name = "js-workers-1-0", .owner = "Job js-workers-1",
 				     .labels = "jobset.sigs.k8s.io/replicatedjob-name: workers, "
 					       "jobset.sigs.k8s.io/job-index: '1'" });
 	pgt_obj(t, &(struct pgt_obj){ .kind = "Job", .name = "js-driver-0", .owner = "JobSet js" });
 	pgt_pod(t, &(struct pgt_pod){ .name = "js-driver-0-0", .owner = "Job js-driver-0",
-				     .labels = "jobset.sigs.k8s.io/replicatedjob-name: driver" });
+				     .labels = "jobset.sigs.k8s.io/replicatedjob-name: driver, "
+					       "jobset.sigs.k8s.io/job-index: '0'" });
 	pgt_pod(t, &(struct pgt_pod){ .name = "stray", .owner = "Job js-driver-0" });
 }
 
-TEST(jobset_in_order_is_one_gang_per_replicated_job)
+static void jobset(struct pgt *t, const char *extra)
 {
-	static const char *const extra[] = { NULL, ", startupPolicy: {startupPolicyOrder: InOrder}" };
+	jobset_with(t, jobset_rjs, extra, NULL);
+}
+
+TEST(jobset_is_one_podgroup_with_a_leaf_per_replica)
+{
+	/* KAI v0.16+ (plugins/jobset): AnyOrder, the default, needs every replicated job */
+	static const char *const extra[] = { NULL, ", startupPolicy: {startupPolicyOrder: AnyOrder}" };
 	for (size_t i = 0; i < 2; i++) {
 		struct pgt t;
 		pgt_init(&t);
 		jobset(&t, extra[i]);
 		PGT_OK(&t, "js-workers-1-0");
-		ASSERT_STR("pg-js-u-js-workers", t.pg.name);
-		ASSERT_EQ(6, t.pg.min_member);	/* 2 replicas x min(4, 3) */
+		ASSERT_STR("pg-js-u-js", t.pg.name);
 		ASSERT_STR("JobSet", t.pg.owner.kind);
+		ASSERT_TRUE(t.pg.has_min_subgroup);
+		ASSERT_EQ(3, t.pg.min_subgroup);
+		ASSERT_EQ(7, t.pg.n_subgroups);
+		ASSERT_EQ(1, pgt_sub_min_subgroup(&t.pg, "driver"));
+		ASSERT_EQ(2, pgt_sub_min_subgroup(&t.pg, "workers"));
+		ASSERT_EQ(1, pgt_sub_min_subgroup(&t.pg, "eval"));
+		ASSERT_STR("(root)", pgt_sub_parent(&t.pg, "workers"));
+		/* a replica's gang is its Job's parallelism */
+		ASSERT_EQ(4, pgt_sub_min(&t.pg, "workers-replica-0"));
+		ASSERT_EQ(4, pgt_sub_min(&t.pg, "workers-replica-1"));
+		ASSERT_STR("workers", pgt_sub_parent(&t.pg, "workers-replica-1"));
+		ASSERT_EQ(1, pgt_sub_min(&t.pg, "eval-replica-0"));
+		ASSERT_STR("workers-replica-1", t.pg.pod_subgroup);
 		PGT_OK(&t, "js-driver-0-0");
-		ASSERT_STR("pg-js-u-js-driver", t.pg.name);
-		ASSERT_EQ(1, t.pg.min_member);
+		ASSERT_STR("pg-js-u-js", t.pg.name);
+		ASSERT_STR("driver-replica-0", t.pg.pod_subgroup);
+		/* the PodGroup document: minSubGroup, and no minMember, at each parent */
+		struct gt_doc *d = gt_podgroup_to_doc(&t.pg);
+		ASSERT_STR("3", gt_doc_str(gt_doc_get(d, "spec"), "minSubGroup"));
+		ASSERT_TRUE(!gt_doc_get(gt_doc_get(d, "spec"), "minMember"));
+		const struct gt_doc *subs = gt_doc_path(d, "spec.subGroups");
+		ASSERT_STR("2", gt_doc_str(subs->items[2], "minSubGroup"));
+		ASSERT_TRUE(!gt_doc_get(subs->items[2], "minMember"));
+		ASSERT_STR("4", gt_doc_str(subs->items[3], "minMember"));
+		gt_doc_free(d);
 		pgt_free(&t);
 	}
 }
 
-TEST(jobset_any_order_is_one_gang)
+TEST(jobset_in_order_can_place_the_first_replicated_job_alone)
 {
+	/* the JobSet controller creates the coordinator first: one replicated job must be enough */
 	struct pgt t;
 	pgt_init(&t);
-	jobset(&t, ", startupPolicy: {startupPolicyOrder: AnyOrder}");
+	jobset(&t, ", startupPolicy: {startupPolicyOrder: InOrder}");
 	PGT_OK(&t, "js-driver-0-0");
 	ASSERT_STR("pg-js-u-js", t.pg.name);
-	ASSERT_EQ(8, t.pg.min_member);	/* 1 + 6 + 1 */
+	ASSERT_EQ(1, t.pg.min_subgroup);
+	ASSERT_EQ(1, pgt_sub_min_subgroup(&t.pg, "driver"));
+	ASSERT_EQ(1, pgt_sub_min(&t.pg, "driver-replica-0"));
+	ASSERT_STR("driver-replica-0", t.pg.pod_subgroup);
+	PGT_OK(&t, "js-workers-1-0");
+	ASSERT_STR("pg-js-u-js", t.pg.name);	/* the workers join the same PodGroup later */
 	pgt_free(&t);
+}
+
+TEST(jobset_batch_min_member_and_template_annotations)
+{
+	static const struct {
+		const char *annotation;
+		int min_subgroup;
+	} cases[] = { { "kai.scheduler/batch-min-member: '2'", 2 },
+		      { "kai.scheduler/batch-min-member: '9'", 3 } };	/* at most the replicated jobs */
+	for (size_t i = 0; i < 2; i++) {
+		struct pgt t;
+		pgt_init(&t);
+		jobset_with(&t, jobset_rjs, ", startupPolicy: {startupPolicyOrder: InOrder}",
+			    cases[i].annotation);
+		PGT_OK(&t, "js-workers-1-0");
+		ASSERT_EQ(cases[i].min_subgroup, t.pg.min_subgroup);
+		pgt_free(&t);
+	}
+	struct pgt t;
+	pgt_init(&t);
+	jobset_with(&t, "replicatedJobs: [{name: driver, template: {spec: {parallelism: 1}}}, "
+			"{name: workers, replicas: 2, template: {metadata: {annotations: "
+			"{kai.scheduler/batch-min-member: '3', kai.scheduler/topology: dc, "
+			"kai.scheduler/topology-required-placement: rack}}, spec: {parallelism: 4}}}]",
+		    NULL, NULL);
+	PGT_OK(&t, "js-workers-1-0");
+	ASSERT_EQ(3, pgt_sub_min(&t.pg, "workers-replica-0"));
+	ASSERT_EQ(3, pgt_sub_min(&t.pg, "workers-replica-1"));
+	ASSERT_STR("dc", pgt_sub(&t.pg, "workers-replica-1")->topology.topology);
+	ASSERT_STR("rack", pgt_sub(&t.pg, "workers-replica-1")->topology.required);
+	ASSERT_TRUE(!pgt_sub(&t.pg, "workers")->topology.topology);
+	ASSERT_TRUE(!pgt_sub(&t.pg, "driver-replica-0")->topology.topology);
+	pgt_free(&t);
+}
+
+TEST(jobset_keeps_a_legacy_flat_podgroup)
+{
+	/* in-flight workloads keep the old shape while its PodGroup (no sub-groups) exists */
+	struct pgt t;
+	pgt_init(&t);
+	jobset(&t, ", startupPolicy: {startupPolicyOrder: InOrder}");
+	pgt_obj(&t, &(struct pgt_obj){ .kind = "PodGroup", .name = "pg-js-u-js-driver",
+				       .body = "spec: {minMember: 1, queue: q}" });
+	PGT_OK(&t, "js-workers-1-0");
+	ASSERT_STR("pg-js-u-js-workers", t.pg.name);
+	ASSERT_EQ(1, t.pg.min_member);
+	ASSERT_TRUE(!t.pg.has_min_subgroup);
+	ASSERT_EQ(0, t.pg.n_subgroups);
+	ASSERT_TRUE(!t.pg.pod_subgroup);
+	ASSERT_STR("jobset-legacy", t.pg.rule);
+	pgt_free(&t);
+
+	pgt_init(&t);
+	jobset_with(&t, jobset_rjs, NULL, "kai.scheduler/batch-min-member: '5'");
+	pgt_obj(&t, &(struct pgt_obj){ .kind = "PodGroup", .name = "pg-js-u-js",
+				       .body = "spec: {minMember: 5, queue: q}" });
+	PGT_OK(&t, "js-driver-0-0");
+	ASSERT_STR("pg-js-u-js", t.pg.name);
+	ASSERT_EQ(5, t.pg.min_member);
+	ASSERT_EQ(0, t.pg.n_subgroups);
+	pgt_free(&t);
+
+	/* a PodGroup of the new shape, another JobSet's, or another namespace's: not legacy */
+	static const char *const others[] = {
+		"{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: pg-js-u-js, "
+		"namespace: team-a}, spec: {minSubGroup: 1, subGroups: [{name: a, minMember: 1}]}}",
+		"{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: pg-js-u-jsx, "
+		"namespace: team-a}, spec: {minMember: 1}}",
+		"{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: pg-js-u-js, "
+		"namespace: team-b}, spec: {minMember: 1}}",
+	};
+	for (size_t i = 0; i < 3; i++) {
+		pgt_init(&t);
+		jobset(&t, NULL);
+		pgt_yaml(&t, "---\n%s\n", others[i]);
+		PGT_OK(&t, "js-driver-0-0");
+		ASSERT_STR("jobset", t.pg.rule);
+		ASSERT_TRUE(t.pg.has_min_subgroup);
+		pgt_free(&t);
+	}
 }
 
 TEST(jobset_errors)
@@ -837,22 +992,36 @@ TEST(jobset_errors)
 			       "jobset.sigs.k8s.io/replicatedjob-name");
 	pgt_free(&t);
 
-	pgt_init(&t);
-	pgt_obj(&t, &(struct pgt_obj){ .kind = "JobSet", .name = "js",
-				       .body = "spec: {replicatedJobs: [{name: w, replicas: x}]}" });
-	pgt_pod(&t, &(struct pgt_pod){ .name = "p", .owner = "JobSet js",
-				      .labels = "jobset.sigs.k8s.io/replicatedjob-name: w" });
-	PGT_FAILS(&t, "p", "spec.replicatedJobs[w].replicas is not an integer");
-	pgt_free(&t);
-
-	pgt_init(&t);
-	pgt_obj(&t, &(struct pgt_obj){ .kind = "JobSet", .name = "js",
-				       .body = "spec: {replicatedJobs: [{name: w, replicas: 100000, "
-					       "template: {spec: {parallelism: 100000}}}]}" });
-	pgt_pod(&t, &(struct pgt_pod){ .name = "p", .owner = "JobSet js",
-				      .labels = "jobset.sigs.k8s.io/replicatedjob-name: w" });
-	PGT_FAILS(&t, "p", "spec.replicatedJobs[w] asks for more than");
-	pgt_free(&t);
+	static const struct {
+		const char *rjs, *labels, *want;
+	} cases[] = {
+		{ "replicatedJobs: [{name: w, replicas: x}]", "replicatedjob-name: w, "
+		  "jobset.sigs.k8s.io/job-index: '0'", "spec.replicatedJobs[0].replicas must be a count" },
+		{ "replicatedJobs: [{name: w, replicas: 100000}]", "replicatedjob-name: w, "
+		  "jobset.sigs.k8s.io/job-index: '0'", "spec.replicatedJobs[0].replicas must be a count" },
+		{ "replicatedJobs: [{name: w, replicas: 6000}, {name: v, replicas: 6000}]",
+		  "replicatedjob-name: w, jobset.sigs.k8s.io/job-index: '0'", "more than 10000 replicas" },
+		{ "replicatedJobs: [{name: w, replicas: 2}]", "replicatedjob-name: w",
+		  "has no label jobset.sigs.k8s.io/job-index" },
+		{ "replicatedJobs: [{name: w, replicas: 2}]", "replicatedjob-name: w, "
+		  "jobset.sigs.k8s.io/job-index: '2'", "is in no replica of JobSet team-a/js" },
+		{ "replicatedJobs: [{replicas: 2}]", "replicatedjob-name: w, "
+		  "jobset.sigs.k8s.io/job-index: '0'", "spec.replicatedJobs[0] has no name" },
+		{ "replicatedJobs: []", "replicatedjob-name: w", "JobSet team-a/js has no spec.replicatedJobs" },
+		{ "replicatedJobs: [{name: w, template: {metadata: {annotations: "
+		  "{kai.scheduler/batch-min-member: '0'}}}}]", "replicatedjob-name: w, "
+		  "jobset.sigs.k8s.io/job-index: '0'", "template annotation kai.scheduler/batch-min-member is '0'" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char body[256], labels[256];
+		snprintf(body, sizeof(body), "spec: {%s}", cases[i].rjs);
+		snprintf(labels, sizeof(labels), "jobset.sigs.k8s.io/%s", cases[i].labels);
+		pgt_init(&t);
+		pgt_obj(&t, &(struct pgt_obj){ .kind = "JobSet", .name = "js", .body = body });
+		pgt_pod(&t, &(struct pgt_pod){ .name = "p", .owner = "JobSet js", .labels = labels });
+		PGT_FAILS(&t, "p", cases[i].want);
+		pgt_free(&t);
+	}
 }
 
 /* ---------------------------------------------------------------- Grove / Dynamo */
@@ -900,7 +1069,8 @@ TEST(grove_mirrors_the_podgang)
 	ASSERT_STR("PodGang", t.pg.owner.kind);
 	ASSERT_EQ(4, t.pg.min_member);
 	ASSERT_EQ(4, t.pg.n_subgroups);	/* one parent, three cliques */
-	ASSERT_EQ(0, pgt_sub_min(&t.pg, "prefill-group"));
+	/* KAI v0.17: a parent needs each PodClique it lists */
+	ASSERT_EQ(2, pgt_sub_min_subgroup(&t.pg, "prefill-group"));
 	ASSERT_STR("rack", pgt_sub(&t.pg, "prefill-group")->topology.preferred);
 	ASSERT_STR("prefill-group", pgt_sub_parent(&t.pg, "dis-0-pworker"));
 	ASSERT_STR("(root)", pgt_sub_parent(&t.pg, "dis-0-frontend"));
@@ -997,6 +1167,7 @@ const struct gt_test gt_tests[] = {
 	T(pytorchjob_master_and_worker_subgroups),
 	T(pytorchjob_minimum_rules),
 	T(pytorchjob_worker_segments),
+	T(pytorchjob_segments_beyond_the_elastic_minimum_are_optional),
 	T(pytorchjob_segment_size_on_the_pod_wins),
 	T(pytorchjob_segment_errors),
 	T(raycluster_gang_is_head_and_worker_group_minimums),
@@ -1013,8 +1184,10 @@ const struct gt_test gt_tests[] = {
 	T(lws_segments_with_the_leader_in_the_first),
 	T(lws_segments_with_the_leader_apart),
 	T(lws_errors),
-	T(jobset_in_order_is_one_gang_per_replicated_job),
-	T(jobset_any_order_is_one_gang),
+	T(jobset_is_one_podgroup_with_a_leaf_per_replica),
+	T(jobset_in_order_can_place_the_first_replicated_job_alone),
+	T(jobset_batch_min_member_and_template_annotations),
+	T(jobset_keeps_a_legacy_flat_podgroup),
 	T(jobset_errors),
 	T(grove_mirrors_the_podgang),
 	T(dynamo_graph_is_skipped_for_its_podcliqueset),

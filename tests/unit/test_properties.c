@@ -254,7 +254,10 @@ static int run_seed(uint64_t seed, uint32_t cycles)
 			}
 		}
 		bad = bad || check_gangs(&s) || check_limits(&s) || check_evictions(&s) || check_nodes(&s);
-		gt_sim_advance(&c, &s);
+		struct gt_plan plan;
+		gt_plan_build(&plan, &s, NULL);
+		gt_sim_advance(&c, &plan);
+		gt_plan_release(&plan);
 		gt_session_release(&s);
 		now += 30;
 		if (cycle % 2 == 1)

@@ -131,7 +131,7 @@ static bool write_json(const char *path, const struct gt_replay_stats *st)
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return false;
-	gt_replay_print_json(f, st);
+	gt_replay_print_json(f, st, false);
 	return fclose(f) == 0;
 }
 

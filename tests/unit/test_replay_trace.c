@@ -300,7 +300,7 @@ TEST(cluster_from_kubernetes_objects)
 	uint32_t skipped = 0;
 	gt_strtab_init(&names);
 	gt_cluster_init(&c, &names);
-	ASSERT_EQ(0, gt_replay_load_cluster(&c, files, 1, &skipped, &err));
+	ASSERT_EQ(0, gt_replay_load_cluster(&c, files, 1, false, &skipped, NULL, &err));
 	ASSERT_EQ(1, skipped);	/* the Pod */
 	ASSERT_EQ(2, c.n_nodes);
 	ASSERT_EQ(2, c.n_queues);
@@ -320,18 +320,6 @@ TEST(cluster_from_kubernetes_objects)
 	gt_strtab_release(&names);
 }
 
-TEST(datetime_parser)
-{
-	int64_t v;
-	ASSERT_EQ(0, gt_trace_parse_datetime("1970-01-01 00:00:00", &v));
-	ASSERT_EQ(0, v);
-	ASSERT_EQ(0, gt_trace_parse_datetime("2000-03-01 00:00:01", &v));
-	ASSERT_EQ(951868801LL, v);
-	ASSERT_TRUE(gt_trace_parse_datetime("2017-10-09T07:01:55", &v) != 0);
-	ASSERT_TRUE(gt_trace_parse_datetime("2017-10-09 07:01:55x", &v) != 0);
-	ASSERT_TRUE(gt_trace_parse_datetime("2017-00-09 07:01:55", &v) != 0);
-}
-
 const struct gt_test gt_tests[] = {
 	T(philly_rows_sorted_with_gangs_and_tenants),
 	T(philly_exact_repeats_replayed_once),
@@ -348,6 +336,5 @@ const struct gt_test gt_tests[] = {
 	T(one_queue_for_everything),
 	T(openb_nodes_carry_their_model),
 	T(cluster_from_kubernetes_objects),
-	T(datetime_parser),
 	{ 0 }
 };

@@ -1,0 +1,422 @@
+/*
+ * decode_pod.c - pods: requests, GPU sharing, placement constraints, state,
+ * and the job each belongs to
+ */
+#include "api/decode_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/gpushare.h"
+#include "api/quantity.h"
+#include "util/mem.h"
+#include "util/strtab.h"
+#include "util/time.h"
+
+static int add_request(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p,
+		       const struct gt_doc *res, const char *field, bool max_not_sum)
+{
+	for (size_t i = 0; res && res->kind == GT_DOC_MAP && i < res->n; i++) {
+		const char *name = res->keys[i];
+		const char *val = res->items[i]->kind == GT_DOC_SCALAR ? res->items[i]->scalar : "";
+		char f[200];
+		snprintf(f, sizeof(f), "%s.%s", field, name);
+		int64_t v;
+		bool cpu = !strcmp(name, "cpu");
+		if ((cpu ? gt_quantity_parse_milli(val, &v) : gt_quantity_parse(val, &v)) || v < 0)
+			return gt_dec_fail(x, o, f, "not a valid quantity", val);
+		int64_t *dst = NULL;
+		if (cpu)
+			dst = &p->cpu_milli;
+		else if (!strcmp(name, "memory"))
+			dst = &p->mem_bytes;
+		else if (!strcmp(name, "nvidia.com/gpu")) {
+			int64_t whole;
+			if (gt_quantity_parse_milli(val, &whole) || whole % 1000)
+				return gt_dec_fail(x, o, f, "must be a whole number of GPUs (use the gpu-fraction annotation for a part of one)", val);
+			int64_t cur = p->gpus;
+			p->gpus = (int32_t)(max_not_sum ? (v > cur ? v : cur) : cur + v);
+			continue;
+		} else if (gt_dec_is_extended(name)) {
+			int e = gt_dec_ext_index(x, name);
+			if (e >= 0)
+				dst = &p->ext[e];
+		}
+		if (!dst)
+			continue;
+		*dst = max_not_sum ? (v > *dst ? v : *dst) : *dst + v;
+	}
+	return 0;
+}
+
+static int pod_resources(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const struct gt_doc *containers = gt_doc_path(o, "spec.containers");
+	for (size_t i = 0; containers && containers->kind == GT_DOC_SEQ && i < containers->n; i++) {
+		const struct gt_doc *res = gt_doc_get(containers->items[i], "resources");
+		const struct gt_doc *req = gt_doc_get(res, "requests");
+		const struct gt_doc *lim = gt_doc_get(res, "limits");
+		int rc = add_request(x, o, p, req ? req : lim, "spec.containers[].resources.requests", false);
+		if (rc)
+			return rc;
+		/* extended resources may be given as limits only */
+		if (req && lim && gt_doc_get(lim, "nvidia.com/gpu") && !gt_doc_get(req, "nvidia.com/gpu")) {
+			struct gt_pod tmp = { 0 };
+			rc = add_request(x, o, &tmp, lim, "spec.containers[].resources.limits", false);
+			if (rc)
+				return rc;
+			p->gpus += tmp.gpus;
+		}
+	}
+	/* init containers run one at a time: the pod needs the largest of them */
+	struct gt_pod init = { 0 };
+	const struct gt_doc *inits = gt_doc_path(o, "spec.initContainers");
+	for (size_t i = 0; inits && inits->kind == GT_DOC_SEQ && i < inits->n; i++) {
+		const struct gt_doc *res = gt_doc_get(inits->items[i], "resources");
+		const struct gt_doc *req = gt_doc_get(res, "requests");
+		int rc = add_request(x, o, &init, req ? req : gt_doc_get(res, "limits"),
+				     "spec.initContainers[].resources.requests", true);
+		if (rc)
+			return rc;
+	}
+	p->cpu_milli = init.cpu_milli > p->cpu_milli ? init.cpu_milli : p->cpu_milli;
+	p->mem_bytes = init.mem_bytes > p->mem_bytes ? init.mem_bytes : p->mem_bytes;
+	p->gpus = init.gpus > p->gpus ? init.gpus : p->gpus;
+	return 0;
+}
+
+static int gpu_sharing(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const char *frac = gt_obj_annotation(o, "gpu-fraction");
+	const char *mem = gt_obj_annotation(o, "gpu-memory");
+	const char *ndev = gt_obj_annotation(o, "gpu-fraction-num-devices");
+	if (frac && !*frac)
+		frac = NULL;	/* KAI's own fakes write an empty annotation */
+	if (mem && !strcmp(mem, "0"))
+		mem = NULL;
+	p->num_devices = 1;
+	if (frac && mem)
+		return gt_dec_fail(x, o, "metadata.annotations", "cannot request both GPU fraction and GPU memory", NULL);
+	if (frac) {
+		int64_t m;
+		if (gt_quantity_parse_milli(frac, &m) || m <= 0 || m > 1000)
+			return gt_dec_fail(x, o, "metadata.annotations.gpu-fraction",
+				    "must be a number greater than 0 and at most 1, not", frac);
+		if (p->gpus > 0)
+			return gt_dec_fail(x, o, "metadata.annotations.gpu-fraction",
+				    "cannot have both a GPU fraction and a whole GPU request", NULL);
+		if (m == 1000)
+			p->gpus = 1;	/* KAI treats a fraction of 1 as a whole GPU */
+		else
+			p->frac_milli = (int32_t)m;
+	}
+	if (mem) {
+		int64_t v;
+		if (gt_parse_int(mem, &v) || v <= 0)
+			return gt_dec_fail(x, o, "metadata.annotations.gpu-memory",
+				    "must be a positive integer (MiB), not", mem);
+		if (p->gpus > 0)
+			return gt_dec_fail(x, o, "metadata.annotations.gpu-memory",
+				    "cannot request both GPU and GPU memory", NULL);
+		p->gpu_mem_mib = v;
+	}
+	if (ndev) {
+		int64_t v;
+		if (gt_parse_int(ndev, &v) || v <= 0 || v > GT_MAX_DEVICES)
+			return gt_dec_fail(x, o, "metadata.annotations.gpu-fraction-num-devices",
+				    "must be a positive integer of at most 16, not", ndev);
+		if (!p->frac_milli && !p->gpu_mem_mib && v > 1)
+			return gt_dec_fail(x, o, "metadata.annotations.gpu-fraction-num-devices",
+				    "cannot request multiple fractional devices without a fraction or gpu-memory", NULL);
+		p->num_devices = (int32_t)v;
+	}
+	return 0;
+}
+
+static int read_selector_exprs(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *exprs,
+			       const struct gt_doc *match_labels, struct gt_selector *out)
+{
+	size_t n = (exprs && exprs->kind == GT_DOC_SEQ ? exprs->n : 0) +
+		   (match_labels && match_labels->kind == GT_DOC_MAP ? match_labels->n : 0);
+	out->exprs = gt_xcalloc(n + 1, sizeof(*out->exprs));
+	for (size_t i = 0; match_labels && match_labels->kind == GT_DOC_MAP && i < match_labels->n; i++) {
+		struct gt_sel_expr *e = &out->exprs[out->n_exprs++];
+		e->key = gt_dec_intern(x, match_labels->keys[i]);
+		e->op = GT_SEL_IN;
+		e->vals = gt_xmalloc(sizeof(*e->vals));
+		e->vals[0] = gt_dec_intern(x, match_labels->items[i]->scalar ? match_labels->items[i]->scalar : "");
+		e->n_vals = 1;
+	}
+	for (size_t i = 0; exprs && exprs->kind == GT_DOC_SEQ && i < exprs->n; i++) {
+		const struct gt_doc *ed = exprs->items[i];
+		const char *key = gt_doc_str(ed, "key"), *op = gt_doc_str(ed, "operator");
+		if (!key || !op)
+			return gt_dec_fail(x, o, "spec.affinity...matchExpressions[]", "needs key and operator", NULL);
+		struct gt_sel_expr *e = &out->exprs[out->n_exprs++];
+		e->key = gt_dec_intern(x, key);
+		int opi = gt_name_index(gt_dec_selector_ops, GT_SEL_LT + 1, op);
+		if (opi < 0)
+			return gt_dec_fail(x, o, "spec.affinity...matchExpressions[].operator", "unknown operator", op);
+		e->op = (enum gt_sel_op)opi;
+		const struct gt_doc *vals = gt_doc_get(ed, "values");
+		if (vals && vals->kind == GT_DOC_SEQ) {
+			e->vals = gt_xcalloc(vals->n + 1, sizeof(*e->vals));
+			for (size_t k = 0; k < vals->n; k++)
+				e->vals[e->n_vals++] = gt_dec_intern(x, vals->items[k]->scalar ? vals->items[k]->scalar : "");
+			if ((e->op == GT_SEL_GT || e->op == GT_SEL_LT) &&
+			    (vals->n != 1 || gt_parse_int(vals->items[0]->scalar, &e->num)))
+				return gt_dec_fail(x, o, "spec.affinity...matchExpressions[].values",
+					    "Gt and Lt take one integer", NULL);
+		}
+	}
+	return 0;
+}
+
+static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const struct gt_doc *spec = gt_doc_get(o, "spec");
+	gt_dec_labels(x, gt_doc_get(spec, "nodeSelector"), &p->node_selector);
+	const struct gt_doc *terms = gt_doc_path(spec,
+		"affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+	if (terms && terms->kind == GT_DOC_SEQ && terms->n) {
+		p->affinity_terms = gt_xcalloc(terms->n, sizeof(*p->affinity_terms));
+		for (size_t i = 0; i < terms->n; i++) {
+			int rc = read_selector_exprs(x, o, gt_doc_get(terms->items[i], "matchExpressions"),
+						     NULL, &p->affinity_terms[p->n_affinity_terms++]);
+			if (rc)
+				return rc;
+		}
+	}
+	const struct gt_doc *tols = gt_doc_get(spec, "tolerations");
+	if (tols && tols->kind == GT_DOC_SEQ && tols->n) {
+		p->tolerations = gt_xcalloc(tols->n, sizeof(*p->tolerations));
+		for (size_t i = 0; i < tols->n; i++) {
+			const struct gt_doc *t = tols->items[i];
+			const char *key = gt_doc_str(t, "key"), *op = gt_doc_str(t, "operator");
+			const char *val = gt_doc_str(t, "value"), *eff = gt_doc_str(t, "effect");
+			struct gt_toleration *tol = &p->tolerations[p->n_tolerations++];
+			tol->key = key && *key ? (int64_t)gt_dec_intern(x, key) : -1;
+			tol->exists = op && !strcmp(op, "Exists");
+			tol->val = gt_dec_intern(x, val ? val : "");
+			int e = gt_name_index(gt_dec_taint_effects, GT_TAINT_ANY, eff);
+			/* an effect that is none of the three counts as the strictest */
+			tol->effect = !eff || !*eff ? GT_TAINT_ANY : e < 0 ? GT_TAINT_NO_EXECUTE : (enum gt_taint_effect)e;
+		}
+	}
+	static const char *const kinds[] = { "podAffinity", "podAntiAffinity" };
+	for (int k = 0; k < 2; k++) {
+		char path[128];
+		snprintf(path, sizeof(path), "affinity.%s.requiredDuringSchedulingIgnoredDuringExecution",
+			 kinds[k]);
+		const struct gt_doc *pts = gt_doc_path(spec, path);
+		if (!pts || pts->kind != GT_DOC_SEQ)
+			continue;
+		p->pod_affinity = gt_xrealloc(p->pod_affinity,
+					      (p->n_pod_affinity + pts->n + 1) * sizeof(*p->pod_affinity));
+		for (size_t i = 0; i < pts->n; i++) {
+			const struct gt_doc *t = pts->items[i];
+			const char *tk = gt_doc_str(t, "topologyKey");
+			if (!tk)
+				return gt_dec_fail(x, o, "spec.affinity.podAffinity[].topologyKey", "is missing", NULL);
+			struct gt_pod_affinity_term *term = &p->pod_affinity[p->n_pod_affinity++];
+			memset(term, 0, sizeof(*term));
+			term->anti = k == 1;
+			term->topology_key = gt_dec_intern(x, tk);
+			term->ns = p->ns;
+			const struct gt_doc *sel = gt_doc_get(t, "labelSelector");
+			int rc = read_selector_exprs(x, o, gt_doc_get(sel, "matchExpressions"),
+						     gt_doc_get(sel, "matchLabels"), &term->selector);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static void pod_gpu_groups(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const struct gt_doc *labels = gt_doc_path(o, "metadata.labels");
+	for (size_t i = 0; labels && labels->kind == GT_DOC_MAP && i < labels->n; i++) {
+		const char *k = labels->keys[i];
+		const char *v = labels->items[i]->scalar;
+		if (!v || p->n_groups >= GT_MAX_DEVICES)
+			continue;
+		if (!strcmp(k, "runai-gpu-group") || !strncmp(k, "runai-gpu-group/", 16))
+			p->groups[p->n_groups++] = gt_dec_intern(x, v);
+	}
+}
+
+static enum gt_status pod_status(const struct gt_doc *o, bool on_node)
+{
+	const char *phase = gt_doc_str(gt_doc_get(o, "status"), "phase");
+	bool deleting = gt_doc_str(gt_doc_get(o, "metadata"), "deletionTimestamp") != NULL;
+	if (phase && !strcmp(phase, "Succeeded"))
+		return GT_SUCCEEDED;
+	if (phase && !strcmp(phase, "Failed"))
+		return GT_FAILED;
+	if (deleting && on_node)
+		return GT_RELEASING;
+	if (phase && !strcmp(phase, "Running"))
+		return on_node ? GT_RUNNING : GT_PENDING;
+	if (on_node)
+		return GT_BOUND;
+	const struct gt_doc *gates = gt_doc_path(o, "spec.schedulingGates");
+	if (gates && gates->kind == GT_DOC_SEQ && gates->n)
+		return GT_GATED;
+	return GT_PENDING;
+}
+
+/* The binding given for @o (gt_decoder_bind), or NULL. O(log bindings). */
+static const struct gt_binding *binding_of(const struct gt_dec *x, const struct gt_doc *o)
+{
+	const struct gt_decoder *d = x->d;
+	struct gt_binding key = { .pod = o };
+	return d->n_bindings ? bsearch(&key, d->bindings, d->n_bindings, sizeof(key), gt_dec_by_pod) : NULL;
+}
+
+/* Where the pod is, with which GPU groups, and its state. */
+static void pod_state(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const struct gt_binding *b = binding_of(x, o);
+	int32_t bound_to = b ? gt_dec_lookup(x, x->node_by_name, b->node) : GT_NONE;
+	const char *node = gt_pod_node(o);
+	if (node) {
+		p->node = gt_dec_lookup(x, x->node_by_name, node);
+		if (p->node == GT_NONE)
+			gt_dec_warn(x, "pod %s: spec.nodeName '%s' is not a known node; treated as unscheduled",
+				    gt_obj_name(o), node);
+	}
+	/* a finished pod keeps its node for the record; it holds nothing there */
+	p->status = pod_status(o, p->node != GT_NONE);
+	pod_gpu_groups(x, o, p);
+	if (bound_to != GT_NONE && p->node == GT_NONE) {
+		/* being bound: Binding on its node with its groups, the binder's work in progress */
+		p->status = GT_BINDING;
+		p->node = bound_to;
+		p->n_groups = 0;
+		for (uint8_t g = 0; g < b->n_groups; g++)
+			p->groups[p->n_groups++] = gt_dec_intern(x, b->groups[g]);
+	}
+	if (gt_pod_is_shared(p) && gt_status_active_used(p->status) && p->n_groups == 0) {
+		/* a shared pod with no group label holds a device of its own */
+		char g[300];
+		snprintf(g, sizeof(g), "%s/%s-own-gpu", gt_obj_ns(o), gt_obj_name(o));
+		p->groups[p->n_groups++] = gt_dec_intern(x, g);
+	}
+	const char *nominated = gt_doc_str(gt_doc_get(o, "status"), "nominatedNodeName");
+	if (nominated)
+		p->nominated_node = gt_dec_lookup(x, x->node_by_name, nominated);
+}
+
+/* Task order: the task-priority label, and the roles KAI starts first. */
+static void pod_order(const struct gt_doc *o, struct gt_pod *p)
+{
+	const char *tp = gt_obj_label(o, "kai.scheduler/task-priority");
+	int64_t v;
+	if (tp) {
+		/* KAI orders labelled pods first; a value that is no integer comes last of them */
+		p->has_task_prio = true;
+		p->task_prio = gt_parse_int(tp, &v) || v < INT32_MIN || v > INT32_MAX ? INT32_MIN : (int32_t)v;
+	}
+	const char *role = gt_obj_label(o, "training.kubeflow.org/job-role");
+	const char *ray = gt_obj_label(o, "ray.io/node-type");
+	p->role_first = (role && (!strcmp(role, "master") || !strcmp(role, "launcher"))) ||
+			(ray && !strcmp(ray, "head"));
+}
+
+/*
+ * The pod's job and podset: the PodGroup it names, or a job of its own for
+ * a bare pod of ours. A PodGroup that does not exist leaves it without one.
+ */
+static int pod_job(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const char *pg = gt_pod_group_name(o);
+	const char *sg = gt_obj_label(o, "kai.scheduler/subgroup-name");
+	if (pg) {
+		p->job = gt_dec_find_job(x, gt_obj_ns(o), pg);
+		if (p->job == GT_NONE && p->ours)
+			gt_dec_warn(x, "pod %s: PodGroup '%s' does not exist; the pod waits for it", gt_obj_name(o), pg);
+	} else if (p->ours) {
+		if (sg && strcmp(sg, "default"))	/* a bare pod's job has the default podset only */
+			return gt_dec_fail(x, o, "metadata.labels.kai.scheduler/subgroup-name",
+					   "names no sub-group of its PodGroup", sg);
+		p->job = gt_dec_implicit_job(x, o, p->created);
+	}
+	if (p->job == GT_NONE)
+		return 0;
+	struct gt_job *j = &x->c->jobs[p->job];
+	uint32_t want = gt_dec_intern(x, sg ? sg : "default");
+	p->podset = -1;
+	for (uint32_t i = 0; i < j->n_podsets; i++)
+		if (j->podsets[i].name == want)
+			p->podset = (int32_t)i;
+	if (p->podset >= 0)
+		return 0;
+	if (sg && j->n_podsets && strcmp(sg, "default"))
+		return gt_dec_fail(x, o, "metadata.labels.kai.scheduler/subgroup-name",
+				   "names no sub-group of its PodGroup", sg);
+	int rc = gt_dec_add_podset(x, o, j, "default", 0, NULL);
+	if (!rc)
+		p->podset = (int32_t)j->n_podsets - 1;
+	return rc;
+}
+
+/*
+ * The first PersistentVolumeClaim the pod mounts that the input does not
+ * hold (KAI's VolumeBinding pre-filter: 'persistentvolumeclaim "x" not
+ * found'), when the front end lists claims (gt_decoder.claims_listed).
+ */
+static void pod_claims(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const struct gt_doc *vols = gt_doc_path(o, "spec.volumes");
+	for (size_t i = 0; x->d->claims_listed && vols && vols->kind == GT_DOC_SEQ && i < vols->n; i++) {
+		const char *claim = gt_doc_str(gt_doc_get(vols->items[i], "persistentVolumeClaim"), "claimName");
+		char key[600];
+		if (!claim)
+			continue;
+		snprintf(key, sizeof(key), "%s/%s", gt_obj_ns(o), claim);
+		if (gt_dec_lookup(x, x->claim_by_name, key) == GT_NONE) {
+			p->claim_missing = true;
+			p->missing_claim = gt_dec_intern(x, claim);
+			return;
+		}
+	}
+}
+
+int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
+{
+	struct gt_cluster *c = x->c;
+	const char *name = gt_obj_name(o);
+	if (!*name)
+		return gt_dec_fail(x, o, "metadata.name", "is missing", NULL);
+	struct gt_pod p = { .ns = gt_dec_intern(x, gt_obj_ns(o)), .name = gt_dec_intern(x, name),
+			    .job = GT_NONE, .node = GT_NONE, .nominated_node = -1 };
+	p.ours = gt_pod_is_ours(o, x->d->scheduler_name);
+	const char *app = gt_obj_label(o, "app");
+	p.reservation = app && !strcmp(app, GT_RESERVATION);
+	const char *cs = gt_doc_str(gt_doc_get(o, "metadata"), "creationTimestamp");
+	if (cs && gt_time_parse(cs, &p.created))
+		return gt_dec_fail(x, o, "metadata.creationTimestamp", "not an RFC 3339 time", cs);
+	gt_dec_labels(x, gt_doc_path(o, "metadata.labels"), &p.labels);
+	pod_claims(x, o, &p);
+	int rc = pod_resources(x, o, &p);
+	rc = rc ? rc : gpu_sharing(x, o, &p);
+	rc = rc ? rc : pod_placement(x, o, &p);
+	if (!rc) {
+		pod_state(x, o, &p);
+		pod_order(o, &p);
+		/* another scheduler's pending pod is not ours to place: no job */
+		if (p.ours || p.node != GT_NONE)
+			rc = pod_job(x, o, &p);
+	}
+	if (rc) {
+		gt_pod_release(&p);
+		return rc;
+	}
+	if (p.job != GT_NONE && gt_obj_is_deleting(o) && p.node == GT_NONE)
+		c->jobs[p.job].deleting = true;
+	gt_dec_source(x, 1, c->n_pods, (int32_t)x->obj);
+	GT_PUSH(c->pods, c->n_pods, c->cap_pods, p);
+	return 0;
+}

@@ -1,0 +1,314 @@
+#include "api/json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/mem.h"
+#include "util/num.h"
+
+static struct gt_doc *node(enum gt_doc_kind kind, int line)
+{
+	struct gt_doc *d = gt_xcalloc(1, sizeof(*d));
+	d->kind = kind;
+	d->line = line;
+	return d;
+}
+
+static struct gt_doc *scalar(const char *s, bool quoted, int line)
+{
+	struct gt_doc *d = node(GT_DOC_SCALAR, line);
+	d->scalar = gt_xstrdup(s);
+	d->quoted = quoted;
+	return d;
+}
+
+static struct gt_doc *from_json(const json_t *v, int line)
+{
+	char buf[64];
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		struct gt_doc *d = node(GT_DOC_MAP, line);
+		size_t n = json_object_size(v);
+		d->cap = n ? n : 1;
+		d->keys = gt_xmalloc(d->cap * sizeof(*d->keys));
+		d->items = gt_xmalloc(d->cap * sizeof(*d->items));
+		const char *k;
+		json_t *val;
+		json_object_foreach((json_t *)v, k, val) {
+			d->keys[d->n] = gt_xstrdup(k);
+			d->items[d->n++] = from_json(val, line);
+		}
+		return d;
+	}
+	case JSON_ARRAY: {
+		struct gt_doc *d = node(GT_DOC_SEQ, line);
+		size_t n = json_array_size(v);
+		d->cap = n ? n : 1;
+		d->items = gt_xmalloc(d->cap * sizeof(*d->items));
+		for (size_t i = 0; i < n; i++)
+			d->items[d->n++] = from_json(json_array_get(v, i), line);
+		return d;
+	}
+	case JSON_STRING:
+		return scalar(json_string_value(v), true, line);
+	case JSON_INTEGER:
+		snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return scalar(buf, false, line);
+	case JSON_REAL:
+		/* 15 digits: 0.1 prints as 0.1, not 0.10000000000000001 */
+		snprintf(buf, sizeof(buf), "%.15g", json_real_value(v));
+		return scalar(buf, false, line);
+	case JSON_TRUE:
+		return scalar("true", false, line);
+	case JSON_FALSE:
+		return scalar("false", false, line);
+	case JSON_NULL:
+	default:
+		return scalar("null", false, line);
+	}
+}
+
+struct gt_doc *gt_doc_from_json(const json_t *v)
+{
+	return from_json(v, 0);	/* no source lines: an object is named by kind and name */
+}
+
+struct gt_doc *gt_doc_copy(const struct gt_doc *s)
+{
+	struct gt_doc *d = node(s->kind, s->line);
+	d->quoted = s->quoted;
+	if (s->scalar)
+		d->scalar = gt_xstrdup(s->scalar);
+	if (s->kind == GT_DOC_SCALAR)
+		return d;
+	d->cap = s->n ? s->n : 1;
+	d->items = gt_xmalloc(d->cap * sizeof(*d->items));
+	if (s->kind == GT_DOC_MAP)
+		d->keys = gt_xmalloc(d->cap * sizeof(*d->keys));
+	for (size_t i = 0; i < s->n; i++) {
+		d->items[i] = gt_doc_copy(s->items[i]);
+		if (s->kind == GT_DOC_MAP)
+			d->keys[i] = gt_xstrdup(s->keys[i]);
+	}
+	d->n = s->n;
+	return d;
+}
+
+/* The value slot of @key in map @d, appending a new pair if missing. */
+static struct gt_doc **slot(struct gt_doc *d, const char *key)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->keys[i], key))
+			return &d->items[i];
+	if (d->n + 1 > d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 4;
+		d->items = gt_xrealloc(d->items, d->cap * sizeof(*d->items));
+		d->keys = gt_xrealloc(d->keys, d->cap * sizeof(*d->keys));
+	}
+	d->keys[d->n] = gt_xstrdup(key);
+	d->items[d->n] = NULL;
+	return &d->items[d->n++];
+}
+
+void gt_doc_set(struct gt_doc *d, const char *const *keys, size_t n, const char *value,
+		 bool quoted)
+{
+	for (size_t i = 0; i < n && d->kind == GT_DOC_MAP; i++) {
+		struct gt_doc **s = slot(d, keys[i]);
+		bool last = i + 1 == n;
+		if (*s && (last || (*s)->kind != GT_DOC_MAP)) {
+			gt_doc_free(*s);
+			*s = NULL;
+		}
+		if (!*s)
+			*s = last ? scalar(value, quoted, d->line) : node(GT_DOC_MAP, d->line);
+		d = *s;
+	}
+}
+
+json_t *gt_doc_to_json(const struct gt_doc *d)
+{
+	if (d->kind == GT_DOC_MAP) {
+		json_t *o = json_object();
+		for (size_t i = 0; i < d->n; i++)
+			json_object_set_new(o, d->keys[i], gt_doc_to_json(d->items[i]));
+		return o;
+	}
+	if (d->kind == GT_DOC_SEQ) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < d->n; i++)
+			json_array_append_new(a, gt_doc_to_json(d->items[i]));
+		return a;
+	}
+	if (d->quoted)
+		return json_string(d->scalar);
+	if (!strcmp(d->scalar, "true") || !strcmp(d->scalar, "false"))
+		return json_boolean(!strcmp(d->scalar, "true"));
+	if (gt_doc_is_null(d))
+		return json_null();
+	int64_t v;
+	if (!gt_parse_int(d->scalar, &v))
+		return json_integer(v);
+	double f;
+	if (!gt_parse_number(d->scalar, &f))
+		return json_real(f);
+	return json_string(d->scalar);
+}
+
+static int b64_value(int c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+' || c == '-')
+		return 62;
+	if (c == '/' || c == '_')
+		return 63;
+	return -1;
+}
+
+int gt_base64_decode(const char *in, unsigned char **out, size_t *len)
+{
+	size_t n = strlen(in);
+	unsigned char *buf = gt_xmalloc(n / 4 * 3 + 4);
+	size_t o = 0;
+	unsigned acc = 0;
+	int bits = 0;
+	bool pad = false;
+	for (const char *p = in; *p; p++) {
+		if (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+			continue;
+		if (*p == '=') {
+			pad = true;
+			continue;
+		}
+		int v = b64_value((unsigned char)*p);
+		if (v < 0 || pad) {
+			free(buf);
+			return -1;
+		}
+		acc = (acc << 6) | (unsigned)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			buf[o++] = (unsigned char)(acc >> bits);
+			acc &= (1u << bits) - 1;
+		}
+	}
+	if (bits >= 6) {
+		free(buf);
+		return -1;
+	}
+	buf[o] = '\0';
+	*out = buf;
+	*len = o;
+	return 0;
+}
+
+char *gt_json_dump(const json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT);
+	if (!s) {	/* only when out of memory: abort, as gt_xmalloc() does */
+		fputs("gantry: out of memory\n", stderr);
+		abort();
+	}
+	return s;
+}
+
+char *gt_json_dump_take(json_t *j)
+{
+	char *s = gt_json_dump(j);
+	json_decref(j);
+	return s;
+}
+
+/* ---------------------------------------------------------------- YAML */
+
+/* A scalar as JSON writes it: strings double-quoted with JSON's escapes, which YAML reads alike. */
+static void yaml_scalar(FILE *f, const json_t *v)
+{
+	char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
+	fputs(s ? s : "null", f);
+	free(s);
+}
+
+static bool plain_key(const char *k)
+{
+	if (!*k)
+		return false;
+	for (const char *p = k; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./", *p))
+			return false;
+	return true;
+}
+
+static bool is_container(const json_t *v)
+{
+	return (json_is_object(v) && json_object_size(v)) || (json_is_array(v) && json_array_size(v));
+}
+
+static void yaml_value(FILE *f, const json_t *v, int indent);
+
+/* The pairs of @o, the first one on the current line when @inline_first. */
+static void yaml_object(FILE *f, const json_t *o, int indent, bool inline_first)
+{
+	const char *k;
+	json_t *v;
+	bool first = true;
+	json_object_foreach((json_t *)o, k, v) {
+		if (!(first && inline_first))
+			fprintf(f, "%*s", indent, "");
+		first = false;
+		if (plain_key(k)) {
+			fputs(k, f);
+		} else {
+			json_t *key = json_string(k);
+			yaml_scalar(f, key);
+			json_decref(key);
+		}
+		fputc(':', f);
+		yaml_value(f, v, indent + 2);
+	}
+}
+
+static void yaml_value(FILE *f, const json_t *v, int indent)
+{
+	if (!is_container(v)) {
+		fputc(' ', f);
+		if (json_is_object(v))
+			fputs("{}", f);
+		else if (json_is_array(v))
+			fputs("[]", f);
+		else
+			yaml_scalar(f, v);
+		fputc('\n', f);
+		return;
+	}
+	fputc('\n', f);
+	if (json_is_object(v)) {
+		yaml_object(f, v, indent, false);
+		return;
+	}
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		const json_t *item = json_array_get(v, i);
+		fprintf(f, "%*s-", indent - 2 > 0 ? indent - 2 : 0, "");
+		if (json_is_object(item) && json_object_size(item)) {
+			fputc(' ', f);
+			yaml_object(f, item, indent, true);
+		} else {
+			yaml_value(f, item, indent);
+		}
+	}
+}
+
+void gt_json_print_yaml(FILE *f, const json_t *j)
+{
+	if (json_is_object(j) && json_object_size(j))
+		yaml_object(f, j, 0, false);
+	else
+		yaml_value(f, j, 0);
+}

@@ -1,0 +1,216 @@
+#include "core/plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/actions.h"
+#include "core/messages.h"
+#include "core/order.h"
+#include "util/hash.h"
+#include "util/mem.h"
+
+#define LABEL_VALUE_MAX 63
+
+/* ---------------------------------------------------------------- building */
+
+static void place_of(const struct gt_pod_state *st, int32_t pod, struct gt_plan_place *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->pod = pod;
+	out->node = st->node;
+	out->n_groups = st->n_groups;
+	memcpy(out->groups, st->groups, st->n_groups * sizeof(*st->groups));
+}
+
+static bool is_bind(enum gt_status before, const struct gt_pod_state *st)
+{
+	bool placed = st->status == GT_BINDING || st->status == GT_ALLOCATED;
+	bool was = before == GT_BINDING || before == GT_ALLOCATED;
+	return placed && !was && st->node >= 0;
+}
+
+static void add_eviction(struct gt_plan *p, const struct gt_session *s, int32_t pod, uint32_t *cap)
+{
+	const struct gt_pod_state *st = &s->pods[pod];
+	char msg[1024];
+	gt_eviction_message(s, pod, msg, sizeof(msg));
+	struct gt_plan_evict e = { .pod = pod, .node = p->c->pods[pod].node,
+				   .action = (enum gt_action)st->evicted_by,
+				   .evictor_job = st->evictor_job, .message = gt_xstrdup(msg) };
+	GT_PUSH(p->evictions, p->n_evictions, *cap, e);
+}
+
+static void plan_pods(struct gt_plan *p, const struct gt_session *s)
+{
+	const struct gt_cluster *c = p->c;
+	uint32_t cap_b = 0, cap_p = 0, cap_e = 0;
+	for (uint32_t i = 0; i < c->n_pods; i++) {
+		const struct gt_pod_state *st = &s->pods[i];
+		enum gt_status before = c->pods[i].status;
+		struct gt_plan_place pl;
+		if (is_bind(before, st)) {
+			place_of(st, (int32_t)i, &pl);
+			GT_PUSH(p->binds, p->n_binds, cap_b, pl);
+		} else if (st->status == GT_PIPELINED && st->node >= 0) {
+			place_of(st, (int32_t)i, &pl);
+			GT_PUSH(p->pipelines, p->n_pipelines, cap_p, pl);
+		}
+		/* a victim moved elsewhere is pipelined there and still evicted here */
+		if (st->evicted_by && before != GT_RELEASING)
+			add_eviction(p, s, (int32_t)i, &cap_e);
+	}
+}
+
+static bool job_scheduled(const struct gt_session *s, int32_t job)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	struct gt_podset_count cnt[GT_MAX_PODSETS];
+	gt_job_count(s, job, cnt);
+	bool any = false;
+	for (uint32_t i = 0; i < j->n_podsets; i++) {
+		if (cnt[i].active_allocated < j->podsets[i].min_member)
+			return false;
+		any |= cnt[i].active_allocated > 0;
+	}
+	return any;
+}
+
+static void plan_jobs(struct gt_plan *p, const struct gt_session *s)
+{
+	const struct gt_cluster *c = p->c;
+	p->jobs = gt_xcalloc(c->n_jobs + 1, sizeof(*p->jobs));
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		const struct gt_job_state *js = &s->jobs[j];
+		struct gt_plan_job *pj = &p->jobs[j];
+		pj->message = js->message ? gt_xstrdup(js->message) : NULL;
+		pj->last_start = js->last_start;
+		pj->stale_since = js->stale_since;
+		pj->scheduled = job_scheduled(s, (int32_t)j);
+		pj->running = s->job_active[j] > 0;
+		pj->pending_ready = gt_job_pending_ready(s, (int32_t)j);
+	}
+}
+
+/* Which node each fresh group is on, and its rank there (by id). */
+static void plan_fresh(struct gt_plan *p, const struct gt_session *s)
+{
+	p->base_names = s->n_base_names;
+	p->n_fresh = s->next_group - s->n_base_names;
+	p->fresh_node = gt_xmalloc((p->n_fresh + 1) * sizeof(*p->fresh_node));
+	p->fresh_k = gt_xcalloc(p->n_fresh + 1, sizeof(*p->fresh_k));
+	p->fresh_name = gt_xcalloc(p->n_fresh + 1, sizeof(*p->fresh_name));
+	for (uint32_t k = 0; k < p->n_fresh; k++)
+		p->fresh_node[k] = GT_NONE;
+	const struct gt_plan_place *lists[] = { p->binds, p->pipelines };
+	const uint32_t counts[] = { p->n_binds, p->n_pipelines };
+	for (int l = 0; l < 2; l++)
+		for (uint32_t i = 0; i < counts[l]; i++)
+			for (uint8_t g = 0; g < lists[l][i].n_groups; g++)
+				if (gt_plan_group_is_fresh(p, lists[l][i].groups[g]))
+					p->fresh_node[lists[l][i].groups[g] - p->base_names] = lists[l][i].node;
+	for (uint32_t k = 0; k < p->n_fresh; k++)
+		for (uint32_t e = 0; e < k; e++)
+			p->fresh_k[k] += p->fresh_node[e] == p->fresh_node[k];
+}
+
+void gt_plan_build(struct gt_plan *p, const struct gt_session *s, const struct gt_plan_opts *o)
+{
+	memset(p, 0, sizeof(*p));
+	p->c = s->c;
+	p->now = s->now;
+	if (o)
+		p->o = *o;
+	plan_pods(p, s);
+	plan_jobs(p, s);
+	plan_fresh(p, s);
+}
+
+void gt_plan_release(struct gt_plan *p)
+{
+	for (uint32_t i = 0; i < p->n_evictions; i++)
+		free(p->evictions[i].message);
+	for (uint32_t j = 0; p->jobs && j < p->c->n_jobs; j++)
+		free(p->jobs[j].message);
+	free(p->binds);
+	free(p->pipelines);
+	free(p->evictions);
+	free(p->jobs);
+	free(p->fresh_node);
+	free(p->fresh_k);
+	free(p->fresh_name);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * The element for @pod in an array the plan built in pod order, whose
+ * elements of @size bytes start with their int32_t pod; NULL if none.
+ */
+static const void *find_pod(const void *arr, uint32_t n, size_t size, int32_t pod)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (*(const int32_t *)((const char *)arr + (size_t)mid * size) < pod)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const void *at = (const char *)arr + (size_t)lo * size;
+	return lo < n && *(const int32_t *)at == pod ? at : NULL;
+}
+
+const struct gt_plan_evict *gt_plan_eviction_of(const struct gt_plan *p, int32_t pod)
+{
+	return find_pod(p->evictions, p->n_evictions, sizeof(*p->evictions), pod);
+}
+
+const struct gt_plan_place *gt_plan_bind_of(const struct gt_plan *p, int32_t pod)
+{
+	return find_pod(p->binds, p->n_binds, sizeof(*p->binds), pod);
+}
+
+/* ---------------------------------------------------------------- naming */
+
+/* A Kubernetes label value: at most 63 of [A-Za-z0-9_.-], alphanumeric at both ends. */
+static bool label_value_ok(const char *v)
+{
+	size_t n = strlen(v);
+	if (!n || n > LABEL_VALUE_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = v[i];
+		bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+		if (!alnum && ((i == 0 || i + 1 == n) || (ch != '-' && ch != '_' && ch != '.')))
+			return false;
+	}
+	return true;
+}
+
+static bool taken(const struct gt_plan *p, int32_t node, const char *name)
+{
+	if (p->o.taken)
+		return p->o.taken(p->o.arg, node, name);
+	return gt_strtab_find(p->c->names, name) >= 0;
+}
+
+uint32_t gt_plan_group_name(struct gt_plan *p, uint32_t id, int32_t node)
+{
+	if (!gt_plan_group_is_fresh(p, id))
+		return id;
+	uint32_t k = id - p->base_names;
+	if (p->fresh_name[k])
+		return p->fresh_name[k] - 1;
+	struct gt_strtab *names = p->c->names;
+	const char *nn = node >= 0 ? gt_strtab_str(names, p->c->nodes[node].name) : "gpu";
+	char buf[300];
+	for (unsigned i = 0;; i++) {
+		snprintf(buf, sizeof(buf), "%s-gpu%u", nn, i);
+		if (!label_value_ok(buf))
+			snprintf(buf, sizeof(buf), "gpu-%016llx-%u", (unsigned long long)gt_hash_str(nn), i);
+		if (!taken(p, node, buf))
+			break;
+	}
+	p->fresh_name[k] = gt_strtab_intern(names, buf) + 1;
+	return p->fresh_name[k] - 1;
+}

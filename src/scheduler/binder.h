@@ -1,0 +1,93 @@
+/*
+ * binder.h - GPU sharing on real nodes, as KAI's binder does it
+ *
+ * A fractional or GPU-memory pod requests no nvidia.com/gpu: the scheduler
+ * places it in a "GPU group" (one physical GPU shared by such pods), and the
+ * device itself is held by a reservation pod of the group, which learns the
+ * GPU's UUID on the node and publishes it. Before binding a shared pod the
+ * binder (KAI-SPEC 1.4, 1.8, 7.4), for each of the pod's groups:
+ *
+ *  1. finds the group's reservation pod in the reservation namespace (label
+ *     runai-gpu-group=<group>), or creates one: gpu-reservation-<node>-<5
+ *     random chars>, nodeName preset, nvidia.com/gpu: 1, labels
+ *     app=kai-resource-reservation and runai-gpu-group=<group>, annotation
+ *     karpenter.sh/do-not-disrupt: "true", runtimeClassName nvidia;
+ *  2. waits (bounded: timeout_s, KAI's 40 s) for its annotation
+ *     run.ai/reserve_for_gpu_index=<GPU UUID>; a pod it created that never
+ *     reports is deleted;
+ *
+ * then labels the pod with its groups (runai-gpu-group, or
+ * runai-gpu-group/<group> per device) and received-resource-type=Fraction,
+ * creates the ConfigMaps the admission webhook pointed the container at
+ * (NVIDIA_VISIBLE_DEVICES = the UUIDs, GPU_PORTION and RUNAI_NUM_OF_GPUS =
+ * the portion), and binds. A failure after the labels rolls back the labels
+ * and the ConfigMaps it created: nothing is left half-applied, and the pod
+ * is Pending again for the next cycle.
+ *
+ * None of this blocks the cycle or other binds: gt_binder_submit() returns
+ * at once; the pod counts as Binding (cache.h's binds in flight) until the
+ * bind is done or rolled back. A worker pool (util/pool.h) does the
+ * requests; a bind waiting for its reservation pod holds no worker: one
+ * waiter thread sleeps on the cache (gt_cache_wait) and looks at the
+ * waiting binds when a pod's watch event arrives, or at the earliest
+ * deadline.
+ *
+ * Garbage collection of reservation pods whose group has no more pods is
+ * the plan's (plan.h), every cycle.
+ */
+#ifndef GT_BINDER_H
+#define GT_BINDER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kube/cache.h"
+#include "scheduler/bind.h"
+#include "scheduler/writes.h"
+
+/*
+ * AUTO (the zero value): reservation pods when the reservation namespace
+ * exists (KAI's installation creates it), looked for at most once a
+ * minute; without it, shared pods are labelled and bound as before, and a
+ * warning says their containers get no device.
+ */
+enum gt_reserve_mode { GT_RESERVE_AUTO, GT_RESERVE_ON, GT_RESERVE_OFF };
+
+struct gt_binder_opts {
+	enum gt_reserve_mode mode;
+	const char *ns;			/* NULL: kai-resource-reservation */
+	const char *image;		/* NULL: KAI's resource-reservation image */
+	const char *service_account;	/* NULL: kai-resource-reservation; "": none */
+	const char *runtime_class;	/* NULL: nvidia; "": none */
+	double timeout_s;		/* <= 0: 40 */
+	int workers;			/* <= 0: 4 */
+};
+
+/* Counters the binder adds to (the writer's). */
+struct gt_binder_counters {
+	atomic_ulong *binds, *errors;
+	atomic_ulong *events, *event_errors;
+};
+
+struct gt_binder;
+
+struct gt_binder *gt_binder_new(const struct gt_kw *kw, struct gt_cache *cache,
+				struct gt_binder_counters counters, const struct gt_binder_opts *o);
+/* Are shared pods to get reservation pods? (AUTO: asks the server now and then) */
+bool gt_binder_active(struct gt_binder *b);
+/* Start a shared-GPU bind (@op is copied); returns at once. */
+void gt_binder_submit(struct gt_binder *b, const struct gt_kop *op);
+/* Binds submitted and not yet done. */
+size_t gt_binder_pending(struct gt_binder *b);
+/* Wait until no bind is in the binder's hands, or a stop (util/stop.h; gt_binder_wake() on it). */
+void gt_binder_wait_idle(struct gt_binder *b);
+void gt_binder_wake(struct gt_binder *b);
+/*
+ * Stop: a step in progress finishes; binds still waiting for their
+ * reservation pod are given up (the reservation pods they created and no
+ * bound pod uses are deleted; nothing was applied to their pods). Frees @b.
+ */
+void gt_binder_free(struct gt_binder *b);
+
+#endif /* GT_BINDER_H */

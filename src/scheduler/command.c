@@ -1,0 +1,407 @@
+#include "scheduler/command.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/actions.h"
+#include "core/fairshare.h"
+#include "kube/cache.h"
+#include "kube/config.h"
+#include "kube/http.h"
+#include "kube/leader.h"
+#include "kube/reflector.h"
+#include "pgctl/pgctl.h"
+#include "scheduler/metrics.h"
+#include "scheduler/snapshot.h"
+#include "scheduler/writer.h"
+#include "scheduler/writes.h"
+#include "util/clock.h"
+#include "util/flags.h"
+#include "util/flags.h"
+#include "util/log.h"
+#include "util/mem.h"
+#include "util/stop.h"
+
+struct opts {
+	struct gt_conn_flags conn;
+	struct gt_lease_flags lease;
+	const char *scheduler_name, *ns, *shard;
+	const char *node_pool, *node_pool_key;	/* NULL: the shard's partition, else the whole cluster */
+	struct gt_binder_opts reservation;
+	double period_s;
+	unsigned actions;
+	int64_t workers, page_size;
+	double watch_timeout_s;
+	const char *metrics_addr, *metrics_ns;
+	int log_level;
+	int64_t cycles;		/* 0: until stopped */
+	bool evict_by_delete;
+	double grace_s;		/* < 0: the pod's own */
+	bool podgrouper;	/* run the podgrouper controller in this process */
+	const char *podgrouper_config;
+	bool require_podgroup, require_podgroup_given;	/* not given: as --podgrouper */
+};
+
+static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_len)
+{
+	enum gt_reserve_mode *out = dest;
+	if (!strcmp(v, "auto"))
+		*out = GT_RESERVE_AUTO;
+	else if (!strcmp(v, "true"))
+		*out = GT_RESERVE_ON;
+	else if (!strcmp(v, "false"))
+		*out = GT_RESERVE_OFF;
+	else {
+		snprintf(why, why_len, "must be auto, true or false");
+		return -1;
+	}
+	return 0;
+}
+
+/* Scheduling and operation flags; the connection and lease groups come from util/flags.h. */
+#define SCHEDULING_FLAGS(o)                                                                          \
+	{ .type = GT_FLAG_SECTION, .help = "Scheduling" },                                          \
+	{ .type = GT_FLAG_STRING, .name = "scheduler-name", .dest = &(o)->scheduler_name, .arg = "NAME", \
+	  .min = 1, .help = "schedule pods with this schedulerName (default kai-scheduler)" },       \
+	{ .type = GT_FLAG_STRING, .name = "namespace", .dest = &(o)->ns, .arg = "NS",                \
+	  .help = "own namespace, for the leader lease (default kai-scheduler)" },                   \
+	{ .type = GT_FLAG_STRING, .name = "shard", .dest = &(o)->shard, .arg = "NAME",               \
+	  .help = "SchedulingShard to read (default default)" },                                     \
+	{ .type = GT_FLAG_DURATION, .name = "schedule-period", .dest = &(o)->period_s, .arg = "D",   \
+	  .dmin_open = true, .help = "cycle period (default 1s)" },                                  \
+	{ .type = GT_FLAG_FUNC, .name = "actions", .dest = &(o)->actions, .arg = "LIST",             \
+	  .parse = gt_actions_flag, .help = "allocate,consolidation,reclaim,preempt,stalegangeviction" }, \
+	{ .type = GT_FLAG_INT, .name = "write-workers", .dest = &(o)->workers, .arg = "N", .min = 1,  \
+	  .max = 256, .help = "concurrent writes (default 16)" },                                    \
+	{ .type = GT_FLAG_INT, .name = "num-of-status-recording-workers", .dest = &(o)->workers,      \
+	  .arg = "N", .min = 1, .max = 256, .help = "the same, as KAI names it" },                   \
+	{ .type = GT_FLAG_BOOL, .name = "evict-by-delete", .dest = &(o)->evict_by_delete,            \
+	  .help = "DELETE victims instead of the Eviction API" },                                    \
+	{ .type = GT_FLAG_DURATION, .name = "eviction-grace-period", .dest = &(o)->grace_s,          \
+	  .arg = "D", .help = "grace period for evictions (default: the pod's own)" },               \
+	{ .type = GT_FLAG_INT, .name = "cycles", .dest = &(o)->cycles, .arg = "N", .min = 1,          \
+	  .max = INT64_MAX, .help = "run N cycles once caches are synced, then exit (default: run)" }, \
+	{ .type = GT_FLAG_STRING, .name = "node-pool", .dest = &(o)->node_pool, .arg = "V",           \
+	  .help = "serve the node pool V: nodes, queues, PodGroups labelled <key>=V (\"\":\n"          \
+		  "unlabelled ones; default: the shard's partitionLabelValue, else all)" },           \
+	{ .type = GT_FLAG_STRING, .name = "partition-label-value", .dest = &(o)->node_pool,           \
+	  .arg = "V", .help = "the same, as KAI's shards pass it" },                                 \
+	{ .type = GT_FLAG_STRING, .name = "nodepool-label-key", .dest = &(o)->node_pool_key,          \
+	  .arg = "KEY", .min = 1, .help = "node-pool label (default kai.scheduler/node-pool)" },     \
+	{ .type = GT_FLAG_BOOL, .name = "podgrouper", .dest = &(o)->podgrouper,                      \
+	  .help = "also group pods into PodGroups, as `gantry podgrouper` (default false)" },       \
+	{ .type = GT_FLAG_STRING, .name = "podgrouper-config", .dest = &(o)->podgrouper_config,      \
+	  .arg = "FILE", .help = "the podgrouper's configuration (docs/podgrouper.md)" },            \
+	{ .type = GT_FLAG_BOOL, .name = "require-podgroup", .dest = &(o)->require_podgroup,          \
+	  .seen = &(o)->require_podgroup_given,                                                     \
+	  .help = "schedule only pods whose PodGroup exists, as KAI does\n"                          \
+		  "(default: true with --podgrouper, else false)" }
+
+#define SHARING_FLAGS(o)                                                                             \
+	{ .type = GT_FLAG_SECTION, .help = "GPU sharing" },                                         \
+	{ .type = GT_FLAG_FUNC, .name = "gpu-sharing-reservation", .dest = &(o)->reservation.mode,   \
+	  .arg = "MODE", .parse = parse_reserve_mode,                                               \
+	  .help = "auto, true or false: reservation pods for shared GPUs\n"                          \
+		  "(auto: when their namespace exists)" },                                            \
+	{ .type = GT_FLAG_STRING, .name = "resource-reservation-namespace",                          \
+	  .dest = &(o)->reservation.ns, .arg = "NS", .min = 1,                                      \
+	  .help = "(default kai-resource-reservation)" },                                           \
+	{ .type = GT_FLAG_STRING, .name = "resource-reservation-service-account",                    \
+	  .dest = &(o)->reservation.service_account, .arg = "SA",                                   \
+	  .help = "(default kai-resource-reservation)" },                                           \
+	{ .type = GT_FLAG_STRING, .name = "resource-reservation-pod-image",                          \
+	  .dest = &(o)->reservation.image, .arg = "IMAGE", .min = 1, .help = "the reservation pods' image" }, \
+	{ .type = GT_FLAG_STRING, .name = "resource-reservation-runtime-class",                      \
+	  .dest = &(o)->reservation.runtime_class, .arg = "RC", .help = "(default nvidia)" },       \
+	{ .type = GT_FLAG_DURATION, .name = "resource-reservation-allocation-timeout",               \
+	  .dest = &(o)->reservation.timeout_s, .arg = "D", .dmin_open = true,                       \
+	  .help = "wait for a reservation pod's GPU (default 40s)" }
+
+#define OPERATION_FLAGS(o)                                                                           \
+	{ .type = GT_FLAG_SECTION, .help = "Operation" },                                           \
+	{ .type = GT_FLAG_STRING, .name = "metrics-bind-address", .dest = &(o)->metrics_addr,        \
+	  .arg = "ADDR", .help = "/metrics, /healthz, /readyz (default :8080; \"0\" disables)" },     \
+	{ .type = GT_FLAG_STRING, .name = "listen-address", .dest = &(o)->metrics_addr, .arg = "ADDR", \
+	  .help = "the same, as KAI's deployments say it" },                                         \
+	{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = &(o)->metrics_ns, .arg = "P",  \
+	  .help = "metric name prefix (default kai)" },                                              \
+	{ .type = GT_FLAG_FUNC, .name = "log-level", .dest = &(o)->log_level, .arg = "L",            \
+	  .parse = gt_flag_log_level, .help = "error, warn, info or debug (default info)" },         \
+	{ .type = GT_FLAG_INT, .name = "page-size", .dest = &(o)->page_size, .arg = "N", .min = 1,    \
+	  .max = 100000, .help = "LIST page size (default 500)" },                                   \
+	{ .type = GT_FLAG_DURATION, .name = "watch-timeout", .dest = &(o)->watch_timeout_s, .arg = "D", \
+	  .dmin = 1, .help = "watch timeoutSeconds (default 5m)" }
+
+/* 0, 1 after --help, 2 on a bad flag (said on stderr). */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	*o = (struct opts){
+		.conn = GT_CONN_DEFAULTS, .lease = GT_LEASE_DEFAULTS,
+		.scheduler_name = "kai-scheduler", .ns = "kai-scheduler", .shard = "default",
+		.period_s = 1, .actions = GT_ACTIONS_ALL, .workers = 16, .page_size = 500,
+		.watch_timeout_s = 300, .metrics_addr = ":8080", .metrics_ns = "kai",
+		.log_level = GT_LOG_INFO, .grace_s = -1,
+	};
+	const struct gt_flag flags[] = { GT_CONN_FLAGS(&o->conn), SCHEDULING_FLAGS(o), SHARING_FLAGS(o),
+					 GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o) };
+	const struct gt_command cmd = {
+		.name = "scheduler", .synopsis = "[flags]",
+		.about = "Schedule a real cluster (kubeconfig or in-cluster), as KAI's scheduler does\n"
+			 "(docs/kubernetes.md).",
+		.flags = flags, .n_flags = GT_FLAGS_N(flags),
+	};
+	int rc = gt_flags_parse(&cmd, argc, argv);
+	return rc ? rc : gt_lease_flags_check("scheduler", &o->lease);
+}
+
+struct sched {
+	struct opts o;
+	struct gt_kube_client *cl;
+	struct gt_cache *cache;
+	struct gt_writer *writer;
+	struct gt_metrics metrics;
+	struct gt_reflector *refl[GT_N_KRES];
+	struct gt_leader *leader;	/* NULL: no election */
+	struct gt_pgctl *pgctl;		/* NULL: no podgrouper in this process */
+	struct gt_pg_config pg_cfg;
+	char *identity;
+	char **announced;	/* pipelined pods already announced */
+	size_t n_announced;
+};
+
+static void free_announced(struct sched *S)
+{
+	for (size_t i = 0; i < S->n_announced; i++)
+		free(S->announced[i]);
+	free(S->announced);
+	S->announced = NULL;
+	S->n_announced = 0;
+}
+
+/*
+ * One cycle. The actions run one by one, as gt_cycle_run() runs them (in
+ * enum order, the session's action set before each), only so that each can
+ * be timed for /metrics.
+ */
+static void cycle(struct sched *S)
+{
+	double t0 = gt_mono_ms();
+	struct gt_snapshot_opts so = { .scheduler_name = S->o.scheduler_name, .shard = S->o.shard,
+				       .grouped_only = S->o.require_podgroup_given ? S->o.require_podgroup
+										  : S->o.podgrouper };
+	struct gt_kube_snapshot snap;
+	struct gt_node_pool pool = { .value = S->o.node_pool, .key = S->o.node_pool_key };
+	gt_snapshot_take(S->cache, &so, &pool, &snap);
+	double t1 = gt_mono_ms();
+	int64_t now = (int64_t)time(NULL);
+	snap.c.config.clock_ms = gt_mono_ms_clock;	/* the victim search's time budgets */
+	struct gt_session s;
+	gt_session_open(&s, &snap.c, now);
+	gt_fairshare_compute(&s);
+	double t2 = gt_mono_ms(), action_ms[GT_N_ACTIONS] = { 0 };
+	for (int a = 1; a < GT_N_ACTIONS; a++) {
+		if (!(S->o.actions & (1u << a)))
+			continue;
+		double ta = gt_mono_ms();
+		gt_action_run(&s, (enum gt_action)a);
+		action_ms[a] = gt_mono_ms() - ta;
+	}
+	struct gt_plan plan;
+	gt_plan_build(&plan, &s, NULL);
+	struct gt_writes_opts wo = { .node_pool = "default", .reservation_ns = S->o.reservation.ns, .now = now,
+				     .announced = S->announced, .n_announced = S->n_announced };
+	struct gt_writes writes;
+	char **pipelined;
+	size_t n_pipelined;
+	gt_writes_build(&snap, &plan, &wo, &writes, &pipelined, &n_pipelined);
+	free_announced(S);
+	S->announced = pipelined;
+	S->n_announced = n_pipelined;
+	double t3 = gt_mono_ms();
+	gt_writer_run(S->writer, &writes);
+	double t4 = gt_mono_ms();
+	gt_metrics_set_queues(&S->metrics, &s);
+	pthread_mutex_lock(&S->metrics.mu);
+	S->metrics.cycles++;
+	S->metrics.snapshot_ms = t1 - t0;
+	S->metrics.open_ms = t2 - t1;
+	S->metrics.write_ms = t4 - t3;
+	S->metrics.e2e_ms = t4 - t0;
+	memcpy(S->metrics.action_ms, action_ms, sizeof(action_ms));
+	S->metrics.skipped_objects = snap.n_rejected;
+	pthread_mutex_unlock(&S->metrics.mu);
+	enum gt_log_level lvl = writes.n_binds || writes.n_evictions ? GT_LOG_INFO : GT_LOG_DEBUG;
+	gt_log(lvl, "scheduler", "cycle: %u nodes, %u pods, %u jobs; %zu binds, %zu evictions, %u pipelined, "
+	       "%zu writes; decode %.1f ms, actions %.1f ms, writes %.1f ms",
+	       snap.c.n_nodes, snap.c.n_pods, snap.c.n_jobs, writes.n_binds, writes.n_evictions, plan.n_pipelines,
+	       writes.n, t1 - t0, t3 - t2, t4 - t3);
+	gt_writes_release(&writes);
+	gt_plan_release(&plan);
+	gt_session_release(&s);
+	gt_snapshot_release(&snap);
+}
+
+static void wake_cache(void *cache)
+{
+	gt_cache_wake(cache);
+}
+
+/* Publish readiness and leadership; a change wakes the cache's readers (the podgrouper waits on it). */
+static bool may_schedule(struct sched *S, struct gt_leader *leader, bool *was_ready)
+{
+	bool ready = gt_cache_all_synced(S->cache, GT_KRES_ALL);
+	atomic_store(&S->metrics.ready, ready);
+	if (ready && !*was_ready)
+		gt_log(GT_LOG_INFO, "scheduler", "caches synced; scheduling pods with schedulerName %s",
+		       S->o.scheduler_name);
+	*was_ready = ready;
+	bool lead = !leader || gt_leader_is_leader(leader);
+	if (atomic_exchange(&S->metrics.leader, lead) != lead)
+		gt_cache_wake(S->cache);
+	return ready && lead;
+}
+
+/*
+ * Cycles every --schedule-period while synced and leading, until a signal,
+ * --cycles cycles (0) or a lost lease (1). Waiting to be ready or to lead
+ * is a wait on the cache, which the reflectors, the lease and a signal wake.
+ */
+static int run(struct sched *S, struct gt_leader *leader)
+{
+	long done = 0;
+	bool was_ready = false;
+	unsigned mask = GT_KRES_ALL | GT_KRES_WAKE;
+	while (!gt_stop_requested()) {
+		uint64_t seen = gt_cache_version(S->cache, mask);
+		if (leader && gt_leader_lost(leader))
+			return 1;
+		if (!may_schedule(S, leader, &was_ready)) {
+			gt_cache_wait(S->cache, mask, seen, 0);
+			continue;
+		}
+		double start = gt_mono_ms();
+		cycle(S);
+		if (S->o.cycles && ++done >= S->o.cycles)
+			break;
+		gt_stop_sleep_until(start + S->o.period_s * 1000);
+	}
+	return 0;
+}
+
+/* The configurations: the podgrouper's (for --podgrouper) and the connection's. 0 or 2 (said). */
+static int configure(struct sched *S, struct gt_kube_config *cfg)
+{
+	struct gt_err err = { 0 };
+	if (gt_pgctl_load_config(S->o.podgrouper_config, &S->pg_cfg, &err) ||
+	    gt_kube_config_load(S->o.conn.kubeconfig, S->o.conn.context, cfg, &err)) {
+		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
+		return 2;
+	}
+	/* the podgrouper groups the pods this scheduler schedules */
+	free(S->pg_cfg.scheduler_name);
+	S->pg_cfg.scheduler_name = gt_xstrdup(S->o.scheduler_name);
+	gt_log(GT_LOG_INFO, "scheduler", "connecting to %s from %s%s", cfg->server, cfg->source,
+	       cfg->insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
+	return 0;
+}
+
+/* The client, the cache and /metrics. 0, or 1 when the metrics port cannot be had (said). */
+static int connect_api(struct sched *S, struct gt_kube_config *cfg)
+{
+	S->cl = gt_kube_client_new(cfg, S->o.conn.qps, (int)S->o.conn.burst, (long)(S->o.conn.api_timeout_s * 1000));
+	S->cache = gt_cache_new();
+	gt_stop_on(wake_cache, S->cache);
+	gt_metrics_init(&S->metrics, S->o.metrics_ns);
+	S->metrics.api = gt_kube_client_stats(S->cl);
+	atomic_store(&S->metrics.leader, !S->o.lease.elect);
+	if (!strcmp(S->o.metrics_addr, "0") || !*S->o.metrics_addr)
+		return 0;
+	struct gt_err err = { 0 };
+	if (gt_metrics_serve(&S->metrics, S->o.metrics_addr, &err)) {
+		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
+		return 1;
+	}
+	gt_log(GT_LOG_INFO, "scheduler", "serving /metrics, /healthz and /readyz on port %d", S->metrics.port);
+	return 0;
+}
+
+/* The threads: reflectors, the writer (and binder), the election, the podgrouper. */
+static void start(struct sched *S)
+{
+	struct gt_reflector_opts ro = { .page_size = (int)S->o.page_size,
+					.watch_timeout_s = (int)S->o.watch_timeout_s };
+	for (int r = 0; r < GT_N_KRES; r++) {
+		S->refl[r] = gt_reflector_start(S->cl, S->cache, (enum gt_kres)r, &ro);
+		S->metrics.reflectors[r] = gt_reflector_stats(S->refl[r]);
+	}
+	struct gt_writer_opts wo = { .workers = (int)S->o.workers, .evict_by_delete = S->o.evict_by_delete,
+				     .grace_period_s = S->o.grace_s < 0 ? -1 : (int64_t)S->o.grace_s,
+				     .component = S->o.scheduler_name, .instance = S->identity,
+				     .reservation = S->o.reservation };
+	S->writer = gt_writer_new(S->cl, S->cache, &wo);
+	S->metrics.writer = gt_writer_stats(S->writer);
+	gt_stop_on(gt_writer_wake, S->writer);
+	if (S->o.lease.elect) {
+		struct gt_leader_opts lo = { .ns = S->o.lease.ns ? S->o.lease.ns : S->o.ns,
+					     .name = S->o.lease.name ? S->o.lease.name : S->o.scheduler_name,
+					     .identity = S->identity, .lease_s = S->o.lease.lease_s,
+					     .renew_s = S->o.lease.renew_s, .retry_s = S->o.lease.retry_s,
+					     .on_change = wake_cache, .arg = S->cache };
+		S->leader = gt_leader_start(S->cl, &lo);
+	}
+	if (S->o.podgrouper) {
+		struct gt_pgctl_opts po = { .cfg = &S->pg_cfg, .active = &S->metrics.leader };
+		S->pgctl = gt_pgctl_start(S->cl, S->cache, &po);
+	}
+}
+
+/* Everything start() started, in the order that lets each finish. */
+static void stop(struct sched *S)
+{
+	gt_log(GT_LOG_INFO, "scheduler", "shutting down%s", gt_stop_requested() ? " (signal)" : "");
+	/* /metrics reads the writer's and reflectors' counters: stop serving first */
+	gt_metrics_stop(&S->metrics);
+	gt_writer_free(S->writer);
+	gt_leader_stop(S->leader);
+	gt_kube_client_stop(S->cl);
+	gt_pgctl_stop(S->pgctl);
+	for (int r = 0; r < GT_N_KRES; r++)
+		gt_reflector_join(S->refl[r]);
+	free_announced(S);
+}
+
+int gt_scheduler_main(int argc, char **argv)
+{
+	struct sched S = { 0 };
+	int rc = parse_args(argc, argv, &S.o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	gt_log_set_level((enum gt_log_level)S.o.log_level);
+	struct gt_kube_config cfg;
+	rc = configure(&S, &cfg);	/* initialises S.pg_cfg whatever happens */
+	if (rc) {
+		gt_pg_config_release(&S.pg_cfg);
+		return rc;
+	}
+	S.identity = gt_leader_identity();
+	gt_stop_start();	/* before any thread starts: they all inherit the blocked signals */
+	rc = connect_api(&S, &cfg);
+	if (!rc) {
+		start(&S);
+		rc = run(&S, S.leader);
+		/* a one-shot run (--cycles) sees its shared-GPU binds through; a signal gives them up */
+		if (S.o.cycles)
+			gt_writer_wait_binds(S.writer);
+		stop(&S);
+	}
+	gt_metrics_release(&S.metrics);
+	gt_cache_free(S.cache);
+	gt_kube_client_free(S.cl);
+	gt_pg_config_release(&S.pg_cfg);
+	free(S.identity);
+	gt_stop_end();
+	return rc;
+}

@@ -1,0 +1,395 @@
+#include "scheduler/writes.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/gpushare.h"
+#include "api/json.h"
+#include "api/object.h"
+#include "api/status.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+
+static const char *str(const struct gt_kube_snapshot *snap, uint32_t id)
+{
+	return gt_strtab_str(&snap->names, id);
+}
+
+static struct gt_kop *push(struct gt_writes *p, enum gt_kop_kind kind, enum gt_kres res,
+			   const struct gt_kobj *o)
+{
+	GT_GROW(p->ops, p->n + 1, p->cap);
+	struct gt_kop *op = &p->ops[p->n++];
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	op->res = res;
+	op->ns = gt_xstrdup(o->ns);
+	op->name = gt_xstrdup(o->name);
+	op->uid = gt_xstrdup(o->uid);
+	op->rv = gt_xstrdup(o->rv);
+	return op;
+}
+
+/* Every string an op owns, for copying and freeing them all alike. */
+static void op_strings(struct gt_kop *op, char ***out, size_t *n)
+{
+	char **s[] = { &op->ns, &op->name, &op->uid, &op->rv, &op->node, &op->job, &op->portion, &op->cm_caps,
+		       &op->cm_evar, &op->evict_event_ns, &op->evict_event_name, &op->evict_event_uid,
+		       &op->sub, &op->body, &op->reason, &op->message };
+	*n = sizeof(s) / sizeof(s[0]);
+	memcpy(out, s, sizeof(s));
+}
+
+#define N_OP_STRINGS 16
+
+void gt_kop_copy(struct gt_kop *dst, const struct gt_kop *src)
+{
+	*dst = *src;
+	char **strs[N_OP_STRINGS];
+	size_t n;
+	op_strings(dst, strs, &n);
+	for (size_t i = 0; i < n; i++)
+		*strs[i] = *strs[i] ? gt_xstrdup(*strs[i]) : NULL;
+	for (uint8_t g = 0; g < dst->n_groups; g++)
+		dst->groups[g] = gt_xstrdup(src->groups[g]);
+}
+
+void gt_kop_release(struct gt_kop *op)
+{
+	char **strs[N_OP_STRINGS];
+	size_t n;
+	op_strings(op, strs, &n);
+	for (size_t i = 0; i < n; i++)
+		free(*strs[i]);
+	for (uint8_t g = 0; g < op->n_groups; g++)
+		free(op->groups[g]);
+}
+
+void gt_writes_release(struct gt_writes *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		gt_kop_release(&p->ops[i]);
+	free(p->ops);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---------------------------------------------------------------- messages */
+
+/* KAI's UnschedulableReason for a job message. */
+static const char *reason_of(const char *msg)
+{
+	if (!strncmp(msg, "Queue '", 7) && strstr(msg, "does not exist"))
+		return "QueueDoesNotExist";
+	if (strstr(msg, "quota has reached the allowable limit"))
+		return "OverLimit";
+	if (!strncmp(msg, "Non-preemptible", 15))
+		return "NonPreemptibleOverQuota";
+	return "PodSchedulingErrors";
+}
+
+/* ---------------------------------------------------------------- jobs */
+
+static void add_event(struct gt_writes *p, enum gt_kres res, const struct gt_kobj *o, const char *reason,
+		      const char *msg, bool warning)
+{
+	struct gt_kop *op = push(p, GT_KOP_EVENT, res, o);
+	op->reason = gt_xstrdup(reason);
+	op->message = gt_xstrdup(msg);
+	op->warning = warning;
+	op->what = "event";
+}
+
+static void plan_podgroup(struct gt_writes *p, const struct gt_kube_snapshot *snap, const struct gt_plan *plan,
+			  const struct gt_writes_opts *o, int32_t j, const struct gt_kobj *pg)
+{
+	const struct gt_job *job = &snap->c.jobs[j];
+	const struct gt_plan_job *pj = &plan->jobs[j];
+	char ts[GT_TIME_LEN];
+	gt_time_format(o->now, ts, sizeof(ts));
+	/* annotations the core keeps across cycles */
+	if (pj->last_start != job->last_start || pj->stale_since != job->stale_since) {
+		json_t *ann = json_object();
+		char t[GT_TIME_LEN];
+		if (pj->last_start != job->last_start) {
+			gt_time_format(pj->last_start, t, sizeof(t));
+			json_object_set_new(ann, "kai.scheduler/last-start-timestamp",
+					    pj->last_start ? json_string(t) : json_null());
+		}
+		if (pj->stale_since != job->stale_since) {
+			gt_time_format(pj->stale_since, t, sizeof(t));
+			json_object_set_new(ann, "kai.scheduler/stale-podgroup-timestamp",
+					    pj->stale_since ? json_string(t) : json_null());
+		}
+		struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODGROUPS, pg);
+		op->sub = gt_xstrdup("");
+		op->body = gt_json_dump_take(json_pack("{s:{s:o}}", "metadata", "annotations", ann));
+		op->what = "PodGroup annotations";
+	}
+	const struct gt_doc *ours;
+	json_t *keep = gt_pg_other_conditions(pg->doc, o->node_pool, &ours);
+	bool running = pj->running;
+	const char *msg = pj->message;
+	if (running || !msg) {
+		if (ours && running) {
+			/* scheduled: the "unschedulable" condition no longer holds */
+			struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODGROUPS, pg);
+			op->sub = gt_xstrdup("status");
+			op->body = gt_json_dump_take(json_pack("{s:{s:o}}", "status", "schedulingConditions", keep));
+			op->what = "PodGroup status";
+		} else {
+			json_decref(keep);
+		}
+		return;
+	}
+	const char *had = ours ? gt_doc_str(ours, "message") : NULL;
+	if (had && !strcmp(had, msg)) {
+		json_decref(keep);
+		return;
+	}
+	char tid[32];
+	snprintf(tid, sizeof(tid), "%lld", (long long)gt_pg_next_transition(pg->doc));
+	json_t *cond = json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:s}], s:s, s:s, s:s}", "type", GT_POOL_CONDITION,
+				 "nodePool", o->node_pool, "reason", "Unschedulable", "message", msg, "reasons",
+				 "reason", reason_of(msg), "message", msg, "transitionID", tid,
+				 "lastTransitionTime", ts, "status", "True");
+	json_array_append_new(keep, cond);
+	struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODGROUPS, pg);
+	op->sub = gt_xstrdup("status");
+	op->body = gt_json_dump_take(json_pack("{s:{s:o}}", "status", "schedulingConditions", keep));
+	op->what = "PodGroup status";
+	add_event(p, GT_KRES_PODGROUPS, pg, "Unschedulable", msg, false);
+}
+
+static void plan_pod_conditions(struct gt_writes *p, const struct gt_kube_snapshot *snap,
+				const struct gt_plan *plan, const struct gt_writes_opts *o, int32_t j,
+				const struct gt_kobj *pg)
+{
+	const struct gt_plan_job *pj = &plan->jobs[j];
+	const char *msg = pj->message;
+	if (!msg || pj->running || !pj->pending_ready)
+		return;
+	if (pg && !gt_pg_marks_pods(pg->doc))
+		return;
+	char ts[GT_TIME_LEN];
+	gt_time_format(o->now, ts, sizeof(ts));
+	const struct gt_job *job = &snap->c.jobs[j];
+	for (uint32_t k = 0; k < job->n_pods; k++) {
+		int32_t pi = job->pods[k];
+		const struct gt_pod *pod = &snap->c.pods[pi];
+		if (!pod->ours || pod->status != GT_PENDING)
+			continue;	/* not running: no pod of the job was placed */
+		const struct gt_kobj *po = snap->pod_obj[pi];
+		if (!po || gt_pod_unschedulable_says(po->doc, msg))
+			continue;
+		struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODS, po);
+		op->sub = gt_xstrdup("status");
+		op->strategic = 1;
+		op->body = gt_json_dump_take(json_pack("{s:{s:[{s:s, s:s, s:s, s:s, s:s, s:n}]}}", "status", "conditions",
+					  "type", "PodScheduled", "status", "False", "reason", "Unschedulable",
+					  "message", msg, "lastTransitionTime", ts, "lastProbeTime"));
+		op->what = "pod condition";
+		add_event(p, GT_KRES_PODS, po, "Unschedulable", msg, true);
+	}
+}
+
+/* ---------------------------------------------------------------- shared GPUs */
+
+/* What the reservation flow needs for a shared-GPU bind. */
+static void plan_shared(struct gt_kop *op, const struct gt_kube_snapshot *snap, uint32_t pod, int32_t node,
+			const struct gt_kobj *po)
+{
+	const struct gt_pod *p = &snap->c.pods[pod];
+	int32_t devices = p->num_devices > 0 ? p->num_devices : 1;
+	int64_t milli = gt_pod_accepted_gpu_milli(&snap->c, (int32_t)pod, node) / devices;
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%.2f", (double)milli / 1000.0);
+	op->shared = true;
+	op->portion = gt_xstrdup(buf);
+	struct gt_gpushare_cms cms;
+	if (!gt_gpushare_configmaps(po->doc, &cms))
+		return;
+	op->cm_caps = gt_xstrdup(cms.caps);
+	op->cm_evar = gt_xstrdup(cms.evar);
+	op->visible_in_caps = cms.visible_in_caps;
+}
+
+/* ---------------------------------------------------------------- deletes */
+
+static void plan_delete(struct gt_writes *p, enum gt_kres res, const struct gt_kobj *o, int64_t grace,
+			const char *what)
+{
+	struct gt_kop *op = push(p, GT_KOP_DELETE, res, o);
+	op->grace_s = grace;
+	op->what = what;
+	p->n_deletes++;
+}
+
+/*
+ * Reservation pods whose GPU group no active pod holds: the group's last
+ * fractional pod is gone (or was never bound), the GPU goes back to the
+ * node. A group in use by a pod being bound counts (the snapshot made such
+ * pods Binding), so a reservation pod made for a bind in flight stays.
+ */
+static void plan_reservation_gc(struct gt_writes *p, const struct gt_kube_snapshot *snap,
+				const struct gt_writes_opts *o)
+{
+	const struct gt_cluster *c = &snap->c;
+	const char *ns = o->reservation_ns ? o->reservation_ns : GT_RESERVATION;
+	bool *used = NULL;
+	for (uint32_t i = 0; i < c->n_pods; i++) {
+		const struct gt_pod *pod = &c->pods[i];
+		if (!pod->reservation || !pod->n_groups || strcmp(str(snap, pod->ns), ns))
+			continue;
+		if (!used) {
+			used = gt_xcalloc(snap->names.n_strs + 1, sizeof(*used));
+			for (uint32_t k = 0; k < c->n_pods; k++)
+				for (uint8_t g = 0; !c->pods[k].reservation && g < c->pods[k].n_groups; g++)
+					if (gt_status_active_used(c->pods[k].status))
+						used[c->pods[k].groups[g]] = true;
+		}
+		bool in_use = false;
+		for (uint8_t g = 0; g < pod->n_groups; g++)
+			in_use |= used[pod->groups[g]];
+		const struct gt_kobj *po = snap->pod_obj[i];
+		if (in_use || !po || gt_obj_is_deleting(po->doc))
+			continue;
+		plan_delete(p, GT_KRES_PODS, po, 0, "reservation pod");
+	}
+	free(used);
+}
+
+/* ---------------------------------------------------------------- pods */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool announced(const struct gt_writes_opts *o, const char *key)
+{
+	return o->announced && o->n_announced && bsearch(&key, o->announced, o->n_announced, sizeof(char *), cmp_str);
+}
+
+static void plan_bind(struct gt_writes *p, struct gt_kube_snapshot *snap, struct gt_plan *plan,
+		      const struct gt_plan_place *b, const struct gt_kobj *po, const char *pool)
+{
+	const struct gt_cluster *c = &snap->c;
+	const struct gt_pod *pod = &c->pods[b->pod];
+	struct gt_kop *op = push(p, GT_KOP_BIND, GT_KRES_PODS, po);
+	op->node = gt_xstrdup(str(snap, c->nodes[b->node].name));
+	for (uint8_t g = 0; g < b->n_groups; g++)
+		op->groups[op->n_groups++] = gt_xstrdup(str(snap, gt_plan_group_name(plan, b->groups[g], b->node)));
+	if (gt_pod_is_shared(pod))
+		plan_shared(op, snap, (uint32_t)b->pod, b->node, po);
+	if (pod->job >= 0) {
+		char jk[600];
+		snprintf(jk, sizeof(jk), "%s/%s", str(snap, c->jobs[pod->job].ns), str(snap, c->jobs[pod->job].name));
+		op->job = gt_xstrdup(jk);
+	}
+	char msg[900];
+	snprintf(msg, sizeof(msg), "Successfully assigned pod %s/%s to node %s at node-pool %s", po->ns,
+		 po->name, op->node, pool);
+	op->reason = gt_xstrdup("Scheduled");
+	op->message = gt_xstrdup(msg);
+	op->what = "bind";
+	p->n_binds++;
+}
+
+static void plan_evict(struct gt_writes *p, const struct gt_kube_snapshot *snap, const struct gt_plan_evict *ev,
+		       const struct gt_kobj *po)
+{
+	const struct gt_cluster *c = &snap->c;
+	const struct gt_pod *pod = &c->pods[ev->pod];
+	struct gt_kop *op = push(p, GT_KOP_EVICT, GT_KRES_PODS, po);
+	op->action = ev->action;
+	op->message = gt_xstrdup(ev->message);
+	op->reason = gt_xstrdup("Evict");
+	op->what = "eviction";
+	/* KAI announces an eviction on the PodGroup; a bare pod has none */
+	const struct gt_kobj *pg = pod->job >= 0 ? snap->job_obj[pod->job] : NULL;
+	const struct gt_kobj *subject = pg ? pg : po;
+	op->evict_event_res = pg ? GT_KRES_PODGROUPS : GT_KRES_PODS;
+	op->evict_event_ns = gt_xstrdup(subject->ns);
+	op->evict_event_name = gt_xstrdup(subject->name);
+	op->evict_event_uid = gt_xstrdup(subject->uid);
+	p->n_evictions++;
+}
+
+/* A Pipelined event, once per pod and node; @pl collects the keys pipelined now. */
+static void plan_pipelined(struct gt_writes *p, const struct gt_kube_snapshot *snap, const struct gt_writes_opts *o,
+			   const struct gt_plan_place *pp, const struct gt_kobj *po, char ***pl, size_t *n_pl,
+			   size_t *cap_pl)
+{
+	const char *node = str(snap, snap->c.nodes[pp->node].name);
+	char key[600], msg[900];
+	snprintf(key, sizeof(key), "%s@%s", po->uid, node);
+	GT_PUSH(*pl, *n_pl, *cap_pl, gt_xstrdup(key));
+	if (announced(o, key))
+		return;
+	snprintf(msg, sizeof(msg), "Pod %s/%s was pipelined to node %s", po->ns, po->name, node);
+	add_event(p, GT_KRES_PODS, po, "Pipelined", msg, false);
+}
+
+static const struct gt_kobj *pod_object(const struct gt_kube_snapshot *snap, int32_t pod)
+{
+	return snap->pod_obj[pod];
+}
+
+/* A Warning event on each object the decoder rejected, the first time it does. */
+static void plan_rejections(struct gt_writes *p, const struct gt_kube_snapshot *snap)
+{
+	for (size_t i = 0; i < snap->n_rejected; i++) {
+		const struct gt_snapshot_rejection *r = &snap->rejected[i];
+		if (!r->first)
+			continue;
+		char msg[1400];
+		snprintf(msg, sizeof(msg), "left out of scheduling: %s", r->text);
+		add_event(p, r->obj->res, r->obj, "InvalidObject", msg, true);
+	}
+}
+
+void gt_writes_build(struct gt_kube_snapshot *snap, struct gt_plan *plan, const struct gt_writes_opts *o,
+		     struct gt_writes *p, char ***pipelined, size_t *n_pipelined)
+{
+	memset(p, 0, sizeof(*p));
+	struct gt_cluster *c = &snap->c;
+	/* the partition's name where conditions and events name the node pool */
+	const char *pool = snap->node_pool && *snap->node_pool ? snap->node_pool : o->node_pool;
+	struct gt_writes_opts po_pool = *o;
+	po_pool.node_pool = pool;
+	o = &po_pool;
+	for (uint32_t i = 0; i < plan->n_binds; i++) {
+		const struct gt_kobj *po = pod_object(snap, plan->binds[i].pod);
+		if (po)
+			plan_bind(p, snap, plan, &plan->binds[i], po, pool);
+	}
+	for (uint32_t i = 0; i < plan->n_evictions; i++) {
+		const struct gt_kobj *po = pod_object(snap, plan->evictions[i].pod);
+		if (po)
+			plan_evict(p, snap, &plan->evictions[i], po);
+	}
+	char **pl = NULL;
+	size_t n_pl = 0, cap_pl = 0;
+	for (uint32_t i = 0; i < plan->n_pipelines; i++) {
+		const struct gt_kobj *po = pod_object(snap, plan->pipelines[i].pod);
+		if (po)
+			plan_pipelined(p, snap, o, &plan->pipelines[i], po, &pl, &n_pl, &cap_pl);
+	}
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		const struct gt_kobj *pg = snap->job_obj[j];
+		if (pg)
+			plan_podgroup(p, snap, plan, o, (int32_t)j, pg);
+		plan_pod_conditions(p, snap, plan, o, (int32_t)j, pg);
+	}
+	for (size_t i = 0; i < snap->n_stale_brs; i++)
+		plan_delete(p, GT_KRES_BINDREQUESTS, snap->stale_brs[i], -1, "stale BindRequest");
+	plan_reservation_gc(p, snap, o);
+	plan_rejections(p, snap);
+	if (n_pl)
+		qsort(pl, n_pl, sizeof(*pl), cmp_str);
+	*pipelined = pl;
+	*n_pipelined = n_pl;
+}

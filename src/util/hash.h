@@ -1,0 +1,36 @@
+/*
+ * hash.h - FNV-1a, the one string hash
+ *
+ * 64-bit FNV-1a: a byte at a time, no seed, the same value on every
+ * machine and in every run, which is what the users of a hash here need:
+ * open-addressing tables (strtab, smap), and names derived from content
+ * (an event named after what it says, a GPU group named after its node)
+ * that must come out the same after a restart. Not for untrusted keys an
+ * attacker could choose to collide (nothing here hashes such keys into a
+ * table whose cost they could blow up).
+ *
+ * To hash several strings as one: h = GT_HASH_INIT, then
+ * h = gt_hash_add(h, a); h = gt_hash_add(h, b); ...
+ */
+#ifndef GT_HASH_H
+#define GT_HASH_H
+
+#include <stdint.h>
+
+#define GT_HASH_INIT 1469598103934665603ULL	/* FNV-1a 64-bit offset basis */
+#define GT_HASH_PRIME 1099511628211ULL
+
+/* @h with the bytes of @s (up to its NUL) mixed in. */
+static inline uint64_t gt_hash_add(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * GT_HASH_PRIME;
+	return h;
+}
+
+static inline uint64_t gt_hash_str(const char *s)
+{
+	return gt_hash_add(GT_HASH_INIT, s);
+}
+
+#endif /* GT_HASH_H */

@@ -1,0 +1,153 @@
+/*
+ * test_writes.c - scheduler/writes: what a cycle's plan means for the API
+ * server (binds, conditions, events), and a steady state writes nothing
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/actions.h"
+#include "core/plan.h"
+#include "harness.h"
+#include "kubefix.h"
+#include "scheduler/writes.h"
+
+const char *gt_suite = "writes";
+
+static const struct gt_kop *find_op(const struct gt_writes *p, enum gt_kop_kind k, const char *name,
+				    const char *what)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->ops[i].kind == k && !strcmp(p->ops[i].name, name) &&
+		    (!what || (p->ops[i].what && !strcmp(p->ops[i].what, what))))
+			return &p->ops[i];
+	return NULL;
+}
+
+TEST(plan_binds_and_conditions)
+{
+	struct gt_cache *c = gt_cache_new();
+	add(c, GT_KRES_NODES, node_json);
+	add(c, GT_KRES_QUEUES, queue_json);
+	add(c, GT_KRES_PODS, pod_json);
+	add(c, GT_KRES_PODGROUPS, pg_json);
+	add(c, GT_KRES_PODS, fmt(BIG_POD, "big-0", "big-0"));
+	add(c, GT_KRES_PODS, fmt(BIG_POD, "big-1", "big-1"));
+	struct gt_kube_snapshot s;
+	gt_snapshot_take(c, &sopts, NULL, &s);
+	struct gt_session ss;
+	gt_cycle_run(&ss, &s.c, 1767229200, 1u << GT_ACT_ALLOCATE);
+	struct gt_writes_opts po = { .node_pool = "default", .now = 1767229200 };
+	struct gt_plan cp;
+	gt_plan_build(&cp, &ss, NULL);
+	struct gt_writes plan;
+	char **pipelined;
+	size_t n_pipelined;
+	gt_writes_build(&s, &cp, &po, &plan, &pipelined, &n_pipelined);
+	/* the notebook's half GPU: bound, on a GPU group of its own named after the node */
+	const struct gt_kop *b = find_op(&plan, GT_KOP_BIND, "nb-x7k2p", NULL);
+	ASSERT_TRUE(b != NULL);
+	ASSERT_STR("gpu-1", b->node);
+	ASSERT_EQ(1, b->n_groups);
+	ASSERT_STR("gpu-1-gpu0", b->groups[0]);
+	ASSERT_STR("48213", b->rv);
+	ASSERT_CONTAINS(b->message, "Successfully assigned pod team-a/nb-x7k2p to node gpu-1 at node-pool default");
+	/* the gang of two 8-GPU pods cannot fit beside it: nothing of it is bound */
+	ASSERT_TRUE(find_op(&plan, GT_KOP_BIND, "big-0", NULL) == NULL);
+	ASSERT_TRUE(find_op(&plan, GT_KOP_BIND, "big-1", NULL) == NULL);
+	ASSERT_EQ(1, plan.n_binds);
+	const struct gt_kop *st = find_op(&plan, GT_KOP_PATCH, "big", "PodGroup status");
+	ASSERT_TRUE(st != NULL);
+	ASSERT_STR("status", st->sub);
+	/* our node pool's condition is added beside the other pool's, with the next transition id */
+	ASSERT_CONTAINS(st->body, "\"nodePool\":\"other\"");
+	ASSERT_CONTAINS(st->body, "\"nodePool\":\"default\"");
+	ASSERT_CONTAINS(st->body, "\"transitionID\":\"5\"");
+	ASSERT_CONTAINS(st->body, "\"reason\":\"PodSchedulingErrors\"");
+	ASSERT_CONTAINS(st->body, ss.jobs[s.c.pods[1].job].message);
+	const struct gt_kop *pc = find_op(&plan, GT_KOP_PATCH, "big-0", "pod condition");
+	ASSERT_TRUE(pc != NULL);
+	ASSERT_TRUE(pc->strategic);
+	ASSERT_CONTAINS(pc->body, "\"type\":\"PodScheduled\"");
+	ASSERT_CONTAINS(pc->body, "\"status\":\"False\"");
+	ASSERT_TRUE(find_op(&plan, GT_KOP_EVENT, "big", NULL) != NULL);
+	ASSERT_TRUE(find_op(&plan, GT_KOP_EVENT, "big-0", NULL) != NULL);
+	/* the PodGroup's last-start annotation is not touched: it never started */
+	ASSERT_TRUE(find_op(&plan, GT_KOP_PATCH, "big", "PodGroup annotations") == NULL);
+	gt_writes_release(&plan);
+	gt_plan_release(&cp);
+	free(pipelined);
+	gt_session_release(&ss);
+	gt_snapshot_release(&s);
+	gt_cache_free(c);
+}
+
+/* Plan a cycle over the cache; the plan's writes for pods and groups named @prefix*. */
+static size_t writes_for(struct gt_cache *c, const char *prefix, char *msg, size_t msg_len)
+{
+	struct gt_kube_snapshot s;
+	gt_snapshot_take(c, &sopts, NULL, &s);
+	struct gt_session ss;
+	gt_cycle_run(&ss, &s.c, 1767229200, 1u << GT_ACT_ALLOCATE);
+	struct gt_writes_opts po = { .node_pool = "default", .now = 1767229200 };
+	struct gt_plan cp;
+	gt_plan_build(&cp, &ss, NULL);
+	struct gt_writes plan;
+	char **pl;
+	size_t npl, n = 0;
+	gt_writes_build(&s, &cp, &po, &plan, &pl, &npl);
+	for (size_t i = 0; i < plan.n; i++)
+		n += !strncmp(plan.ops[i].name, prefix, strlen(prefix));
+	for (uint32_t j = 0; j < s.c.n_jobs; j++)
+		if (ss.jobs[j].message && msg)
+			snprintf(msg, msg_len, "%s", ss.jobs[j].message);
+	gt_writes_release(&plan);
+	gt_plan_release(&cp);
+	free(pl);
+	gt_session_release(&ss);
+	gt_snapshot_release(&s);
+	return n;
+}
+
+TEST(plan_steady_state_writes_nothing)
+{
+	struct gt_cache *c = gt_cache_new();
+	add(c, GT_KRES_NODES, node_json);
+	add(c, GT_KRES_QUEUES, queue_json);
+	add(c, GT_KRES_PODGROUPS, pg_json);
+	for (int i = 0; i < 3; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "big-%d", i);
+		add(c, GT_KRES_PODS, fmt(BIG_POD, name, name));
+	}
+	/* minMember 2 of 8-GPU pods on one 8-GPU node: never fits */
+	char msg[1024] = "";
+	ASSERT_EQ(1 + 1 + 3 + 3, writes_for(c, "big", msg, sizeof(msg)));
+	ASSERT_CONTAINS(msg, "gang");
+	/* once the objects say what the core says, the plan is empty */
+	json_t *pg = json_loads(pg_json, 0, NULL);
+	json_t *conds = json_object_get(json_object_get(pg, "status"), "schedulingConditions");
+	json_array_append_new(conds, json_pack("{s:s, s:s, s:s, s:s}", "type", "UnschedulableOnNodePool",
+					       "nodePool", "default", "message", msg, "transitionID", "5"));
+	struct gt_err err = { 0 };
+	gt_cache_upsert(c, gt_kobj_new(GT_KRES_PODGROUPS, pg, &err));
+	json_decref(pg);
+	for (int i = 0; i < 3; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "big-%d", i);
+		json_t *p = json_loads(fmt(BIG_POD, name, name), 0, NULL);
+		json_object_set_new(json_object_get(p, "status"), "conditions",
+				    json_pack("[{s:s, s:s, s:s, s:s}]", "type", "PodScheduled", "status", "False",
+					      "reason", "Unschedulable", "message", msg));
+		gt_cache_upsert(c, gt_kobj_new(GT_KRES_PODS, p, &err));
+		json_decref(p);
+	}
+	ASSERT_EQ(0, writes_for(c, "big", NULL, 0));
+	gt_cache_free(c);
+}
+
+const struct gt_test gt_tests[] = {
+	T(plan_binds_and_conditions),
+	T(plan_steady_state_writes_nothing),
+	{ NULL, NULL },
+};
