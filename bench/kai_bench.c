@@ -23,7 +23,9 @@
  *               by callgrind (--instr; "-" without).
  *   peak MB     peak resident memory of the child (manifest text, parsed
  *               objects, snapshot and session).
- *   bind/evict/pipe  operations the cycle made.
+ *   bind/evict/pipe  operations the cycle's plan sends to the cluster (core/plan.h).
+ *   KAI ev      pods KAI evicts on the shape (KAI-BENCH.md, or 0 where none can
+ *               be: allocate alone, nothing pending); "-": not known.
  *   sim/dup/cut scenarios the victim search simulated, skipped because an
  *               equal one had already failed (KAI's simulated/op and
  *               duplicate/op), and probes it did not search because no
@@ -172,9 +174,11 @@ static void run_child(const struct kb_shape *sh, int fd)
 		r.parse_s = now_s() - t0;
 		if (!measured_part(&w, sh, &r)) {
 			r.built = true;
-			r.binds = w.s.n_binds;
-			r.evictions = w.s.n_evictions;
-			r.pipelines = w.s.n_pipelines;
+			struct kb_ops ops;	/* what reaches the cluster: the plan */
+			kb_ops(&w.s, &ops);
+			r.binds = ops.binds;
+			r.evictions = ops.evictions;
+			r.pipelines = ops.pipelines;
 			for (int a = 0; a < GT_N_ACTIONS; a++) {
 				r.simulated += w.s.search[a].simulated;
 				r.duplicate += w.s.search[a].duplicate;
@@ -343,9 +347,9 @@ int main(int argc, char **argv)
 		repeat = 1;
 	size_t n;
 	const struct kb_shape *shapes = kb_shapes(&n);
-	printf("%-50s %8s %8s %7s %8s %7s %8s %7s %6s %6s %6s %15s  %s\n", "benchmark", "KAI s",
-	       "Gantry s", "x KAI", "proc s", "x proc", "Minstr", "peak MB", "bind", "evict", "pipe",
-	       "sim/dup/cut", "outcome");
+	printf("%-50s %8s %8s %7s %8s %7s %8s %7s %6s %6s %6s %6s %15s  %s\n", "benchmark", "KAI s",
+	       "Gantry s", "x KAI", "proc s", "x proc", "Minstr", "peak MB", "bind", "KAI ev", "evict",
+	       "pipe", "sim/dup/cut", "outcome");
 	int failures = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct kb_shape *sh = &shapes[i];
@@ -385,8 +389,13 @@ int main(int argc, char **argv)
 		char sd[32];
 		snprintf(sd, sizeof(sd), "%llu/%llu/%llu", (unsigned long long)best.simulated,
 			 (unsigned long long)best.duplicate, (unsigned long long)best.pruned);
-		printf("%-50s %8s %8s %7s %8s %7s %8s %7.1f %6u %6u %6u %15s  %s%s\n", full, ks, gs, xs,
-		       ps, xp, is, (double)peak_kb / 1024.0, best.binds, best.evictions, best.pipelines, sd,
+		char kev[16];
+		if (sh->kai_evictions >= 0)
+			snprintf(kev, sizeof(kev), "%d", sh->kai_evictions);
+		else
+			snprintf(kev, sizeof(kev), "-");
+		printf("%-50s %8s %8s %7s %8s %7s %8s %7.1f %6u %6s %6u %6u %15s  %s%s\n", full, ks, gs, xs,
+		       ps, xp, is, (double)peak_kb / 1024.0, best.binds, kev, best.evictions, best.pipelines, sd,
 		       best.ok ? "ok" : "FAIL: ", best.ok ? "" : best.why);
 		fflush(stdout);
 		failures += !best.ok;

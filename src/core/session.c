@@ -359,10 +359,10 @@ void gt_stmt_pipeline(struct gt_session *s, int32_t pod, int32_t node,
 		push_op(s, GT_OP_UNEVICT, pod);
 		struct gt_pod_state st = *cur;
 		st.status = st.before_evict;
-		st.virtual_evict = false;
+		st.virtual_evict = st.before_virtual;
 		st.ghost = false;
-		st.evicted_by = 0;
-		st.evictor_job = GT_NONE;
+		st.evicted_by = st.before_evicted_by;
+		st.evictor_job = st.before_evictor;
 		set_pod_state(s, pod, &st);
 		return;
 	}
@@ -375,6 +375,9 @@ void gt_stmt_evict(struct gt_session *s, int32_t pod, int32_t evictor_job)
 	push_op(s, GT_OP_EVICT, pod);
 	struct gt_pod_state st = s->pods[pod];
 	st.before_evict = st.status;
+	st.before_evicted_by = st.evicted_by;
+	st.before_virtual = st.virtual_evict;
+	st.before_evictor = st.evictor_job;
 	st.virtual_evict = true;
 	st.ghost = st.status == GT_PIPELINED;
 	st.status = GT_RELEASING;

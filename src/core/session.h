@@ -32,6 +32,15 @@ struct gt_pod_state {
 	enum gt_status before_evict;	/* status to restore when un-evicted */
 	int32_t evictor_job;	/* job that took the resources, or GT_NONE */
 	/*
+	 * The eviction fields as they were before the last eviction, restored
+	 * with the status when it is taken back: a victim moved elsewhere, evicted
+	 * again and put back where it was moved to is still evicted from its
+	 * first node.
+	 */
+	uint8_t before_evicted_by;
+	bool before_virtual;
+	int32_t before_evictor;
+	/*
 	 * A victim moved elsewhere (pipelined on another node or GPU) still
 	 * holds its old place until its pod is gone: that place counts as
 	 * releasing on rel_node.

@@ -43,7 +43,19 @@ struct kb_shape {
 	/* KAI's explicit checks and its outcome; NULL when it asserts bounds only */
 	bool (*check)(const struct kb_shape *sh, const struct gt_session *s, char *why, size_t len);
 	const char *kai_outcome;	/* what KAI does, in words ("" when KAI-BENCH says nothing) */
+	/*
+	 * Pods KAI evicts on the shape (KAI-BENCH.md; or 0 where no eviction
+	 * can happen: allocate alone, or no pending pod), -1 where unknown.
+	 * Gantry must not evict more.
+	 */
+	int32_t kai_evictions;
 };
+
+/* What reaches the cluster, counted from the core's plan (core/plan.h). */
+struct kb_ops {
+	uint32_t binds, evictions, pipelines;
+};
+void kb_ops(const struct gt_session *s, struct kb_ops *out);
 
 /* Every shape, in KAI's file order; *n gets the count. */
 const struct kb_shape *kb_shapes(size_t *n);

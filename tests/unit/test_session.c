@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/order.h"
+#include "core/plan.h"
 #include "testlib.h"
 #include "util/arena.h"
 
@@ -192,6 +193,46 @@ TEST(victim_placed_back_is_unevicted)
 	tl_free(&w);
 }
 
+/*
+ * A victim moved to another node, evicted again there and put back there,
+ * is still a moved victim: evicted from its first node, by the first
+ * action (the plan found no eviction for such a pod in KAI's
+ * ConsolidationAction_Small shape).
+ */
+TEST(moved_victim_put_back_stays_evicted)
+{
+	struct tl_world w;
+	TL_BUILD_FN(&w, world);
+	tl_open(&w);
+	struct gt_session *s = &w.s;
+	int32_t pod = tl_pod_idx(&w, "whole"), n1 = tl_node_idx(&w, "n1"), n2 = tl_node_idx(&w, "n2");
+	s->action = GT_ACT_CONSOLIDATION;
+	gt_stmt_evict(s, pod, GT_NONE);
+	s->simulating = true;
+	gt_stmt_pipeline(s, pod, n2, NULL, 0);	/* moved: n1 -> n2 */
+	ASSERT_EQ(GT_PIPELINED, s->pods[pod].status);
+	ASSERT_EQ(n1, s->pods[pod].rel_node);
+	s->action = GT_ACT_RECLAIM;
+	gt_stmt_evict(s, pod, GT_NONE);	/* a later search evicts it from n2 ... */
+	gt_stmt_pipeline(s, pod, n2, NULL, 0);	/* ... and puts it back on n2 */
+	s->simulating = false;
+	s->action = GT_ACT_NONE;
+	const struct gt_pod_state *st = &s->pods[pod];
+	ASSERT_EQ(GT_PIPELINED, st->status);
+	ASSERT_EQ(n2, st->node);
+	ASSERT_EQ(GT_ACT_CONSOLIDATION, st->evicted_by);
+	ASSERT_TRUE(st->virtual_evict);	/* not committed: a simulation may still move it */
+	ASSERT_EQ(1, s->n_evictions);
+	ASSERT_TRUE(gt_session_check(s));
+	struct gt_plan p;
+	gt_plan_build(&p, s, NULL);
+	ASSERT_EQ(1, p.n_evictions);
+	ASSERT_EQ(n1, p.evictions[0].node);
+	ASSERT_EQ(1, p.n_pipelines);
+	gt_plan_release(&p);
+	tl_free(&w);
+}
+
 /* A committed eviction is final: no later simulation may place the pod again. */
 TEST(commit_makes_evictions_final)
 {
@@ -236,6 +277,7 @@ const struct gt_test gt_tests[] = {
 	T(rollback_restores_the_books_exactly),
 	T(check_notices_a_wrong_book),
 	T(victim_placed_back_is_unevicted),
+	T(moved_victim_put_back_stays_evicted),
 	T(commit_makes_evictions_final),
 	T(arena_pops_to_a_mark),
 	{ 0 }
