@@ -11,24 +11,17 @@
 
 #include "core/order.h"
 #include "core/signature.h"
-
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-	h ^= h >> 31;
-	h *= 0xBF58476D1CE4E5B9ULL;
-	return h ^ (h >> 29);
-}
+#include "util/hash.h"
 
 static uint64_t selector_sig(uint64_t h, const struct gt_selector *sel)
 {
-	h = mix(h, sel->n_exprs);
+	h = gt_hash_mix(h, sel->n_exprs);
 	for (uint32_t e = 0; e < sel->n_exprs; e++) {
 		const struct gt_sel_expr *x = &sel->exprs[e];
-		h = mix(mix(mix(h, x->key), (uint64_t)x->op), (uint64_t)x->num);
-		h = mix(h, x->n_vals);
+		h = gt_hash_mix(gt_hash_mix(gt_hash_mix(h, x->key), (uint64_t)x->op), (uint64_t)x->num);
+		h = gt_hash_mix(h, x->n_vals);
 		for (uint32_t v = 0; v < x->n_vals; v++)
-			h = mix(h, x->vals[v]);
+			h = gt_hash_mix(h, x->vals[v]);
 	}
 	return h;
 }
@@ -37,29 +30,29 @@ static uint64_t selector_sig(uint64_t h, const struct gt_selector *sel)
 uint64_t gt_pod_signature(const struct gt_cluster *c, int32_t pod)
 {
 	const struct gt_pod *p = &c->pods[pod];
-	uint64_t h = mix(0x51C7A7E5ULL, p->node_selector.n);
+	uint64_t h = gt_hash_mix(0x51C7A7E5ULL, p->node_selector.n);
 	for (uint32_t i = 0; i < p->node_selector.n; i++)
-		h = mix(mix(h, p->node_selector.v[i].key), p->node_selector.v[i].val);
-	h = mix(h, p->n_affinity_terms);
+		h = gt_hash_mix(gt_hash_mix(h, p->node_selector.v[i].key), p->node_selector.v[i].val);
+	h = gt_hash_mix(h, p->n_affinity_terms);
 	for (uint32_t i = 0; i < p->n_affinity_terms; i++)
 		h = selector_sig(h, &p->affinity_terms[i]);
-	h = mix(h, p->n_pod_affinity);
+	h = gt_hash_mix(h, p->n_pod_affinity);
 	for (uint32_t i = 0; i < p->n_pod_affinity; i++) {
 		const struct gt_pod_affinity_term *t = &p->pod_affinity[i];
-		h = selector_sig(mix(mix(mix(h, t->topology_key), t->anti), (uint64_t)t->ns), &t->selector);
+		h = selector_sig(gt_hash_mix(gt_hash_mix(gt_hash_mix(h, t->topology_key), t->anti), (uint64_t)t->ns), &t->selector);
 	}
-	h = mix(h, p->n_tolerations);
+	h = gt_hash_mix(h, p->n_tolerations);
 	for (uint32_t i = 0; i < p->n_tolerations; i++) {
 		const struct gt_toleration *t = &p->tolerations[i];
-		h = mix(mix(mix(mix(h, (uint64_t)t->key), t->val), t->exists), (uint64_t)t->effect);
+		h = gt_hash_mix(gt_hash_mix(gt_hash_mix(gt_hash_mix(h, (uint64_t)t->key), t->val), t->exists), (uint64_t)t->effect);
 	}
-	h = mix(h, (uint64_t)(int64_t)(p->job >= 0 ? c->jobs[p->job].priority : 0));
-	return mix(h, p->claim_missing ? 1 + (uint64_t)p->missing_claim : 0);
+	h = gt_hash_mix(h, (uint64_t)(int64_t)(p->job >= 0 ? c->jobs[p->job].priority : 0));
+	return gt_hash_mix(h, p->claim_missing ? 1 + (uint64_t)p->missing_claim : 0);
 }
 
 static uint64_t topo_sig(uint64_t h, const struct gt_topology_constraint *t)
 {
-	return mix(mix(mix(h, (uint64_t)(int64_t)t->topology), (uint64_t)(int64_t)t->required_level),
+	return gt_hash_mix(gt_hash_mix(gt_hash_mix(h, (uint64_t)(int64_t)t->topology), (uint64_t)(int64_t)t->required_level),
 		   (uint64_t)(int64_t)t->preferred_level);
 }
 
@@ -67,7 +60,7 @@ uint64_t gt_job_signature(const struct gt_session *s, int32_t job)
 {
 	const struct gt_cluster *c = s->c;
 	const struct gt_job *j = &c->jobs[job];
-	uint64_t sets = mix(0x70B5E7ULL, j->n_podsets);
+	uint64_t sets = gt_hash_mix(0x70B5E7ULL, j->n_podsets);
 	/* each podset: its topology chain and its inactive pods as a multiset (a sum of mixes) */
 	for (uint32_t ps = 0; ps < j->n_podsets || (ps == 0 && j->n_podsets == 0); ps++) {
 		uint64_t pods = 0;
@@ -78,10 +71,10 @@ uint64_t gt_job_signature(const struct gt_session *s, int32_t job)
 			    gt_status_active_allocated(s->pods[p].status))
 				continue;
 			any = true;
-			pods += mix(0xA11CEULL, gt_pod_signature(c, p));
+			pods += gt_hash_mix(0xA11CEULL, gt_pod_signature(c, p));
 		}
 		if (!any) {
-			sets += mix(0xE4A7ULL, 0);	/* KAI's empty signature: all its pods are active */
+			sets += gt_hash_mix(0xE4A7ULL, 0);	/* KAI's empty signature: all its pods are active */
 			continue;
 		}
 		uint64_t h = 0x5E7ULL;
@@ -89,10 +82,10 @@ uint64_t gt_job_signature(const struct gt_session *s, int32_t job)
 			const struct gt_podset *set = &j->podsets[ps];
 			h = topo_sig(h, &set->topo);
 			for (int32_t g = set->group; g != GT_NONE; g = j->groups[g].parent)
-				h = topo_sig(mix(h, '|'), &j->groups[g].topo);
+				h = topo_sig(gt_hash_mix(h, '|'), &j->groups[g].topo);
 		}
-		h = topo_sig(mix(h, '|'), &j->topo);
-		sets += mix(0xE4A7ULL, mix(h, pods));
+		h = topo_sig(gt_hash_mix(h, '|'), &j->topo);
+		sets += gt_hash_mix(0xE4A7ULL, gt_hash_mix(h, pods));
 	}
 	return sets;
 }
@@ -118,7 +111,7 @@ void gt_failed_jobs_init(struct gt_failed_jobs *f, struct gt_arena *a, uint32_t 
 
 static struct gt_failed_slot *slot(const struct gt_failed_jobs *f, int32_t queue, uint64_t sig)
 {
-	uint32_t i = (uint32_t)mix(sig, (uint64_t)(int64_t)queue) & f->mask;
+	uint32_t i = (uint32_t)gt_hash_mix(sig, (uint64_t)(int64_t)queue) & f->mask;
 	while (f->slots[i].used && (f->slots[i].sig != sig || f->slots[i].queue != queue))
 		i = (i + 1) & f->mask;
 	return &f->slots[i];

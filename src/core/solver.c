@@ -50,6 +50,7 @@
 #include "core/order.h"
 #include "core/scenario.h"
 #include "core/signature.h"
+#include "util/hash.h"
 #include "util/mem.h"
 
 /* A batch of the recorded victims: pods rec_pods[first..first+n) of job. */
@@ -152,20 +153,12 @@ static void base_feasible_nodes(struct search *sr)
 
 /* ---------------------------------------------------------------- fingerprints */
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-	h ^= h >> 31;
-	h *= 0xBF58476D1CE4E5B9ULL;
-	return h ^ (h >> 27);
-}
-
 /* A hash of a set of pods: a sum of mixed ids, the same in any order (no sort). */
 static uint64_t hash_set(const int32_t *pods, uint32_t n)
 {
-	uint64_t h = mix(0x5CE7A210ULL, n);
+	uint64_t h = gt_hash_mix(0x5CE7A210ULL, n);
 	for (uint32_t i = 0; i < n; i++)
-		h += mix(0x9D2C5680ULL, (uint32_t)pods[i]);
+		h += gt_hash_mix(0x9D2C5680ULL, (uint32_t)pods[i]);
 	return h;
 }
 
@@ -205,7 +198,7 @@ static struct failed_fp fingerprint(struct probe *pb, const struct gt_scenario *
 	}
 	struct failed_fp f = { .k = pb->st.k, .rec = sr->rec_pods, .n_rec = sr->n_rec_pods,
 			       .pot = pot, .n_pot = n };
-	f.hash = mix(mix(sr->rec_hash, pb->st.k), hash_set(pot, n));
+	f.hash = gt_hash_mix(gt_hash_mix(sr->rec_hash, pb->st.k), hash_set(pot, n));
 	return f;
 }
 
