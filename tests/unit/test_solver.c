@@ -81,6 +81,57 @@ TEST(kai_benchmark_shapes_end_as_kai_does)
 	ASSERT_TRUE(checked >= 18);
 }
 
+/* Two 1-GPU-short queues' worth of running pods, and pending jobs of queue b that reclaim. */
+static int signatures_world(struct tl_world *w, bool signatures)
+{
+	tl_init(w);
+	if (!signatures)
+		tl_yaml(w, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default}, "
+			   "spec: {args: {use-scheduling-signatures: 'false'}}}\n");
+	tl_node(w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_node(w, &(struct tl_node){ .name = "n2", .gpus = 4 });
+	tl_queue(w, &(struct tl_queue){ .name = "a", .quota = "0" });
+	tl_queue(w, &(struct tl_queue){ .name = "b", .quota = "8" });
+	static const char *const running[] = { "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7" };
+	for (int i = 0; i < 8; i++)
+		tl_pod(w, &(struct tl_pod){ .name = running[i], .queue = "a", .gpus = "1",
+					    .node = i < 4 ? "n1" : "n2" });
+	/* no node has 8 GPUs: big1 fails, and big2, the same constraints and size, would too */
+	tl_pod(w, &(struct tl_pod){ .name = "big1", .queue = "b", .gpus = "8",
+				    .created = "2026-01-01T00:00:01Z" });
+	tl_pod(w, &(struct tl_pod){ .name = "big2", .queue = "b", .gpus = "8",
+				    .created = "2026-01-01T00:00:02Z" });
+	/* easier than big1 (a smaller request): tried, and it fits by reclaiming two pods */
+	tl_pod(w, &(struct tl_pod){ .name = "small", .queue = "b", .gpus = "2",
+				    .created = "2026-01-01T00:00:03Z" });
+	return tl_build(w);
+}
+
+/*
+ * KAI's scheduling signatures (MinimalJobRepresentatives): a job with the
+ * signature of one that failed and no easier than it is not searched; an
+ * easier one is. Off with args.use-scheduling-signatures: 'false'.
+ */
+TEST(signatures_skip_a_job_no_easier_than_a_failed_one)
+{
+	for (int on = 1; on >= 0; on--) {
+		struct tl_world w;
+		if (signatures_world(&w, on)) {
+			fprintf(stderr, "build failed: %s\n", w.err.msg);
+			tl_free(&w);
+			gt_test_failures++;
+			return;
+		}
+		ASSERT_EQ(on, w.c.config.scheduling_signatures);
+		tl_cycle_mask(&w, 1u << GT_ACT_RECLAIM);
+		ASSERT_EQ(on ? 1 : 0, w.s.search[GT_ACT_RECLAIM].signature_skipped);
+		ASSERT_EQ(GT_PENDING, w.s.pods[tl_pod_idx(&w, "big1")].status);
+		ASSERT_EQ(GT_PENDING, w.s.pods[tl_pod_idx(&w, "big2")].status);
+		ASSERT_EQ(GT_PIPELINED, w.s.pods[tl_pod_idx(&w, "small")].status);
+		tl_free(&w);
+	}
+}
+
 /* KAI's TestReclaimSkipsDuplicateScenariosBeforeSimulation: an equal failed scenario is not re-run. */
 TEST(failed_scenarios_are_not_simulated_twice)
 {
@@ -290,6 +341,7 @@ TEST(budgets_warn_about_names_they_do_not_know)
 }
 
 const struct gt_test gt_tests[] = {
+	T(signatures_skip_a_job_no_easier_than_a_failed_one),
 	T(kai_benchmark_shapes_end_as_kai_does),
 	T(failed_scenarios_are_not_simulated_twice),
 	T(reclaim_bound_cuts_hopeless_probes_with_the_same_end),
