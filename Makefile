@@ -5,7 +5,7 @@ BUILD   ?= build
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Wimplicit-fallthrough
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Isrc -Ibench
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Isrc -Itests
 LDLIBS  := -lyaml -ljansson -lcurl -lmicrohttpd -lpthread -lm
 SAN     ?=
 ifneq ($(SAN),)
@@ -21,6 +21,9 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+# cluster builders the unit tests and the benchmarks share (KAI's benchmark shapes)
+SHAPES_SRC := $(wildcard tests/shapes/*.c)
+SHAPES_OBJ := $(SHAPES_SRC:%.c=$(BUILD)/%.o)
 SCENARIOS ?= ../shared/scenarios
 # the scenario runner needs PyYAML: prefer a python3 that has it
 PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import yaml' 2>/dev/null && echo $$p && break; done)
@@ -42,11 +45,11 @@ $(BUILD)/libgantry.a: $(LIB_OBJ)
 $(BUILD)/gantry: $(BUILD)/src/main.o $(BUILD)/libgantry.a
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/tests/unit/harness.o $(BUILD)/libgantry.a
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/tests/unit/harness.o $(SHAPES_OBJ) $(BUILD)/libgantry.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/libgantry.a
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(SHAPES_OBJ) $(BUILD)/libgantry.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -130,11 +133,13 @@ test: all check-purity check-deploy image cli kube-test kube-podgrouper-test bin
 demo: $(BUILD)/gantry
 	$(BUILD)/gantry simulate -f examples/demo-cluster.yaml --cycles 3 --now 2026-01-01T09:00:00Z --show-cycles
 
-bench: $(BENCH_BIN)
-	@for b in $(BENCH_BIN); do $$b; done
+# KAI v0.17's benchmarks, every shape, in one table (BENCH_ARGS=--instr adds callgrind's
+# instruction counts, a few minutes more). bench/bench_allocate and bench/replay are run by hand.
+bench: $(BENCH_BIN) $(BUILD)/gantry
+	$(BUILD)/bench/kai_bench --gantry $(BUILD)/gantry $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD)
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d) \
-	$(BENCH_SRC:bench/%.c=$(BUILD)/bench/%.d)
+	$(BENCH_SRC:bench/%.c=$(BUILD)/bench/%.d) $(SHAPES_OBJ:.o=.d)

@@ -122,7 +122,7 @@ static void grow_lookup(struct gt_dec *x)
 		return;
 	size_t n = need * 2;
 	int32_t **arrs[] = { &x->queue_by_name, &x->node_by_name, &x->topo_by_name,
-			     &x->prio_by_name, &x->prio_value };
+			     &x->prio_by_name, &x->prio_value, &x->claim_by_name };
 	for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++) {
 		*arrs[i] = gt_xrealloc(*arrs[i], n * sizeof(int32_t));
 		memset(*arrs[i] + x->n_lookup, 0, (n - x->n_lookup) * sizeof(int32_t));
@@ -243,16 +243,16 @@ bool gt_dec_is_extended(const char *res)
 
 /* ---------------------------------------------------------------- the build */
 
-/* Dependencies first: classes, shard, topologies, queues, nodes, groups, pods. */
+/* Dependencies first: classes, shard, topologies, queues, nodes, groups, ConfigMaps, claims, pods. */
 static const char *const kind_order[] = { "PriorityClass", "SchedulingShard", "Topology",
-					  "Queue", "Node", "PodGroup", "ConfigMap", "Pod" };
+					  "Queue", "Node", "PodGroup", "ConfigMap", "PersistentVolumeClaim", "Pod" };
 #define N_KINDS (sizeof(kind_order) / sizeof(kind_order[0]))
 
 static int decode_one(struct gt_dec *x, size_t kind, const struct gt_doc *o)
 {
 	static int (*const decode[N_KINDS])(struct gt_dec *, const struct gt_doc *) = {
 		gt_dec_priority_class, gt_dec_shard, gt_dec_topology, gt_dec_queue,
-		gt_dec_node, gt_dec_podgroup, gt_dec_configmap, gt_dec_pod,
+		gt_dec_node, gt_dec_podgroup, gt_dec_configmap, gt_dec_claim, gt_dec_pod,
 	};
 	return decode[kind](x, o);
 }
@@ -342,6 +342,7 @@ int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *
 	free(x.prio_by_name);
 	free(x.prio_value);
 	free(x.job_by_key);
+	free(x.claim_by_name);
 	free(x.orphan_queue);
 	gt_cluster_link(c);
 	if (!d->n_rejections)

@@ -1,7 +1,7 @@
 /*
  * decode.h - Kubernetes objects into the core's cluster snapshot
  *
- * Reads Node, Pod, PriorityClass, Queue (scheduling.run.ai/v2), PodGroup
+ * Reads Node, Pod, PersistentVolumeClaim, PriorityClass, Queue (scheduling.run.ai/v2), PodGroup
  * (scheduling.run.ai/v2alpha2), Topology (kai.scheduler/v1alpha1) and
  * SchedulingShard (kai.scheduler/v1) objects, as kubectl or the API server
  * print them (a v1 List is unpacked), validates them and builds a
@@ -57,6 +57,12 @@ struct gt_decoder {
 	 * KAI's ConfigMap predicate applies even when there are none; else it applies
 	 * only when the input holds ConfigMaps */
 	bool configmaps_complete;
+	/*
+	 * The input lists every PersistentVolumeClaim (gantry simulate reads
+	 * the whole cluster): a pod mounting one it does not hold cannot be
+	 * scheduled. Off by default, for front ends that do not read claims.
+	 */
+	bool claims_listed;
 	struct gt_binding *bindings;	/* borrowed strings */
 	size_t n_bindings, cap_bindings;
 	/* filled by gt_decoder_build() */

@@ -55,6 +55,10 @@ static int shard_plugins(struct gt_dec *x, const struct gt_doc *o, struct gt_con
 		const struct gt_doc *args = gt_doc_get(p, "arguments");
 		if (!strcmp(name, "predicates"))
 			cfg->predicates = enabled;
+		else if (!strcmp(name, "sg-nodelocalgreedy"))
+			cfg->search.generator_off[GT_GEN_NODE_LOCAL_GREEDY] = !enabled;
+		else if (!strcmp(name, "sg-multinodegang"))
+			cfg->search.generator_off[GT_GEN_MULTI_NODE_GANG] = !enabled;
 		else if (!strcmp(name, "gpusharingorder"))
 			cfg->gpu_sharing_order = enabled;
 		else if (!strcmp(name, "gpuspread") && enabled)
@@ -113,7 +117,77 @@ static int shard_actions(struct gt_dec *x, const struct gt_doc *o, struct gt_con
 
 /* spec.args Gantry takes from the shard; KAI's operator passes them as scheduler flags. */
 static const char *const shard_args_taken[] = { "default-staleness-grace-period", "stuck-in-releasing-threshold",
-						"max-consolidation-preemptees", "allow-consolidating-reclaim" };
+						"max-consolidation-preemptees", "allow-consolidating-reclaim",
+						"use-scheduling-signatures" };
+/* One duration of spec.scenarioSearchBudgets, non-negative, in ms; absent leaves @out. */
+static int budget_ms(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *map, const char *key,
+		     const char *field, int64_t *out)
+{
+	const char *v = gt_doc_str(map, key);
+	if (!v)
+		return 0;
+	double s;
+	if (gt_duration_parse(v, &s) || s < 0)
+		return gt_dec_fail(x, o, field, "not a non-negative duration", v);
+	*out = (int64_t)(s * 1000.0);
+	return 0;
+}
+
+/* Warn about the keys of @map that are not in @known (@what: what they should name). */
+static void warn_unknown_keys(struct gt_dec *x, const struct gt_doc *map, const char *const *known,
+			      size_t n_known, const char *what)
+{
+	for (size_t i = 0; map && map->kind == GT_DOC_MAP && i < map->n; i++) {
+		bool ok = false;
+		for (size_t k = 0; k < n_known; k++)
+			ok |= !strcmp(map->keys[i], known[k]);
+		if (!ok)
+			gt_dec_warn(x, "SchedulingShard: scenarioSearchBudgets names '%s', which is not %s; ignored",
+				    map->keys[i], what);
+	}
+}
+
+/*
+ * KAI v0.17's scenarioSearchBudgets: per action (a key per action, else
+ * "default", else 5m), per job (4m; a floor, 0s) and per generator (a key
+ * per generator, else "default", else 30s for NodeLocalGreedy and 2m for
+ * MultiNodeGang). 0s is no limit. Keys that name no action or generator are
+ * warned about: KAI would apply nothing for them either.
+ */
+static int shard_budgets(struct gt_dec *x, const struct gt_doc *o, struct gt_config *cfg)
+{
+	const struct gt_doc *b = gt_doc_path(o, "spec.scenarioSearchBudgets");
+	if (!b)
+		return 0;
+	struct gt_search_budgets *sb = &cfg->search;
+	const struct gt_doc *act = gt_doc_get(b, "maxActionSearchDuration");
+	const struct gt_doc *gen = gt_doc_get(b, "maxGeneratorSearchDuration");
+	int64_t dflt = -1;
+	int rc = budget_ms(x, o, act, "default", "spec.scenarioSearchBudgets.maxActionSearchDuration.default", &dflt);
+	if (!rc && dflt >= 0)
+		sb->reclaim_ms = sb->preempt_ms = sb->consolidation_ms = dflt;
+	rc = rc ? rc : budget_ms(x, o, act, "reclaim", "spec.scenarioSearchBudgets.maxActionSearchDuration.reclaim", &sb->reclaim_ms);
+	rc = rc ? rc : budget_ms(x, o, act, "preempt", "spec.scenarioSearchBudgets.maxActionSearchDuration.preempt", &sb->preempt_ms);
+	rc = rc ? rc : budget_ms(x, o, act, "consolidation", "spec.scenarioSearchBudgets.maxActionSearchDuration.consolidation", &sb->consolidation_ms);
+	rc = rc ? rc : budget_ms(x, o, b, "maxJobSearchDuration", "spec.scenarioSearchBudgets.maxJobSearchDuration", &sb->job_ms);
+	rc = rc ? rc : budget_ms(x, o, b, "minJobSearchDuration", "spec.scenarioSearchBudgets.minJobSearchDuration", &sb->min_job_ms);
+	dflt = -1;
+	rc = rc ? rc : budget_ms(x, o, gen, "default", "spec.scenarioSearchBudgets.maxGeneratorSearchDuration.default", &dflt);
+	if (!rc && dflt >= 0)
+		sb->generator_ms[GT_GEN_NODE_LOCAL_GREEDY] = sb->generator_ms[GT_GEN_MULTI_NODE_GANG] = dflt;
+	rc = rc ? rc : budget_ms(x, o, gen, "NodeLocalGreedy", "spec.scenarioSearchBudgets.maxGeneratorSearchDuration.NodeLocalGreedy", &sb->generator_ms[GT_GEN_NODE_LOCAL_GREEDY]);
+	rc = rc ? rc : budget_ms(x, o, gen, "MultiNodeGang", "spec.scenarioSearchBudgets.maxGeneratorSearchDuration.MultiNodeGang", &sb->generator_ms[GT_GEN_MULTI_NODE_GANG]);
+	if (rc)
+		return rc;
+	if (sb->job_ms && sb->min_job_ms >= sb->job_ms)
+		return gt_dec_fail(x, o, "spec.scenarioSearchBudgets.minJobSearchDuration",
+				   "must be less than maxJobSearchDuration", NULL);
+	static const char *const known_act[] = { "default", "reclaim", "preempt", "consolidation" };
+	static const char *const known_gen[] = { "default", "NodeLocalGreedy", "MultiNodeGang" };
+	warn_unknown_keys(x, act, known_act, 4, "a search action");
+	warn_unknown_keys(x, gen, known_gen, 3, "a scenario generator");
+	return 0;
+}
 
 /* spec.args and spec.minRuntime: durations and counts. */
 static int shard_args(struct gt_dec *x, const struct gt_doc *o, struct gt_config *cfg)
@@ -144,6 +218,9 @@ static int shard_args(struct gt_dec *x, const struct gt_doc *o, struct gt_config
 			gt_dec_warn(x, "SchedulingShard %s: spec.args.%s is not taken from the shard (give it to "
 				    "gantry scheduler as a flag; gantry scheduler --help)", gt_obj_name(o), args->keys[i]);
 	}
+	const char *sigs = gt_doc_str(args, "use-scheduling-signatures");
+	if (sigs)
+		cfg->scheduling_signatures = gt_dec_bool(sigs, true);
 	const struct gt_doc *mr = gt_doc_path(o, "spec.minRuntime");
 	const char *pm = gt_doc_str(mr, "preemptMinRuntime"), *rm = gt_doc_str(mr, "reclaimMinRuntime");
 	if (pm && gt_duration_parse_whole(pm, &cfg->preempt_min_runtime_s))
@@ -169,6 +246,7 @@ int gt_dec_shard(struct gt_dec *x, const struct gt_doc *o)
 	int rc = shard_plugins(x, o, &cfg);
 	rc = rc ? rc : shard_args(x, o, &cfg);
 	rc = rc ? rc : shard_actions(x, o, &cfg);
+	rc = rc ? rc : shard_budgets(x, o, &cfg);
 	if (!rc)
 		x->c->config = cfg;
 	return rc;
@@ -418,5 +496,15 @@ int gt_dec_node(struct gt_dec *x, const struct gt_doc *o)
 	gt_dec_set_lookup(x, &x->node_by_name, name, (int32_t)c->n_nodes);
 	gt_dec_source(x, 0, c->n_nodes, (int32_t)x->obj);
 	GT_PUSH(c->nodes, c->n_nodes, c->cap_nodes, n);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- claims */
+
+int gt_dec_claim(struct gt_dec *x, const struct gt_doc *o)
+{
+	char key[600];
+	snprintf(key, sizeof(key), "%s/%s", gt_obj_ns(o), gt_obj_name(o));
+	gt_dec_set_lookup(x, &x->claim_by_name, key, 0);
 	return 0;
 }

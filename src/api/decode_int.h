@@ -30,6 +30,7 @@ struct gt_dec {
 	/* name lookups, as string table id -> index + 1 (0 = absent) */
 	int32_t *queue_by_name, *node_by_name, *topo_by_name, *prio_by_name;
 	int32_t *prio_value;
+	int32_t *claim_by_name;	/* "ns/name" of a PersistentVolumeClaim -> 1 */
 	size_t n_lookup;
 	int32_t default_priority;
 	bool have_default_priority;
@@ -73,6 +74,8 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o);
 /* Second pass over the queues: parents. A queue whose parent is missing is an orphan. */
 void gt_dec_queue_parents(struct gt_dec *x, struct gt_doc *const *queues, size_t n);
 int gt_dec_node(struct gt_dec *x, const struct gt_doc *o);
+/* A PersistentVolumeClaim: only that it exists (pods mounting a missing one are not searched). */
+int gt_dec_claim(struct gt_dec *x, const struct gt_doc *o);
 
 /* decode_job.c */
 int gt_dec_podgroup(struct gt_dec *x, const struct gt_doc *o);

@@ -569,6 +569,28 @@ static void pod_configmaps(struct gt_dec *x, const struct gt_doc *o, struct gt_p
 	}
 }
 
+/*
+ * The first PersistentVolumeClaim the pod mounts that the input does not
+ * hold (KAI's VolumeBinding pre-filter: 'persistentvolumeclaim "x" not
+ * found'), when the front end lists claims (gt_decoder.claims_listed).
+ */
+static void pod_claims(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const struct gt_doc *vols = gt_doc_path(o, "spec.volumes");
+	for (size_t i = 0; x->d->claims_listed && vols && vols->kind == GT_DOC_SEQ && i < vols->n; i++) {
+		const char *claim = gt_doc_str(gt_doc_get(vols->items[i], "persistentVolumeClaim"), "claimName");
+		char key[600];
+		if (!claim)
+			continue;
+		snprintf(key, sizeof(key), "%s/%s", gt_obj_ns(o), claim);
+		if (gt_dec_lookup(x, x->claim_by_name, key) == GT_NONE) {
+			p->claim_missing = true;
+			p->missing_claim = gt_dec_intern(x, claim);
+			return;
+		}
+	}
+}
+
 int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 {
 	struct gt_cluster *c = x->c;
@@ -584,6 +606,7 @@ int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 	if (cs && gt_time_parse(cs, &p.created))
 		return gt_dec_fail(x, o, "metadata.creationTimestamp", "not an RFC 3339 time", cs);
 	gt_dec_labels(x, gt_doc_path(o, "metadata.labels"), &p.labels);
+	pod_claims(x, o, &p);
 	int rc = pod_resources(x, o, &p);
 	rc = rc ? rc : gpu_sharing(x, o, &p);
 	rc = rc ? rc : pod_placement(x, o, &p);

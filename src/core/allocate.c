@@ -23,6 +23,7 @@
 #include "core/fairshare.h"
 #include "core/order.h"
 #include "core/placement.h"
+#include "core/signature.h"
 #include "core/solver.h"
 #include "core/topology.h"
 #include "util/mem.h"
@@ -50,24 +51,26 @@ bool gt_queue_guards_pass(struct gt_session *s, int32_t job, const int64_t req[G
 			if (req[r] <= 0)
 				continue;
 			if (cq->limit[r] >= 0 && cq->limit[r] < qs->allocated[r] + req[r]) {
+				if (!record || !c->config.job_messages)
+					return false;
 				snprintf(msg, sizeof(msg),
 					 "%s quota has reached the allowable limit of %s. Limit is %g %s, currently %g %s allocated and workload requested %g %s",
 					 qname, qres_what[r], human_amount(r, cq->limit[r]), qres_what[r],
 					 human_amount(r, qs->allocated[r]), qres_what[r],
 					 human_amount(r, req[r]), qres_what[r]);
-				if (record)
-					gt_job_set_message(s, job, msg);
+				gt_job_set_message(s, job, msg);
 				return false;
 			}
 			if (!j->preemptible && cq->deserved[r] >= 0 &&
 			    cq->deserved[r] < qs->allocated_np[r] + req[r]) {
+				if (!record || !c->config.job_messages)
+					return false;
 				snprintf(msg, sizeof(msg),
 					 "Non-preemptible workload is over quota. Workload requested %g %s, but %s quota is %g %s, while %g %s are already allocated for non-preemptible pods. Use a preemptible workload to go over quota.",
 					 human_amount(r, req[r]), qres_what[r], qname,
 					 human_amount(r, cq->deserved[r]), qres_what[r],
 					 human_amount(r, qs->allocated_np[r]), qres_what[r]);
-				if (record)
-					gt_job_set_message(s, job, msg);
+				gt_job_set_message(s, job, msg);
 				return false;
 			}
 		}
@@ -149,11 +152,11 @@ static bool place_flat(struct gt_session *s, int32_t job, const int32_t *tasks, 
 		uint32_t rejects[GT_N_REJECT] = { 0 };
 		struct gt_fit fit;
 		/* a simulation wants no reasons: it records no message */
-		int32_t node = gt_best_node(s, tasks[i], nodes, n_nodes, &fit,
-					    pipeline_only ? NULL : rejects);
+		bool reasons = !pipeline_only && s->c->config.job_messages;
+		int32_t node = gt_best_node(s, tasks[i], nodes, n_nodes, &fit, reasons ? rejects : NULL);
 		if (node == GT_NONE) {
 			gt_stmt_rollback(s, cp);
-			if (!pipeline_only) {
+			if (reasons) {
 				char err[512];
 				gt_format_fit_error(rejects, err, sizeof(err));
 				gang_message(s, job, tasks[i], i, err);
@@ -322,6 +325,20 @@ static bool attempt_job(struct gt_session *s, int32_t job)
 	bool ok = false;
 	if (n == 0)
 		goto out;
+	int32_t blocked = gt_tasks_claim_missing(s, tasks, n);
+	if (blocked != GT_NONE) {
+		/* KAI's VolumeBinding pre-filter, before any node is looked at */
+		const struct gt_cluster *c = s->c;
+		const char *ns = gt_strtab_str(c->names, c->pods[blocked].ns);
+		const char *pod = gt_strtab_str(c->names, c->pods[blocked].name);
+		char msg[1024];
+		snprintf(msg, sizeof(msg),
+			 "Resources were not found for pod %s/%s due to: Scheduling conditions were not met "
+			 "for pod %s/%s:\nVolumeBinding: persistentvolumeclaim \"%s\" not found.",
+			 ns, pod, ns, pod, gt_strtab_str(c->names, c->pods[blocked].missing_claim));
+		gt_job_set_message(s, job, msg);
+		goto out;
+	}
 	int64_t req[GT_NQRES];
 	gt_tasks_queue_res(s, tasks, n, req);
 	if (!gt_queue_guards_pass(s, job, req, true))
@@ -346,11 +363,7 @@ out:
 
 static bool has_pending_pod(const struct gt_session *s, int32_t job)
 {
-	const struct gt_job *j = &s->c->jobs[job];
-	for (uint32_t i = 0; i < j->n_pods; i++)
-		if (s->pods[j->pods[i]].status == GT_PENDING && s->c->pods[j->pods[i]].ours)
-			return true;
-	return false;
+	return s->job_pending[job] > 0;
 }
 
 bool gt_job_pending_ready(const struct gt_session *s, int32_t job)
@@ -393,6 +406,142 @@ static bool allocatable_job(struct gt_session *s, int32_t job)
 	return true;
 }
 
+/*
+ * Failures known in advance. In one allocate action resources are only
+ * taken, never given back, so a task that found no node (or broke a queue
+ * guard) finds none later in the action either; nor does any task of a job
+ * of the same queue and preemptibility, with the same placement
+ * constraints, asking for at least as much of everything. Such a job fails
+ * without changing anything, and when every job left in a leaf queue is
+ * one, the leaf can go at once (gt_jobq_leaf_alone). Only for plain tasks:
+ * whole GPUs or none, no MIG, no topology, no missing claim, and no pod
+ * (anti-)affinity anywhere in the cluster (a placement could then make
+ * room). Used only without job messages: a job not tried says nothing.
+ *
+ * Cost: a witness per (queue, constraints) minimum that failed; a job is
+ * checked against its queue's witnesses, O(tasks x witnesses); a new
+ * witness rescans its leaf once, O(jobs left there).
+ */
+#define NV (3 + GT_MAX_EXT)
+struct witness {
+	int32_t queue;
+	bool preemptible;
+	uint64_t sig;
+	int64_t v[NV];
+};
+
+struct doom {
+	bool on;
+	struct witness *w;
+	uint32_t n, cap;
+};
+
+static bool plain_task(const struct gt_session *s, int32_t pod)
+{
+	const struct gt_pod *p = &s->c->pods[pod];
+	return p->frac_milli == 0 && p->gpu_mem_mib == 0 && !p->legacy_mig && !p->claim_missing;
+}
+
+static void task_vec(const struct gt_session *s, int32_t pod, int64_t v[NV])
+{
+	const struct gt_pod *p = &s->c->pods[pod];
+	v[0] = p->gpus;
+	v[1] = p->cpu_milli;
+	v[2] = p->mem_bytes;
+	for (int e = 0; e < GT_MAX_EXT; e++)
+		v[3 + e] = p->ext[e];
+}
+
+static bool vec_le(const int64_t a[NV], const int64_t b[NV])
+{
+	for (int i = 0; i < NV; i++)
+		if (a[i] > b[i])
+			return false;
+	return true;
+}
+
+static void doom_init(struct doom *d, const struct gt_session *s)
+{
+	memset(d, 0, sizeof(*d));
+	if (s->c->config.job_messages)
+		return;
+	for (uint32_t p = 0; p < s->c->n_pods; p++)
+		if (s->c->pods[p].n_pod_affinity)
+			return;
+	d->on = true;
+}
+
+/* The tasks of @job that need a place, if all are plain; else 0. */
+static uint32_t plain_tasks(struct gt_session *s, int32_t job, int32_t *tasks)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	if (job_has_topology(j))
+		return 0;
+	uint32_t n = gt_tasks_to_allocate(s, job, tasks);
+	for (uint32_t i = 0; i < n; i++)
+		if (!plain_task(s, tasks[i]))
+			return 0;
+	return n;
+}
+
+static bool doomed(struct gt_session *s, const struct doom *d, int32_t job)
+{
+	if (!d->on || !d->n)
+		return false;
+	const struct gt_job *j = &s->c->jobs[job];
+	struct gt_arena_mark m = gt_arena_mark(&s->step_arena);
+	int32_t *tasks = gt_arena_alloc(&s->step_arena, (j->n_pods + 1) * sizeof(*tasks));
+	uint32_t n = plain_tasks(s, job, tasks);
+	bool r = false;
+	for (uint32_t i = 0; i < n && !r; i++) {
+		int64_t v[NV];
+		task_vec(s, tasks[i], v);
+		uint64_t sig = gt_pod_signature(s->c, tasks[i]);
+		for (uint32_t k = 0; k < d->n && !r; k++) {
+			const struct witness *w = &d->w[k];
+			r = w->queue == j->queue && w->preemptible == j->preemptible && w->sig == sig &&
+			    vec_le(w->v, v);
+		}
+	}
+	gt_arena_pop(&s->step_arena, m);
+	return r;
+}
+
+/* @job failed: a single plain task makes a witness. Returns whether it is a new one. */
+static bool add_witness(struct gt_session *s, struct doom *d, int32_t job)
+{
+	if (!d->on)
+		return false;
+	const struct gt_job *j = &s->c->jobs[job];
+	int32_t one[2];
+	if (j->n_pods > 1 || plain_tasks(s, job, one) != 1)
+		return false;
+	struct witness w = { .queue = j->queue, .preemptible = j->preemptible,
+			     .sig = gt_pod_signature(s->c, one[0]) };
+	task_vec(s, one[0], w.v);
+	for (uint32_t k = 0; k < d->n; k++)
+		if (d->w[k].queue == w.queue && d->w[k].preemptible == w.preemptible &&
+		    d->w[k].sig == w.sig && vec_le(d->w[k].v, w.v))
+			return false;	/* no news: a smaller one failed already */
+	GT_PUSH(d->w, d->n, d->cap, w);
+	return true;
+}
+
+/* Drop leaf @q if every job left in it is known to fail and nothing else depends on it. */
+static void drop_doomed_leaf(struct gt_session *s, struct gt_jobq *jq, const struct doom *d, int32_t q)
+{
+	const int32_t *jobs;
+	uint32_t n = gt_jobq_leaf_jobs(jq, q, &jobs);
+	if (!n || !gt_jobq_leaf_alone(jq, q))
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		if (!doomed(s, d, jobs[i]))
+			return;
+	for (uint32_t i = 0; i < n; i++)
+		s->jobs[jobs[i]].attempted = true;
+	gt_jobq_drop_leaf(jq, q);
+}
+
 void gt_action_allocate(struct gt_session *s)
 {
 	struct gt_jobq jq;
@@ -400,10 +549,19 @@ void gt_action_allocate(struct gt_session *s)
 	for (uint32_t j = 0; j < s->c->n_jobs; j++)
 		if (allocatable_job(s, (int32_t)j))
 			gt_jobq_push(&jq, (int32_t)j);
+	struct doom d;
+	doom_init(&d, s);
 	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
 		s->jobs[job].attempted = true;
-		if (attempt_job(s, job) && has_pending_pod(s, job))
-			gt_jobq_push(&jq, job);
+		if (doomed(s, &d, job))
+			continue;
+		if (attempt_job(s, job)) {
+			if (has_pending_pod(s, job))
+				gt_jobq_push(&jq, job);
+		} else if (add_witness(s, &d, job)) {
+			drop_doomed_leaf(s, &jq, &d, s->c->jobs[job].queue);
+		}
 	}
+	free(d.w);
 	gt_jobq_release(&jq);
 }

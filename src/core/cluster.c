@@ -25,9 +25,17 @@ void gt_config_defaults(struct gt_config *c)
 	c->staleness_grace_s = 60;
 	c->stuck_releasing_s = 120;	/* KAI's DefaultStuckInReleasingThreshold */
 	c->max_consolidation_preemptees = 16;
+	c->scheduling_signatures = true;	/* KAI's --use-scheduling-signatures */
+	c->job_messages = true;
 	c->allow_consolidating_reclaim = true;
 	c->k_value = 1.0;
 	c->saturation_multiplier = 1.0;
+	/* KAI's defaults: 5m an action, 4m a job, 2m a generator (30s NodeLocalGreedy) */
+	c->search = (struct gt_search_budgets){
+		.reclaim_ms = 300000, .preempt_ms = 300000, .consolidation_ms = 300000,
+		.job_ms = 240000, .min_job_ms = 0,
+		.generator_ms = { [GT_GEN_NODE_LOCAL_GREEDY] = 30000, [GT_GEN_MULTI_NODE_GANG] = 120000 },
+	};
 }
 
 enum gt_status gt_pod_status_at(const struct gt_pod *p, const struct gt_config *c, int64_t now)
@@ -47,6 +55,8 @@ void gt_config_override(struct gt_config *c, const struct gt_config_overrides *o
 		c->max_consolidation_preemptees = o->max_consolidation_preemptees;
 	if (o->has_allow_consolidating_reclaim)
 		c->allow_consolidating_reclaim = o->allow_consolidating_reclaim;
+	if (o->has_scheduling_signatures)
+		c->scheduling_signatures = o->scheduling_signatures;
 }
 
 void gt_cluster_init(struct gt_cluster *c, struct gt_strtab *names)

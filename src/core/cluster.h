@@ -197,6 +197,9 @@ struct gt_pod {
 	uint32_t n_host_ports;
 	uint32_t *configmaps;	/* ConfigMaps it needs in its namespace (interned names) */
 	uint32_t n_configmaps;
+	/* a PersistentVolumeClaim it mounts does not exist: no node or victim can help */
+	bool claim_missing;
+	uint32_t missing_claim;	/* its name (interned) */
 };
 
 static inline bool gt_pod_is_shared(const struct gt_pod *p)
@@ -281,22 +284,52 @@ struct gt_topology {
 enum gt_plugin { GT_PLUGIN_NODEAVAILABILITY, GT_PLUGIN_RESOURCETYPE, GT_PLUGIN_NODEPLACEMENT,
 		 GT_PLUGIN_GPUPACK, GT_PLUGIN_NOMINATEDNODE, GT_PLUGIN_PODAFFINITY, GT_N_PLUGINS };
 
+/* The victim search's scenario generators, in the order they run (KAI's plugin order). */
+enum gt_generator { GT_GEN_NODE_LOCAL_GREEDY, GT_GEN_MULTI_NODE_GANG, GT_N_GENERATORS };
+
+/*
+ * SchedulingShard.spec.scenarioSearchBudgets (KAI v0.17), in milliseconds;
+ * 0 means no limit. Wall-clock budgets: the core reads time only through
+ * the front end's clock (gt_config.clock_ms), and without one they are off.
+ */
+struct gt_search_budgets {
+	int64_t reclaim_ms, preempt_ms, consolidation_ms;	/* maxActionSearchDuration */
+	int64_t job_ms;			/* maxJobSearchDuration */
+	int64_t min_job_ms;		/* minJobSearchDuration: a best-effort floor */
+	int64_t generator_ms[GT_N_GENERATORS];	/* maxGeneratorSearchDuration */
+	bool generator_off[GT_N_GENERATORS];	/* plugins sg-nodelocalgreedy, sg-multinodegang */
+};
+
+/* Milliseconds on a monotonic clock, supplied by a front end. */
+typedef int64_t (*gt_clock_ms_fn)(void *ctx);
+
 struct gt_config {
 	unsigned plugins_off;	/* bit per enum gt_plugin */
 	bool gpu_spread;	/* placementStrategy.gpu == spread */
 	bool cpu_spread;
 	bool predicates;	/* the predicates plugin is on */
 	bool exhaustive_placement;	/* score every node (tests compare it with the index) */
+	bool exhaustive_search;		/* search even probes no victim set can validate (tests compare) */
 	bool gpu_sharing_order;	/* prefer nodes with a fitting shared GPU */
 	int64_t staleness_grace_s;	/* < 0: never evict stale gangs */
 	int64_t stuck_releasing_s;	/* --stuck-in-releasing-threshold */
 	int32_t max_consolidation_preemptees;	/* <= 0 unlimited */
+	bool scheduling_signatures;	/* skip jobs no easier than a failed one (signature.h) */
+	/*
+	 * Say on each job why it was not placed (KAI's fit errors). A front end
+	 * that publishes no messages (the replay) turns this off; allocate then
+	 * also skips jobs proven to fail without trying them (allocate.c).
+	 */
+	bool job_messages;
 	int64_t preempt_min_runtime_s;
 	int64_t reclaim_min_runtime_s;
 	bool allow_consolidating_reclaim;
 	unsigned actions_off;	/* SchedulingShard spec.actions{}.enabled false, bit per enum gt_action */
 	double k_value;
 	double saturation_multiplier;
+	struct gt_search_budgets search;
+	gt_clock_ms_fn clock_ms;	/* NULL: the search runs without time budgets */
+	void *clock_ctx;
 };
 
 struct gt_cluster {
@@ -333,10 +366,10 @@ bool gt_pod_configmaps_missing(const struct gt_cluster *c, int32_t pod, char *ms
  * one given wins over the SchedulingShard. */
 struct gt_config_overrides {
 	bool has_staleness_grace, has_stuck_releasing, has_max_consolidation_preemptees;
-	bool has_allow_consolidating_reclaim;
+	bool has_allow_consolidating_reclaim, has_scheduling_signatures;
 	int64_t staleness_grace_s, stuck_releasing_s;
 	int32_t max_consolidation_preemptees;
-	bool allow_consolidating_reclaim;
+	bool allow_consolidating_reclaim, scheduling_signatures;
 };
 void gt_config_override(struct gt_config *c, const struct gt_config_overrides *o);
 /* What KAI's messages call queue @q: its spec.displayName, else its name. */

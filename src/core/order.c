@@ -8,11 +8,125 @@
 #include "util/heap.h"
 #include "util/mem.h"
 
-static int name_cmp(const struct gt_session *s, uint32_t a, uint32_t b)
+/*
+ * Names in order without comparing strings in the hot paths: ranks of the
+ * names of jobs, podsets and queues are computed the first time two
+ * different names must be compared (most sessions never need them: ties
+ * on priority and age are rare), and pods of one job compare by their place
+ * in the job's task order (task_order_of). Any other pair falls back to strcmp.
+ */
+struct name_ref {
+	const char *str;
+	uint32_t id;
+};
+
+static int name_ref_cmp(const void *pa, const void *pb)
+{
+	const struct name_ref *a = pa, *b = pb;
+	return strcmp(a->str, b->str);
+}
+
+static void add_name(struct name_ref *refs, uint32_t *n, const struct gt_strtab *names, uint32_t id)
+{
+	refs[(*n)++] = (struct name_ref){ gt_strtab_str(names, id), id };
+}
+
+/* O((J + Q + podsets) log) once per session, on first use. */
+static void rank_names(struct gt_session *s)
+{
+	const struct gt_cluster *c = s->c;
+	uint32_t total = c->n_jobs + c->n_queues;
+	for (uint32_t j = 0; j < c->n_jobs; j++)
+		total += c->jobs[j].n_podsets;
+	struct name_ref *refs = gt_xmalloc((total + 1) * sizeof(*refs));
+	uint32_t n = 0;
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		add_name(refs, &n, c->names, c->jobs[j].name);
+		for (uint32_t k = 0; k < c->jobs[j].n_podsets; k++)
+			add_name(refs, &n, c->names, c->jobs[j].podsets[k].name);
+	}
+	for (uint32_t q = 0; q < c->n_queues; q++)
+		add_name(refs, &n, c->names, c->queues[q].name);
+	qsort(refs, n, sizeof(*refs), name_ref_cmp);
+	s->n_ranked = (uint32_t)c->names->n_strs;
+	s->name_rank = gt_arena_calloc(&s->arena, s->n_ranked + 1, sizeof(*s->name_rank));
+	uint32_t rank = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!s->name_rank[refs[i].id])	/* the same name twice keeps one rank */
+			s->name_rank[refs[i].id] = ++rank;
+	free(refs);
+	s->names_ranked = true;
+}
+
+static int name_cmp(const struct gt_session *cs, uint32_t a, uint32_t b)
 {
 	if (a == b)
 		return 0;
+	struct gt_session *s = (struct gt_session *)cs;	/* the rank cache only */
+	if (!s->names_ranked)
+		rank_names(s);
+	if (a < s->n_ranked && b < s->n_ranked && s->name_rank[a] && s->name_rank[b])
+		return s->name_rank[a] < s->name_rank[b] ? -1 : 1;
 	return strcmp(gt_strtab_str(s->c->names, a), gt_strtab_str(s->c->names, b));
+}
+
+/* The static part of task order (everything a pod field). */
+struct task_key {
+	bool role_first, has_prio;
+	int32_t prio;
+	int64_t created;
+	const char *name;
+	int32_t pod;
+};
+
+static int task_key_cmp(const void *pa, const void *pb)
+{
+	const struct task_key *a = pa, *b = pb;
+	if (a->role_first != b->role_first)
+		return a->role_first ? -1 : 1;
+	if (a->has_prio != b->has_prio)
+		return a->has_prio ? -1 : 1;
+	if (a->has_prio && a->prio != b->prio)
+		return a->prio > b->prio ? -1 : 1;
+	if (a->created != b->created)
+		return a->created < b->created ? -1 : 1;
+	int c = a->name == b->name ? 0 : strcmp(a->name, b->name);
+	return c ? c : (a->pod < b->pod ? -1 : a->pod > b->pod);
+}
+
+/* @job's pods in task order, sorted on first use (task order does not change in a cycle). */
+static const int32_t *task_order_of(const struct gt_session *cs, int32_t job)
+{
+	struct gt_session *s = (struct gt_session *)cs;	/* the order cache only */
+	if (s->task_order[job])
+		return s->task_order[job];
+	const struct gt_cluster *c = s->c;
+	const struct gt_job *j = &c->jobs[job];
+	struct task_key local[64];
+	struct task_key *keys = j->n_pods <= 64 ? local : gt_xmalloc(j->n_pods * sizeof(*keys));
+	for (uint32_t i = 0; i < j->n_pods; i++) {
+		const struct gt_pod *p = &c->pods[j->pods[i]];
+		keys[i] = (struct task_key){ p->role_first, p->has_task_prio, p->task_prio, p->created,
+					     gt_strtab_str(c->names, p->name), j->pods[i] };
+	}
+	qsort(keys, j->n_pods, sizeof(*keys), task_key_cmp);
+	int32_t *order = gt_arena_alloc(&s->arena, (j->n_pods + 1) * sizeof(*order));
+	for (uint32_t i = 0; i < j->n_pods; i++) {
+		order[i] = keys[i].pod;
+		s->task_pos[keys[i].pod] = i;
+	}
+	if (keys != local)
+		free(keys);
+	s->task_order[job] = order;
+	return order;
+}
+
+void gt_order_prepare(struct gt_session *s)
+{
+	const struct gt_cluster *c = s->c;
+	s->n_ranked = 0;	/* rank_names() makes them when first needed */
+	s->task_order = gt_arena_calloc(&s->arena, c->n_jobs + 1, sizeof(*s->task_order));
+	s->task_pos = gt_arena_alloc(&s->arena, (c->n_pods + 1) * sizeof(*s->task_pos));
 }
 
 void gt_job_count(const struct gt_session *s, int32_t job, struct gt_podset_count *out)
@@ -91,6 +205,10 @@ int gt_job_cmp(const struct gt_session *s, int32_t a, int32_t b)
 int gt_task_cmp(const struct gt_session *s, int32_t a, int32_t b)
 {
 	const struct gt_pod *pa = &s->c->pods[a], *pb = &s->c->pods[b];
+	if (pa->job != GT_NONE && pa->job == pb->job) {
+		task_order_of(s, pa->job);
+		return s->task_pos[a] < s->task_pos[b] ? -1 : s->task_pos[a] > s->task_pos[b];
+	}
 	if (pa->role_first != pb->role_first)
 		return pa->role_first ? -1 : 1;
 	if (pa->has_task_prio != pb->has_task_prio)
@@ -136,16 +254,6 @@ void gt_sort_podsets(const struct gt_session *s, int32_t job, const struct gt_po
 		}
 }
 
-static void sort_tasks(const struct gt_session *s, int32_t *t, uint32_t n)
-{
-	for (uint32_t i = 1; i < n; i++)
-		for (uint32_t k = i; k > 0 && gt_task_cmp(s, t[k - 1], t[k]) > 0; k--) {
-			int32_t x = t[k];
-			t[k] = t[k - 1];
-			t[k - 1] = x;
-		}
-}
-
 bool gt_task_wants_placement(const struct gt_session *s, int32_t pod)
 {
 	const struct gt_pod_state *st = &s->pods[pod];
@@ -155,17 +263,17 @@ bool gt_task_wants_placement(const struct gt_session *s, int32_t pod)
 	return s->simulating && st->status == GT_RELEASING && st->virtual_evict;
 }
 
-/* Tasks of podset @ps that want a place, best first; returns the count. */
+/* Tasks of podset @ps that want a place, best first; returns the count. O(pods). */
 static uint32_t pending_tasks(const struct gt_session *s, int32_t job, uint32_t ps, int32_t *out)
 {
 	const struct gt_job *j = &s->c->jobs[job];
+	const int32_t *order = task_order_of(s, job);
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < j->n_pods; i++) {
-		int32_t p = j->pods[i];
+		int32_t p = order[i];
 		if ((uint32_t)s->c->pods[p].podset == ps && gt_task_wants_placement(s, p))
 			out[n++] = p;
 	}
-	sort_tasks(s, out, n);
 	return n;
 }
 
@@ -177,7 +285,8 @@ uint32_t gt_tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *
 	uint32_t order[GT_MAX_PODSETS];
 	gt_job_count(s, job, cnt);
 	gt_sort_podsets(s, job, cnt, order);
-	int32_t *buf = gt_xmalloc((j->n_pods + 1) * sizeof(*buf));
+	int32_t local[64];	/* most jobs are small: no allocation for them */
+	int32_t *buf = j->n_pods < 64 ? local : gt_xmalloc((j->n_pods + 1) * sizeof(*buf));
 	uint32_t n = 0;
 	bool any_below = false;
 	/* the gang phase: what the minimum needs, members chosen in order (core/gang.h) */
@@ -200,8 +309,17 @@ uint32_t gt_tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *
 				out[n++] = buf[0];
 		}
 	}
-	free(buf);
+	if (buf != local)
+		free(buf);
 	return n;
+}
+
+int32_t gt_tasks_claim_missing(const struct gt_session *s, const int32_t *tasks, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (s->c->pods[tasks[i]].claim_missing)
+			return tasks[i];
+	return GT_NONE;
 }
 
 void gt_tasks_queue_res(const struct gt_session *s, const int32_t *tasks, uint32_t n,
@@ -218,8 +336,6 @@ void gt_tasks_queue_res(const struct gt_session *s, const int32_t *tasks, uint32
 
 /* ---------------------------------------------------------------- queue order */
 
-static const double unit_scale[GT_NQRES] = { 1000.0, 1.0, 1.0 };
-
 static bool over_utilised(const struct gt_session *s, int32_t q)
 {
 	for (int r = 0; r < GT_NQRES; r++)
@@ -234,12 +350,15 @@ static void head_request(const struct gt_session *s, int32_t job, int64_t out[GT
 	memset(out, 0, GT_NQRES * sizeof(*out));
 	if (job == GT_NONE)
 		return;
-	if (!s->job_req_valid[job]) {
-		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
+	if (s->job_req_gen[job] != s->req_gen) {
+		int32_t local[64];
+		uint32_t n_pods = s->c->jobs[job].n_pods;
+		int32_t *tasks = n_pods < 64 ? local : gt_xmalloc((n_pods + 1) * sizeof(*tasks));
 		uint32_t n = gt_tasks_to_allocate(s, job, tasks);
 		gt_tasks_queue_res(s, tasks, n, s->job_req[job]);
-		free(tasks);
-		s->job_req_valid[job] = true;
+		if (tasks != local)
+			free(tasks);
+		s->job_req_gen[job] = s->req_gen;
 	}
 	memcpy(out, s->job_req[job], GT_NQRES * sizeof(*out));
 }
@@ -262,21 +381,41 @@ static bool zero_share_penalty(const struct gt_session *s, int32_t q, const int6
 	return false;
 }
 
-static double dominant_share(const struct gt_session *s, int32_t q, const int64_t req[GT_NQRES],
-			     const int64_t sub[GT_NQRES])
+/*
+ * A queue's dominant share as an exact fraction num/den (den > 0): the
+ * largest of allocated/share over the resources, in the same units (a zero
+ * share counts allocated x 1000 in GPUs, cores' milli-units and bytes, as
+ * KAI's float64 order does: a penalty that ranks such queues last).
+ *
+ * Ordering by it compares a/b with c/d as a*d with c*b in 128-bit integers.
+ * Bound: numerators are at most an allocation x 1000 (memory in bytes: a
+ * cluster under 2^50 bytes, 1 PiB, gives under 2^60) and denominators a
+ * share (under 2^50), so each product stays under 2^110 < 2^127.
+ */
+struct share_frac {
+	__int128 num;
+	int64_t den;
+};
+
+static int frac_cmp(struct share_frac a, struct share_frac b)
 {
-	double best = 0;
+	__int128 l = a.num * b.den, r = b.num * a.den;
+	return l < r ? -1 : l > r;
+}
+
+static struct share_frac dominant_share(const struct gt_session *s, int32_t q,
+					const int64_t req[GT_NQRES], const int64_t sub[GT_NQRES])
+{
+	static const int64_t per_unit[GT_NQRES] = { 1000, 1, 1 };	/* milli-GPU per GPU */
+	struct share_frac best = { 0, 1 };
 	for (int r = 0; r < GT_NQRES; r++) {
-		double alloc = (double)(s->queues[q].allocated[r] + req[r] - sub[r]) / unit_scale[r];
+		int64_t alloc = s->queues[q].allocated[r] + req[r] - sub[r];
 		int64_t share = gt_queue_allocatable_share(s, q, r);
-		double v;
 		if (share < 0)
 			share = s->total[r];
-		if (share == 0)
-			v = alloc * 1000;
-		else
-			v = alloc / ((double)share / unit_scale[r]);
-		if (v > best)
+		struct share_frac v = share == 0 ? (struct share_frac){ (__int128)alloc * 1000, per_unit[r] }
+						 : (struct share_frac){ alloc, share };
+		if (frac_cmp(v, best) > 0)
 			best = v;
 	}
 	return best;
@@ -285,39 +424,60 @@ static double dominant_share(const struct gt_session *s, int32_t q, const int64_
 static const int64_t none[GT_NQRES];
 
 /*
- * KAI's queue order (KAI-SPEC 6.5) for siblings @lq and @rq, whose next
- * jobs would add @lreq / @rreq and whose victims so far remove @lsub /
- * @rsub. Doubles only break ties of ratios here; every rule ends in a
+ * What KAI's queue order (KAI-SPEC 6.5) looks at for queue @q, whose next
+ * job would add @req and whose victims so far remove @sub: everything but
+ * the static fields (priority, creation, name) read from the cluster.
+ */
+struct gt_queue_key {
+	uint64_t epoch;		/* the session state it was computed in */
+	int32_t job;		/* the head job it was computed for, GT_NONE: none */
+	bool valid;
+	bool simulating;	/* computed inside a solver simulation (victims count as tasks) */
+	bool over, within, zero;
+	struct share_frac ds, ds_now;	/* dominant share with the request, without */
+	uint64_t share[GT_NQRES];	/* allocatable share, unlimited as UINT64_MAX */
+};
+
+static void queue_key(const struct gt_session *s, int32_t q, const int64_t req[GT_NQRES],
+		      const int64_t sub[GT_NQRES], struct gt_queue_key *k)
+{
+	k->over = over_utilised(s, q);
+	k->within = within_deserved(s, q, req);
+	k->zero = zero_share_penalty(s, q, req);
+	k->ds = dominant_share(s, q, req, sub);
+	k->ds_now = dominant_share(s, q, none, none);
+	for (int r = 0; r < GT_NQRES; r++) {
+		int64_t a = gt_queue_allocatable_share(s, q, r);
+		k->share[r] = a < 0 ? UINT64_MAX : (uint64_t)a;	/* -1 is unlimited */
+	}
+}
+
+/*
+ * KAI's queue order for siblings @lq and @rq by their keys. No float
+ * decides: shares are compared as exact fractions; every rule ends in a
  * total order (creation time, then name, then index).
  */
-static int queue_cmp_core(const struct gt_session *s, int32_t lq, int32_t rq,
-			  const int64_t lreq[GT_NQRES], const int64_t rreq[GT_NQRES],
-			  const int64_t lsub[GT_NQRES], const int64_t rsub[GT_NQRES])
+static int queue_key_cmp(const struct gt_session *s, int32_t lq, int32_t rq,
+			 const struct gt_queue_key *lk, const struct gt_queue_key *rk)
 {
-	bool lo = over_utilised(s, lq), ro = over_utilised(s, rq);
-	if (lo != ro)
-		return lo ? 1 : -1;
-	bool ls = within_deserved(s, lq, lreq), rs = within_deserved(s, rq, rreq);
-	if (ls != rs)
-		return ls ? -1 : 1;
+	if (lk->over != rk->over)
+		return lk->over ? 1 : -1;
+	if (lk->within != rk->within)
+		return lk->within ? -1 : 1;
 	const struct gt_queue *l = &s->c->queues[lq], *r = &s->c->queues[rq];
 	if (l->priority != r->priority)
 		return l->priority > r->priority ? -1 : 1;
-	bool lz = zero_share_penalty(s, lq, lreq), rz = zero_share_penalty(s, rq, rreq);
-	if (lz != rz)
-		return lz ? 1 : -1;
-	double ld = dominant_share(s, lq, lreq, lsub), rd = dominant_share(s, rq, rreq, rsub);
-	if (ld != rd)
-		return ld < rd ? -1 : 1;
-	ld = dominant_share(s, lq, none, none);
-	rd = dominant_share(s, rq, none, none);
-	if (ld != rd)
-		return ld < rd ? -1 : 1;
+	if (lk->zero != rk->zero)
+		return lk->zero ? 1 : -1;
+	int d = frac_cmp(lk->ds, rk->ds);
+	if (d)
+		return d;
+	d = frac_cmp(lk->ds_now, rk->ds_now);
+	if (d)
+		return d;
 	bool le = true, lt = false, re = true, rt = false;
 	for (int k = 0; k < GT_NQRES; k++) {
-		/* -1 is unlimited: larger than any share */
-		int64_t a = gt_queue_allocatable_share(s, lq, k), b = gt_queue_allocatable_share(s, rq, k);
-		uint64_t ua = a < 0 ? UINT64_MAX : (uint64_t)a, ub = b < 0 ? UINT64_MAX : (uint64_t)b;
+		uint64_t ua = lk->share[k], ub = rk->share[k];
 		le &= ua <= ub;
 		lt |= ua < ub;
 		re &= ub <= ua;
@@ -338,13 +498,19 @@ int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj,
 	int64_t lreq[GT_NQRES], rreq[GT_NQRES];
 	head_request(s, lj, lreq);
 	head_request(s, rj, rreq);
-	return queue_cmp_core(s, lq, rq, lreq, rreq, none, none);
+	struct gt_queue_key lk, rk;
+	queue_key(s, lq, lreq, none, &lk);
+	queue_key(s, rq, rreq, none, &rk);
+	return queue_key_cmp(s, lq, rq, &lk, &rk);
 }
 
 int gt_queue_cmp_victims(const struct gt_session *s, int32_t lq, int32_t rq,
 			 const int64_t lsub[GT_NQRES], const int64_t rsub[GT_NQRES])
 {
-	return queue_cmp_core(s, lq, rq, none, none, lsub, rsub);
+	struct gt_queue_key lk, rk;
+	queue_key(s, lq, none, lsub, &lk);
+	queue_key(s, rq, none, rsub, &rk);
+	return queue_key_cmp(s, lq, rq, &lk, &rk);
 }
 
 /* ---------------------------------------------------------------- job queue */
@@ -365,16 +531,36 @@ void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s)
 	jq->n_heap = gt_xcalloc(n, sizeof(*jq->n_heap));
 	jq->cap_heap = gt_xcalloc(n, sizeof(*jq->cap_heap));
 	jq->elastic = gt_xcalloc(s->c->n_jobs + 1, sizeof(*jq->elastic));
+	jq->keys = gt_xcalloc(n, sizeof(*jq->keys));
+}
+
+void gt_jobq_init_in(struct gt_jobq *jq, const struct gt_session *s, struct gt_arena *a)
+{
+	memset(jq, 0, sizeof(*jq));
+	jq->s = s;
+	jq->arena = a;
+	uint32_t n = s->c->n_queues ? s->c->n_queues : 1;
+	jq->heaps = gt_arena_calloc(a, n, sizeof(*jq->heaps));
+	jq->n_heap = gt_arena_calloc(a, n, sizeof(*jq->n_heap));
+	jq->cap_heap = gt_arena_calloc(a, n, sizeof(*jq->cap_heap));
+	/* written by every push before it is read: no need to clear */
+	jq->elastic = gt_arena_alloc(a, (s->c->n_jobs + 1) * sizeof(*jq->elastic));
+	jq->keys = gt_arena_calloc(a, n, sizeof(*jq->keys));
 }
 
 void gt_jobq_release(struct gt_jobq *jq)
 {
+	if (jq->arena) {
+		memset(jq, 0, sizeof(*jq));
+		return;
+	}
 	for (uint32_t q = 0; q < jq->s->c->n_queues; q++)
 		free(jq->heaps[q]);
 	free(jq->heaps);
 	free(jq->n_heap);
 	free(jq->cap_heap);
 	free(jq->elastic);
+	free(jq->keys);
 	memset(jq, 0, sizeof(*jq));
 }
 
@@ -382,7 +568,39 @@ void gt_jobq_push(struct gt_jobq *jq, int32_t job)
 {
 	int32_t q = jq->s->c->jobs[job].queue;
 	jq->elastic[job] = (int8_t)elastic_state(jq->s, job);
-	job_heap_push(&jq->heaps[q], &jq->n_heap[q], &jq->cap_heap[q], job, jq);
+	if (jq->arena) {
+		GT_ARENA_PUSH(jq->arena, jq->heaps[q], jq->n_heap[q], jq->cap_heap[q], job);
+		job_heap_up(jq->heaps[q], jq->n_heap[q] - 1, jq);
+	} else {
+		job_heap_push(&jq->heaps[q], &jq->n_heap[q], &jq->cap_heap[q], job, jq);
+	}
+}
+
+/*
+ * Queue @q's key with @job at its head, kept while the session's state and
+ * the head are the same: a failed attempt rolls the state back to the same
+ * epoch, so a backlog of jobs that fail compares the queues once, not once
+ * per pop.
+ */
+static const struct gt_queue_key *cached_key(const struct gt_jobq *jq, int32_t q, int32_t job)
+{
+	struct gt_queue_key *k = &jq->keys[q];
+	if (!k->valid || k->epoch != jq->s->epoch || k->job != job ||
+	    k->simulating != jq->s->simulating) {
+		int64_t req[GT_NQRES];
+		head_request(jq->s, job, req);
+		queue_key(jq->s, q, req, none, k);
+		k->valid = true;
+		k->epoch = jq->s->epoch;
+		k->job = job;
+		k->simulating = jq->s->simulating;
+	}
+	return k;
+}
+
+static int jobq_queue_cmp(const struct gt_jobq *jq, int32_t lq, int32_t rq, int32_t lj, int32_t rj)
+{
+	return queue_key_cmp(jq->s, lq, rq, cached_key(jq, lq, lj), cached_key(jq, rq, rj));
 }
 
 /* The leaf under @q whose head job goes first, or GT_NONE if none has jobs. */
@@ -402,8 +620,7 @@ static int32_t best_leaf(const struct gt_jobq *jq, int32_t q)
 			best_child = child;
 			continue;
 		}
-		int c = gt_queue_cmp(jq->s, child, best_child, jq->heaps[leaf][0],
-				     jq->heaps[best][0]);
+		int c = jobq_queue_cmp(jq, child, best_child, jq->heaps[leaf][0], jq->heaps[best][0]);
 		if (c < 0) {
 			best = leaf;
 			best_child = child;
@@ -423,8 +640,8 @@ int32_t gt_jobq_pop(struct gt_jobq *jq)
 		if (leaf == GT_NONE)
 			continue;
 		if (best != GT_NONE) {
-			int cmp = gt_queue_cmp(jq->s, (int32_t)q, best_root, jq->heaps[leaf][0],
-					       jq->heaps[best][0]);
+			int cmp = jobq_queue_cmp(jq, (int32_t)q, best_root, jq->heaps[leaf][0],
+						 jq->heaps[best][0]);
 			if (cmp >= 0)
 				continue;
 		}
@@ -432,6 +649,39 @@ int32_t gt_jobq_pop(struct gt_jobq *jq)
 		best_root = (int32_t)q;
 	}
 	return best == GT_NONE ? GT_NONE : job_heap_pop(jq->heaps[best], &jq->n_heap[best], jq);
+}
+
+uint32_t gt_jobq_leaf_jobs(const struct gt_jobq *jq, int32_t q, const int32_t **jobs)
+{
+	*jobs = jq->heaps[q];
+	return jq->n_heap[q];
+}
+
+static bool subtree_empty(const struct gt_jobq *jq, int32_t q)
+{
+	if (jq->n_heap[q])
+		return false;
+	const struct gt_queue *cq = &jq->s->c->queues[q];
+	for (uint32_t i = 0; i < cq->n_children; i++)
+		if (!subtree_empty(jq, cq->children[i]))
+			return false;
+	return true;
+}
+
+bool gt_jobq_leaf_alone(const struct gt_jobq *jq, int32_t q)
+{
+	const struct gt_cluster *c = jq->s->c;
+	for (int32_t child = q, a = c->queues[q].parent; a != GT_NONE;
+	     child = a, a = c->queues[a].parent)
+		for (uint32_t i = 0; i < c->queues[a].n_children; i++)
+			if (c->queues[a].children[i] != child && !subtree_empty(jq, c->queues[a].children[i]))
+				return false;
+	return true;
+}
+
+void gt_jobq_drop_leaf(struct gt_jobq *jq, int32_t q)
+{
+	jq->n_heap[q] = 0;
 }
 
 bool gt_jobq_empty(const struct gt_jobq *jq)

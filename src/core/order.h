@@ -32,6 +32,13 @@ void gt_job_count(const struct gt_session *s, int32_t job, struct gt_podset_coun
 bool gt_gang_met_counts(const struct gt_job *j, const struct gt_podset_count *cnt, size_t field);
 #define GT_COUNT(f) offsetof(struct gt_podset_count, f)
 
+/*
+ * Set up the caches of name ranks and of each job's pods in task order,
+ * filled on first use, so comparators and tasks-to-allocate do not compare
+ * strings or sort on every call. O(jobs + strings) to set up.
+ */
+void gt_order_prepare(struct gt_session *s);
+
 /* Is every podset's alive, ungated pod count at least its minimum? */
 bool gt_job_is_ready(const struct gt_session *s, int32_t job);
 
@@ -49,6 +56,9 @@ bool gt_task_wants_placement(const struct gt_session *s, int32_t pod);
  * hold the job's pod count.
  */
 uint32_t gt_tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *out);
+
+/* The first of @tasks mounting a PersistentVolumeClaim that does not exist, or GT_NONE. */
+int32_t gt_tasks_claim_missing(const struct gt_session *s, const int32_t *tasks, uint32_t n);
 
 /* Queue-tree resources of the tasks (pending semantics: not yet placed). */
 void gt_tasks_queue_res(const struct gt_session *s, const int32_t *tasks, uint32_t n,
@@ -71,6 +81,7 @@ void gt_sort_podsets(const struct gt_session *s, int32_t job, const struct gt_po
 /* A priority queue of jobs per leaf queue, popped in queue-tree order. */
 struct gt_jobq {
 	const struct gt_session *s;
+	struct gt_arena *arena;	/* where its memory comes from; NULL: malloc */
 	int32_t **heaps;	/* per queue: a binary heap of jobs */
 	uint32_t *n_heap, *cap_heap;
 	/*
@@ -78,13 +89,29 @@ struct gt_jobq {
 	 * does not change, so the heap compares this instead of recounting.
 	 */
 	int8_t *elastic;
+	struct gt_queue_key *keys;	/* per queue: its order key, cached (order.c) */
 };
 
 void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s);
+/* The same with its memory from @a: O(queues) to start, nothing to release. */
+void gt_jobq_init_in(struct gt_jobq *jq, const struct gt_session *s, struct gt_arena *a);
 void gt_jobq_release(struct gt_jobq *jq);
 void gt_jobq_push(struct gt_jobq *jq, int32_t job);
 /* The next job in queue-tree order, or GT_NONE when empty. */
 int32_t gt_jobq_pop(struct gt_jobq *jq);
 bool gt_jobq_empty(const struct gt_jobq *jq);
+/* The jobs still waiting in leaf queue @q, in no particular order; returns how many. */
+uint32_t gt_jobq_leaf_jobs(const struct gt_jobq *jq, int32_t q, const int32_t **jobs);
+/*
+ * Would leaf @q's jobs, were they all popped one day without changing
+ * anything, leave the order of every other job as it is if they were
+ * dropped now? Yes when no other leaf under @q's top-level queue has jobs:
+ * the queues above compare a leaf by its head job, so only there does a
+ * job that does nothing still steer the order (by when its queue's turn
+ * comes). Relies on the queue order being a total order (queue_key_cmp).
+ */
+bool gt_jobq_leaf_alone(const struct gt_jobq *jq, int32_t q);
+/* Forget every job of leaf @q. */
+void gt_jobq_drop_leaf(struct gt_jobq *jq, int32_t q);
 
 #endif /* GT_ORDER_H */

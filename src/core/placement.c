@@ -197,8 +197,7 @@ static bool tolerates(const struct gt_pod *p, const struct gt_taint *t)
 	return false;
 }
 
-static bool node_affinity_ok(const struct gt_cluster *c, const struct gt_pod *p,
-			     const struct gt_node *n)
+bool gt_node_affinity_ok(const struct gt_cluster *c, const struct gt_pod *p, const struct gt_node *n)
 {
 	for (uint32_t i = 0; i < p->node_selector.n; i++)
 		if (gt_labels_get(&n->labels, p->node_selector.v[i].key) !=
@@ -297,7 +296,7 @@ enum gt_reject gt_check_predicates(const struct gt_session *s, int32_t pod, int3
 		return GT_REJECT_NONE;
 	if (!n->ready || n->unschedulable)
 		return GT_REJECT_NOT_READY;
-	if (!node_affinity_ok(c, p, n))
+	if (!gt_node_affinity_ok(c, p, n))
 		return GT_REJECT_SELECTOR;
 	for (uint32_t i = 0; i < n->n_taints; i++)
 		if (n->taints[i].effect != GT_TAINT_PREFER_NO_SCHEDULE && !tolerates(p, &n->taints[i]))
@@ -526,7 +525,16 @@ static int32_t fast_best_node(struct gt_session *s, int32_t pod, uint32_t reject
 						best = k;
 					else if (pass && key_better(&k, &pipeline))
 						pipeline = k;
+					/*
+					 * Pass 2 sees no node that fits now (pass 1 would have
+					 * taken it): for a whole-GPU pod the bucket's first fit,
+					 * in name order, is its best.
+					 */
+					if (pass && pipeline.node != GT_NONE && !gt_pod_is_shared(p))
+						break;
 				}
+				if (pass && pipeline.node != GT_NONE && !gt_pod_is_shared(p))
+					break;
 			}
 			if (pass && pipeline.node != GT_NONE)
 				break;	/* the lowest bucket's first node that fits after releases */

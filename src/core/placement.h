@@ -61,6 +61,8 @@ struct gt_fit {
 
 /* Resource fit of @pod on @node, choosing GPU groups for shared requests. */
 void gt_fit_resources(struct gt_session *s, int32_t pod, int32_t node, struct gt_fit *out);
+/* Node selector and required node affinity (KAI's NodeAffinity filter) of pod @p on @n. */
+bool gt_node_affinity_ok(const struct gt_cluster *c, const struct gt_pod *p, const struct gt_node *n);
 /* Predicates; GT_REJECT_NONE when every one passes. */
 enum gt_reject gt_check_predicates(const struct gt_session *s, int32_t pod, int32_t node);
 

@@ -45,9 +45,16 @@ static bool within_quota(const struct gt_session *s, int32_t job, const int64_t 
 	return true;
 }
 
+/* Victims come from the preemptor's own queue only. */
+static bool preempt_victim_queue(struct gt_solver *sv, int32_t q)
+{
+	return sv->s->c->jobs[sv->job].queue == q;
+}
+
 void gt_action_preempt(struct gt_session *s)
 {
 	struct gt_solver tmpl = { .is_victim = preempt_victim, .validate = preempt_valid,
+				  .victim_queue = preempt_victim_queue, .lower_priority_only = true,
 				  .max_victim_jobs = -1 };
 	gt_solve_each(s, &tmpl, NULL, within_quota);
 }

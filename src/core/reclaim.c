@@ -23,6 +23,7 @@
 #include "core/minruntime.h"
 #include "core/order.h"
 #include "core/solver.h"
+#include "core/victimq.h"
 #include "util/mem.h"
 
 /* a <= b in every resource, -1 in b meaning unlimited */
@@ -249,6 +250,61 @@ static bool reclaim_valid(struct gt_solver *sv, const int32_t *victims, uint32_t
 	return ok;
 }
 
+/*
+ * The most GPU milli-units chunks from the victim-side sibling @lv may give
+ * reclaimer side @lq (INT64_MAX: no bound). take_chunk allows a chunk only
+ * while @lv's remaining allocation is above a threshold in some resource:
+ * max(quota, fair share) (MaintainFairShare), or its quota when the reclaimer
+ * stays within quota (GuaranteeDeservedQuota). Remaining only falls, so when
+ * only the GPU can be above, chunks stop once it reaches the lower of the
+ * two: everything taken before the last chunk is below alloc - threshold,
+ * the last chunk is at most one job.
+ */
+static int64_t chunk_gpu_bound(struct gt_session *s, const struct gt_queue_state *qs, int32_t lq,
+			       int32_t lv, const int64_t req[GT_NQRES])
+{
+	const struct gt_cluster *c = s->c;
+	int64_t share[GT_NQRES], with[GT_NQRES], thr[GT_NQRES];
+	allocatable_share(s, qs, lv, share);
+	for (int r = 0; r < GT_NQRES; r++)
+		with[r] = qs[lq].allocated[r] + req[r];
+	bool guarantee = le_all(with, c->queues[lq].deserved);
+	for (int r = 0; r < GT_NQRES; r++) {
+		int64_t d = c->queues[lv].deserved[r];
+		thr[r] = share[r] < 0 ? INT64_MAX : share[r];
+		if (guarantee && d >= 0 && d < thr[r])
+			thr[r] = d;
+		if (r != GT_QGPU && thr[r] != INT64_MAX && qs[lv].allocated[r] > thr[r])
+			return INT64_MAX;	/* chunks may be allowed through another resource */
+	}
+	if (thr[GT_QGPU] == INT64_MAX)
+		return INT64_MAX;
+	int64_t alloc = qs[lv].allocated[GT_QGPU];
+	if (alloc <= thr[GT_QGPU])
+		return 0;
+	return alloc - thr[GT_QGPU] - 1 + gt_victim_max_job_gpu(s, lv);
+}
+
+/* What every victim-side sibling on the reclaimer's path may give, summed. */
+static int64_t reclaim_victim_gpu_bound(struct gt_solver *sv, const int64_t req[GT_NQRES])
+{
+	struct gt_session *s = sv->s;
+	const struct gt_cluster *c = s->c;
+	int64_t total = 0;
+	for (int32_t a = c->jobs[sv->job].queue; a != GT_NONE; a = c->queues[a].parent) {
+		int32_t parent = c->queues[a].parent;
+		for (uint32_t q = 0; q < c->n_queues; q++) {
+			if ((int32_t)q == a || c->queues[q].parent != parent)
+				continue;
+			int64_t b = chunk_gpu_bound(s, sv->queues_at_start, a, (int32_t)q, req);
+			if (b == INT64_MAX || total > INT64_MAX / 2)
+				return INT64_MAX;
+			total += b;
+		}
+	}
+	return total;
+}
+
 static bool reclaim_victim(struct gt_solver *sv, int32_t job)
 {
 	const struct gt_session *s = sv->s;
@@ -258,11 +314,19 @@ static bool reclaim_victim(struct gt_solver *sv, int32_t job)
 	       !gt_job_protected(s, job, gt_reclaim_min_runtime(s, sv->job, job));
 }
 
+/* Victims come from every queue but the reclaimer's. */
+static bool reclaim_victim_queue(struct gt_solver *sv, int32_t q)
+{
+	return sv->s->c->jobs[sv->job].queue != q;
+}
+
 void gt_action_reclaim(struct gt_session *s)
 {
 	struct gt_queue_state *snapshot = gt_xmalloc((s->c->n_queues + 1) * sizeof(*snapshot));
 	struct gt_solver tmpl = { .is_victim = reclaim_victim, .validate = reclaim_valid,
-				  .max_victim_jobs = -1, .queues_at_start = snapshot };
+				  .victim_queue = reclaim_victim_queue,
+				  .max_victim_jobs = -1, .queues_at_start = snapshot,
+				  .victim_gpu_bound = reclaim_victim_gpu_bound };
 	gt_solve_each(s, &tmpl, NULL, can_reclaim);
 	free(snapshot);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/order.h"
 #include "util/mem.h"
 
 static int64_t mig_gpu_milli(const struct gt_cluster *c, const int64_t *ext)
@@ -253,9 +254,12 @@ static void set_pod_state(struct gt_session *s, int32_t pod, const struct gt_pod
 	s->epoch = ++s->epoch_seq;
 	int32_t job = s->c->pods[pod].job;
 	if (job != GT_NONE) {
-		s->job_req_valid[job] = false;
+		s->job_req_gen[job] = 0;
 		s->job_active[job] += (uint32_t)gt_status_active_allocated(st->status) -
 				      (uint32_t)gt_status_active_allocated(s->pods[pod].status);
+		if (s->c->pods[pod].ours)
+			s->job_pending[job] += (uint32_t)(st->status == GT_PENDING) -
+					       (uint32_t)(s->pods[pod].status == GT_PENDING);
 	}
 	account_node(s, pod, &s->pods[pod], -1);
 	account_queue(s, pod, &s->pods[pod], -1);
@@ -355,10 +359,10 @@ void gt_stmt_pipeline(struct gt_session *s, int32_t pod, int32_t node,
 		push_op(s, GT_OP_UNEVICT, pod);
 		struct gt_pod_state st = *cur;
 		st.status = st.before_evict;
-		st.virtual_evict = false;
+		st.virtual_evict = st.before_virtual;
 		st.ghost = false;
-		st.evicted_by = 0;
-		st.evictor_job = GT_NONE;
+		st.evicted_by = st.before_evicted_by;
+		st.evictor_job = st.before_evictor;
 		set_pod_state(s, pod, &st);
 		return;
 	}
@@ -371,6 +375,9 @@ void gt_stmt_evict(struct gt_session *s, int32_t pod, int32_t evictor_job)
 	push_op(s, GT_OP_EVICT, pod);
 	struct gt_pod_state st = s->pods[pod];
 	st.before_evict = st.status;
+	st.before_evicted_by = st.evicted_by;
+	st.before_virtual = st.virtual_evict;
+	st.before_evictor = st.evictor_job;
 	st.virtual_evict = true;
 	st.ghost = st.status == GT_PIPELINED;
 	st.status = GT_RELEASING;
@@ -397,6 +404,8 @@ uint32_t gt_session_new_group(struct gt_session *s)
 
 void gt_job_set_message(struct gt_session *s, int32_t job, const char *msg)
 {
+	if (!s->c->config.job_messages)
+		return;
 	free(s->jobs[job].message);
 	s->jobs[job].message = msg ? gt_xstrdup(msg) : NULL;
 }
@@ -444,28 +453,43 @@ static void compute_requests(struct gt_session *s)
 
 void gt_session_invalidate_requests(struct gt_session *s)
 {
-	memset(s->job_req_valid, 0, (s->c->n_jobs + 1) * sizeof(*s->job_req_valid));
+	if (++s->req_gen == 0) {	/* wrapped: generation 0 means "not valid" */
+		memset(s->job_req_gen, 0, (s->c->n_jobs + 1) * sizeof(*s->job_req_gen));
+		s->req_gen = 1;
+	}
+}
+
+static const char *const search_result_names[] = {
+#define GT_SEARCH_RESULT_TEXT(name, text) text,
+	GT_SEARCH_RESULT_MAP(GT_SEARCH_RESULT_TEXT)
+#undef GT_SEARCH_RESULT_TEXT
+};
+
+const char *gt_search_result_name(enum gt_search_result r)
+{
+	return (unsigned)r < GT_N_SEARCH_RESULTS ? search_result_names[r] : "";
 }
 
 static void index_init(struct gt_session *s)
 {
 	const struct gt_cluster *c = s->c;
 	struct gt_node_index *ix = &s->index;
+	struct gt_arena *a = &s->arena;
 	ix->n_words = (c->n_nodes + 63) / 64 + 1;
 	ix->max_free = 0;
 	for (uint32_t n = 0; n < c->n_nodes; n++)
 		ix->max_free = c->nodes[n].gpus > ix->max_free ? c->nodes[n].gpus : ix->max_free;
-	ix->by_free = gt_xcalloc((size_t)ix->max_free + 1, sizeof(*ix->by_free));
-	ix->by_idle = gt_xcalloc((size_t)ix->max_free + 1, sizeof(*ix->by_idle));
+	ix->by_free = gt_arena_calloc(a, (size_t)ix->max_free + 1, sizeof(*ix->by_free));
+	ix->by_idle = gt_arena_calloc(a, (size_t)ix->max_free + 1, sizeof(*ix->by_idle));
 	for (int32_t b = 0; b <= ix->max_free; b++) {
-		ix->by_free[b] = gt_xcalloc(ix->n_words, sizeof(uint64_t));
-		ix->by_idle[b] = gt_xcalloc(ix->n_words, sizeof(uint64_t));
+		ix->by_free[b] = gt_arena_calloc(a, ix->n_words, sizeof(uint64_t));
+		ix->by_idle[b] = gt_arena_calloc(a, ix->n_words, sizeof(uint64_t));
 	}
-	ix->idle_bucket = gt_xcalloc(c->n_nodes + 1, sizeof(*ix->idle_bucket));
-	ix->roomy = gt_xcalloc(ix->n_words, sizeof(uint64_t));
-	s->fast_scratch = gt_xcalloc(ix->n_words, sizeof(uint64_t));
-	ix->node_at_rank = gt_xcalloc(c->n_nodes + 1, sizeof(*ix->node_at_rank));
-	ix->bucket = gt_xcalloc(c->n_nodes + 1, sizeof(*ix->bucket));
+	ix->idle_bucket = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*ix->idle_bucket));
+	ix->roomy = gt_arena_calloc(a, ix->n_words, sizeof(uint64_t));
+	s->fast_scratch = gt_arena_calloc(a, ix->n_words, sizeof(uint64_t));
+	ix->node_at_rank = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*ix->node_at_rank));
+	ix->bucket = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*ix->bucket));
 	for (uint32_t n = 0; n < c->n_nodes; n++) {
 		ix->node_at_rank[c->nodes[n].name_rank] = (int32_t)n;
 		ix->bucket[n] = -1;
@@ -474,35 +498,27 @@ static void index_init(struct gt_session *s)
 	}
 }
 
-static void index_release(struct gt_node_index *ix)
-{
-	for (int32_t b = 0; ix->by_free && b <= ix->max_free; b++) {
-		free(ix->by_free[b]);
-		free(ix->by_idle[b]);
-	}
-	free(ix->by_free);
-	free(ix->by_idle);
-	free(ix->idle_bucket);
-	free(ix->roomy);
-	free(ix->node_at_rank);
-	free(ix->bucket);
-	memset(ix, 0, sizeof(*ix));
-}
-
 void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now)
 {
 	memset(s, 0, sizeof(*s));
 	s->c = c;
 	s->now = now;
-	s->pods = gt_xcalloc(c->n_pods, sizeof(*s->pods));
-	s->nodes = gt_xcalloc(c->n_nodes, sizeof(*s->nodes));
-	s->queues = gt_xcalloc(c->n_queues, sizeof(*s->queues));
-	s->jobs = gt_xcalloc(c->n_jobs, sizeof(*s->jobs));
-	s->node_bonus = gt_xcalloc(c->n_nodes + 1, sizeof(*s->node_bonus));
-	s->job_req = gt_xcalloc(c->n_jobs + 1, sizeof(*s->job_req));
-	s->job_req_valid = gt_xcalloc(c->n_jobs + 1, sizeof(*s->job_req_valid));
-	s->job_active = gt_xcalloc(c->n_jobs + 1, sizeof(*s->job_active));
+	gt_arena_init(&s->arena);
+	gt_arena_init(&s->solve_arena);
+	gt_arena_init(&s->step_arena);
+	struct gt_arena *a = &s->arena;
+	s->pods = gt_arena_calloc(a, c->n_pods + 1, sizeof(*s->pods));
+	s->nodes = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*s->nodes));
+	s->queues = gt_arena_calloc(a, c->n_queues + 1, sizeof(*s->queues));
+	s->jobs = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->jobs));
+	s->node_bonus = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*s->node_bonus));
+	s->job_req = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_req));
+	s->job_req_gen = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_req_gen));
+	s->req_gen = 1;
+	s->job_active = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_active));
+	s->job_pending = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_pending));
 	index_init(s);
+	gt_order_prepare(s);
 	s->n_base_names = (uint32_t)c->names->n_strs;
 	s->next_group = s->n_base_names;
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
@@ -519,6 +535,13 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 						    .evictor_job = GT_NONE, .rel_node = GT_NONE };
 		set_pod_state(s, (int32_t)i, &st);
 	}
+	/* the placeholder above was Pending: count pending pods afresh */
+	for (uint32_t i = 0; i < c->n_pods; i++)
+		if (c->pods[i].job != GT_NONE)
+			s->job_pending[c->pods[i].job] = 0;
+	for (uint32_t i = 0; i < c->n_pods; i++)
+		if (c->pods[i].job != GT_NONE && c->pods[i].ours && s->pods[i].status == GT_PENDING)
+			s->job_pending[c->pods[i].job]++;
 	compute_totals(s);
 	compute_requests(s);
 }
@@ -529,17 +552,89 @@ void gt_session_release(struct gt_session *s)
 		free(s->nodes[n].groups);
 	for (uint32_t j = 0; j < s->c->n_jobs; j++)
 		free(s->jobs[j].message);
-	free(s->pods);
-	free(s->nodes);
-	free(s->queues);
-	free(s->jobs);
 	free(s->ops);
-	free(s->node_bonus);
-	free(s->job_req);
-	free(s->job_req_valid);
-	free(s->job_active);
 	free(s->scratch);
-	free(s->fast_scratch);
-	index_release(&s->index);
+	gt_arena_release(&s->step_arena);
+	gt_arena_release(&s->solve_arena);
+	gt_arena_release(&s->arena);
 	memset(s, 0, sizeof(*s));
+}
+
+/* ---------------------------------------------------------------- invariants */
+
+static bool same_node_books(const struct gt_node_state *a, const struct gt_node_state *b, uint32_t n_ext)
+{
+	if (a->used_cpu_milli != b->used_cpu_milli || a->used_mem_bytes != b->used_mem_bytes ||
+	    a->used_pods != b->used_pods || a->rel_cpu_milli != b->rel_cpu_milli ||
+	    a->rel_mem_bytes != b->rel_mem_bytes || a->rel_pods != b->rel_pods ||
+	    a->whole_used != b->whole_used || a->whole_releasing != b->whole_releasing ||
+	    a->whole_pipelined != b->whole_pipelined || a->idle_gpus != b->idle_gpus ||
+	    a->rel_gpus != b->rel_gpus || a->max_room != b->max_room || a->n_groups != b->n_groups)
+		return false;
+	for (uint32_t e = 0; e < n_ext; e++)
+		if (a->used_ext[e] != b->used_ext[e] || a->rel_ext[e] != b->rel_ext[e])
+			return false;
+	for (uint32_t i = 0; i < a->n_groups; i++) {	/* the same groups, in any order */
+		const struct gt_gpu_group *g = &a->groups[i], *h = NULL;
+		for (uint32_t k = 0; k < b->n_groups && !h; k++)
+			if (b->groups[k].id == g->id)
+				h = &b->groups[k];
+		if (!h || h->used_milli != g->used_milli || h->releasing_milli != g->releasing_milli ||
+		    h->pipelined_milli != g->pipelined_milli || h->n_pods != g->n_pods)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Only used inside assert() and by tests (SQLite's assert-only checkers): do
+ * the session's incremental books - every node's used, releasing and
+ * pipelined resources and shared GPUs, the node index, every queue's
+ * allocation, every job's active and pending counts - equal what its pods'
+ * states give when counted from scratch? O(P + N + Q).
+ */
+bool gt_session_check(const struct gt_session *s)
+{
+	const struct gt_cluster *c = s->c;
+	struct gt_session t;
+	memset(&t, 0, sizeof(t));
+	t.c = c;
+	t.nodes = gt_xcalloc(c->n_nodes + 1, sizeof(*t.nodes));
+	t.queues = gt_xcalloc(c->n_queues + 1, sizeof(*t.queues));
+	t.pods = gt_xcalloc(c->n_pods + 1, sizeof(*t.pods));
+	for (uint32_t n = 0; n < c->n_nodes; n++)
+		refresh_node(&t, (int32_t)n);
+	for (uint32_t i = 0; i < c->n_pods; i++) {
+		account_node(&t, (int32_t)i, &s->pods[i], 1);
+		account_queue(&t, (int32_t)i, &s->pods[i], 1);
+	}
+	bool ok = true;
+	for (uint32_t n = 0; n < c->n_nodes && ok; n++) {
+		ok = same_node_books(&s->nodes[n], &t.nodes[n], c->n_ext);
+		/* the index files the node under its free and idle GPUs */
+		int32_t max = s->index.max_free, fr = t.nodes[n].idle_gpus + t.nodes[n].rel_gpus;
+		int32_t idle = t.nodes[n].idle_gpus;
+		fr = fr < 0 ? 0 : fr > max ? max : fr;
+		idle = idle < 0 ? 0 : idle > max ? max : idle;
+		ok &= !s->index.by_free || (s->index.bucket[n] == fr && s->index.idle_bucket[n] == idle);
+	}
+	for (uint32_t q = 0; q < c->n_queues && ok; q++)
+		ok = !memcmp(s->queues[q].allocated, t.queues[q].allocated, sizeof(t.queues[q].allocated)) &&
+		     !memcmp(s->queues[q].allocated_np, t.queues[q].allocated_np,
+			     sizeof(t.queues[q].allocated_np));
+	for (uint32_t j = 0; j < c->n_jobs && ok; j++) {
+		uint32_t active = 0, pending = 0;
+		for (uint32_t i = 0; i < c->jobs[j].n_pods; i++) {
+			int32_t p = c->jobs[j].pods[i];
+			active += gt_status_active_allocated(s->pods[p].status);
+			pending += c->pods[p].ours && s->pods[p].status == GT_PENDING;
+		}
+		ok = s->job_active[j] == active && s->job_pending[j] == pending;
+	}
+	for (uint32_t n = 0; n < c->n_nodes; n++)
+		free(t.nodes[n].groups);
+	free(t.nodes);
+	free(t.queues);
+	free(t.pods);
+	return ok;
 }

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "core/cluster.h"
+#include "util/arena.h"
 
 /* room for every placement reject reason (core/placement.h checks) */
 #define GT_MAX_REJECTS 24
@@ -33,6 +34,15 @@ struct gt_pod_state {
 	bool ghost;		/* evicted while only pipelined: it holds nothing at node */
 	enum gt_status before_evict;	/* status to restore when un-evicted */
 	int32_t evictor_job;	/* job that took the resources, or GT_NONE */
+	/*
+	 * The eviction fields as they were before the last eviction, restored
+	 * with the status when it is taken back: a victim moved elsewhere, evicted
+	 * again and put back where it was moved to is still evicted from its
+	 * first node.
+	 */
+	uint8_t before_evicted_by;
+	bool before_virtual;
+	int32_t before_evictor;
 	/*
 	 * A victim moved elsewhere (pipelined on another node or GPU) still
 	 * holds its old place until its pod is gone: that place counts as
@@ -115,9 +125,57 @@ struct gt_op {
 
 #define GT_NO_FIT_SLOTS 8
 
+/* Why a job's victim search stopped (KAI's scenario search results). */
+#define GT_SEARCH_RESULT_MAP(X)                                  \
+	X(SOLVED, "solved")                                      \
+	X(DEADLINE, "deadline_exhausted")                        \
+	X(EXHAUSTED, "generators_exhausted")                     \
+	X(NO_GENERATOR, "no_generator")                          \
+	X(NOT_ATTEMPTED, "not_attempted")
+
+enum gt_search_result {
+#define GT_SEARCH_RESULT_ENUM(name, text) GT_SEARCH_##name,
+	GT_SEARCH_RESULT_MAP(GT_SEARCH_RESULT_ENUM)
+#undef GT_SEARCH_RESULT_ENUM
+	GT_N_SEARCH_RESULTS
+};
+
+const char *gt_search_result_name(enum gt_search_result r);
+
+/* What the victim search did in one action (KAI's kai_scenario_search_* metrics). */
+struct gt_search_stats {
+	uint32_t jobs[GT_N_SEARCH_RESULTS];	/* jobs by result */
+	uint32_t reduced_budget;		/* jobs that got less than a job's limit */
+	uint64_t emitted, simulated, duplicate, validator_rejected;	/* scenarios */
+	uint32_t pruned;	/* probes no victim set could make valid: not searched */
+	uint32_t action_budget_exhausted;
+	uint32_t signature_skipped;	/* jobs no easier than a failed one: not tried */
+};
+
+struct gt_victim_key;
+struct gt_search_scratch;
+
+/* Per action: every preemptible job of a leaf queue in victim order (victimq.h). */
+struct gt_victim_index {
+	bool built;
+	int32_t **order;	/* per queue: jobs, the first to give up first */
+	uint32_t *n_order;
+	uint32_t *start;	/* per queue: jobs before it are gone for this action */
+	struct gt_victim_key *key;	/* per job: the key it is ordered by */
+	uint32_t *pos;		/* per job: its place in order[queue] */
+	int64_t *max_job_gpu;	/* per queue: most GPU milli-units one of its jobs holds */
+};
+
 struct gt_session {
 	const struct gt_cluster *c;
 	int64_t now;
+	/*
+	 * The cycle's memory: the books below and the search's scratch come
+	 * from @arena and die with the session; a job's search takes its
+	 * memory from @solve_arena and each search step from @step_arena,
+	 * each given back whole when done.
+	 */
+	struct gt_arena arena, solve_arena, step_arena;
 	struct gt_pod_state *pods;
 	struct gt_node_state *nodes;
 	struct gt_queue_state *queues;
@@ -147,9 +205,16 @@ struct gt_session {
 	struct gt_node_index index;
 	/* per job: its pods in an allocated state (gt_status_active_allocated) */
 	uint32_t *job_active;
-	/* tasks-to-allocate resources per job, valid until one of its pods changes */
+	/* per job: its pending pods of ours */
+	uint32_t *job_pending;
+	/*
+	 * Tasks-to-allocate resources per job, valid while job_req_gen[job] is
+	 * req_gen: a change of one of its pods clears its generation, and
+	 * gt_session_invalidate_requests() starts a new one for every job.
+	 */
 	int64_t (*job_req)[GT_NQRES];
-	bool *job_req_valid;
+	uint32_t *job_req_gen;
+	uint32_t req_gen;
 	/* scratch for node ordering, sized for every node */
 	void *scratch;
 	uint64_t *fast_scratch;	/* one bitmap of nodes, for the fast path */
@@ -174,10 +239,27 @@ struct gt_session {
 		uint32_t rejects[GT_MAX_REJECTS];
 	} no_fit[GT_NO_FIT_SLOTS];
 	uint32_t no_fit_next;
+	/* order.c's caches, filled on first use: name ranks (string id -> rank among
+	 * job, podset and queue names; 0: not ranked), each job's pods in task order */
+	uint32_t *name_rank;
+	uint32_t n_ranked;
+	bool names_ranked;
+	int32_t **task_order;	/* per job, NULL until needed */
+	uint32_t *task_pos;	/* per pod: its place in its job's task order */
+	/* the victim search */
+	struct gt_victim_index victims;
+	struct gt_search_scratch *search_scratch;
+	struct gt_search_stats search[GT_N_ACTIONS];
 };
 
 void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now);
 void gt_session_release(struct gt_session *s);
+/*
+ * For assert() and tests only: the incremental books (nodes, shared GPUs,
+ * the node index, queues, jobs' counts) equal a recount from the pods'
+ * states. O(P + N + Q).
+ */
+bool gt_session_check(const struct gt_session *s);
 
 /* The statement. A checkpoint is the op count; rollback undoes past it. */
 static inline size_t gt_stmt_checkpoint(const struct gt_session *s)

@@ -1,350 +1,252 @@
 /*
- * solver.c - victims and a placement for one pending job (KAI-SPEC 4.7)
+ * solver.c - the victim search for one pending job (KAI v0.17's JobSolver)
  *
  * PROCEDURE gt_solve():
- *   Step 1. The tasks to allocate t1..tn and the nodes worth trying (all of
- *           them if a task needs no GPU, else nodes with free or freeing GPUs).
- *   Step 2. For k = 1..n solve the partial job t1..tk (solve_partial), each
- *           time starting from the victims recorded for k-1. The statements
- *           of k < n are rolled back; only the full solution stays.
- *   Step 3. Accept only if the real job now satisfies its gang and has more
- *           active pods than before.
+ *   Step 1. The tasks to allocate t1..tn, the feasible nodes (all of them if
+ *           a task needs no GPU, else nodes with free or freeing GPUs), the
+ *           job's time budget.
+ *   Step 2. For each enabled generator, from no recorded victims: probe
+ *           k = 1, 2, 4, ... then binary search for the largest k that
+ *           solves (search_max_k); then solve k = n from that probe's
+ *           victims (solve_with_generator).
+ *   Step 3. Accept only if the job now satisfies its gang and has more
+ *           active pods than before; else roll everything back.
  *
- * Victim enumeration is the queue tree in victim mode: at every level the
- * child queue that should give up resources first (the reverse of the
- * allocation order, judged after the victims already taken from it), and
- * in a leaf the lowest-priority, newest job first.
+ * COST MODEL. N nodes, P pods, J jobs, Q queues; for the pending job n
+ * tasks, and V the victims a scenario evicts.
+ *   - Starting a job's search: O(n log n + N/64) (tasks; feasible nodes as
+ *     a bitmap from the node index), independent of P and J: the victim
+ *     queue is an index kept for the whole action (victimq.h), scratch is
+ *     stamped, not cleared, and memory comes from arenas.
+ *   - Probes: at most 2 log2(n) + 2 per generator (doubling, then halving,
+ *     then the full job), two generators.
+ *   - A probe: O(N log K) to open (K = its k), then pops of the victim
+ *     queue, each O(Q + K) (scenario.h), until the filters pass; after that
+ *     each pop yields O(1) new scenarios (NodeLocalGreedy: one per node of
+ *     the newest victim job; MultiNodeGang: the prefixes not seen before -
+ *     equal ones are skipped by fingerprint without simulating).
+ *   - A scenario: O(V log V) to fingerprint; if new, a simulation: O(V)
+ *     evictions and rollbacks, placing the k tasks (the node index makes a
+ *     GPU placement O(N/64 x GPUs per node)), and placing each victim job
+ *     again, O(1) for a single pod whose like already found no node.
+ * So a job costs O(log n x pops x (Q + K)) plus its simulations; pops are
+ * bounded by the victims the queue holds, simulations by distinct
+ * scenarios. What does not grow: nothing is proportional to J or P per job,
+ * which is what makes thousands of single-GPU reclaims cheap, and a failed
+ * scenario is never simulated twice. Where the bound comes from in the
+ * worst case: a job that can never run (KAI's "unschedulable distributed"
+ * shapes) still walks every victim once per probe and simulates each new
+ * prefix once: O(log n x V_total x V) - the same walk KAI makes, without
+ * its constant factors - and the action, job and generator time budgets
+ * (budget.h) cap it when a front end supplies a clock.
  */
 #include "core/solver.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/actions.h"
-#include "core/gang.h"
 #include "core/order.h"
-#include "util/heap.h"
+#include "core/scenario.h"
+#include "core/signature.h"
+#include "util/hash.h"
 #include "util/mem.h"
 
-struct victim_entry {
+/* A batch of the recorded victims: pods rec_pods[first..first+n) of job. */
+struct rec_batch {
 	int32_t job;
-	int32_t *pods;		/* candidate pods still with this job */
-	uint32_t n;
-	/* order key, fixed when the entry is pushed (KAI orders a clone by its own pods) */
-	int32_t priority;
-	int elastic;
-	int64_t created;
-	int64_t allocated[GT_NQRES];
-	bool owned;		/* pods is this entry's own (else the template's) */
+	uint32_t first, n;
 };
 
-/* Per leaf queue, a heap of entries: the first to give up on top. */
-struct victim_heap {
-	struct victim_entry *e;
-	uint32_t n, cap;
-};
-
-struct victim_queue {
-	struct gt_solver *sv;
-	struct victim_heap *leaf;	/* per queue */
-	int64_t (*popped)[GT_NQRES];	/* per queue: allocation of victims taken */
-	int32_t *roots;		/* the top-level queues */
-	uint32_t n_roots;
-	bool owns_roots;	/* the template does; its copies share them */
-	uint32_t n_entries;
-	int32_t n_jobs_admitted;
-};
-
-/* A group of potential victims: what one pop of the victim queue gave. */
-struct group {
-	int32_t job;
-	int32_t *pods;
-	uint32_t n;
-};
-
-struct partial {
-	struct gt_solver *sv;
-	const int32_t *tasks;	/* the partial job: t1..tk */
+/* A scenario that was simulated and failed (KAI's scenario fingerprint, kept whole). */
+struct failed_fp {
+	bool used;		/* the slot holds one */
+	uint64_t hash;
 	uint32_t k;
-	int32_t *recorded;	/* victims of the solution for k-1 */
-	uint32_t n_recorded;
-	struct group *groups;	/* potential victims, in the order they came */
-	uint32_t n_groups, cap_groups;
-	bool *feasible;		/* per node */
-	int32_t *victims;	/* scratch: the victims of one try */
-	int64_t *scratch_free;	/* scratch: free milli-GPUs per node */
-	uint64_t *mask_bits;	/* scratch: the feasible nodes by name rank */
-	bool *is_recorded;	/* per pod: in recorded */
-	uint32_t *job_stamp;	/* per job: last simulation that queued it */
-	uint32_t stamp;
+	const int32_t *rec, *pot;	/* the pods, as sets */
+	uint32_t n_rec, n_pot;
+};
+
+/* One job's search. */
+struct search {
+	struct gt_solver *sv;
+	struct gt_session *s;
+	struct gt_search_scratch *x;
+	struct gt_search_stats *stats;
+	int32_t *tasks;
+	uint32_t n;
+	uint64_t *base_feasible;	/* by name rank */
+	/* the recorded victims of the generator attempt (solve arena) */
+	struct rec_batch *rec;
+	uint32_t n_rec;
+	int32_t *rec_pods;
+	uint32_t n_rec_pods;
+	uint64_t rec_hash;		/* their set hash, for fingerprints */
+	/* scenarios simulated and failed, for the whole job (KAI's failedScenarios) */
+	struct failed_fp *failed;
+	uint32_t n_failed, cap_failed;	/* open addressing, cap a power of 2 */
+	struct gt_job_budget job_budget;
+	struct gt_deadline gen_deadline;
+	int64_t free_room;		/* every node's free and freeing GPUs; < 0 until needed */
+};
+
+/* The statement and memory a probe works in. */
+struct probe {
+	struct search *sr;
+	struct gt_step st;
+	uint64_t *feasible;	/* by name rank: base, recorded victims' nodes, and the scenario's */
+	int32_t *victims;	/* scratch: the pods of the scenario being solved */
 	uint32_t n_victims, cap_victims;
 };
 
-/* ---------------------------------------------------------------- victim queue */
+/* ---------------------------------------------------------------- feasible nodes */
 
-static void entry_allocated(const struct gt_session *s, const struct victim_entry *e,
-			    int64_t out[GT_NQRES])
+static void set_rank(uint64_t *bits, const struct gt_session *s, int32_t node)
 {
-	memset(out, 0, GT_NQRES * sizeof(*out));
-	for (uint32_t i = 0; i < e->n; i++) {
-		const struct gt_pod_state *st = &s->pods[e->pods[i]];
-		if (!gt_status_allocated(st->status))
-			continue;
-		int64_t res[GT_NQRES];
-		gt_pod_queue_res(s, e->pods[i], st->node, res);
-		for (int r = 0; r < GT_NQRES; r++)
-			out[r] += res[r];
-	}
+	uint32_t rank = s->c->nodes[node].name_rank;
+	bits[rank / 64] |= 1ULL << (rank % 64);
 }
 
-/* KAI's elastic order over what an entry still holds: 0 below min, 1 at, 2 above. */
-static int entry_elastic_state(const struct gt_session *s, const struct victim_entry *e)
+static bool has_rank(const uint64_t *bits, const struct gt_session *s, int32_t node)
 {
-	const struct gt_job *j = &s->c->jobs[e->job];
-	int32_t cnt[GT_MAX_PODSETS] = { 0 };
-	for (uint32_t i = 0; i < e->n; i++)
-		if (gt_status_active_allocated(s->pods[e->pods[i]].status))
-			cnt[s->c->pods[e->pods[i]].podset]++;
-	if (!gt_gang_met(j, cnt))
-		return 0;
-	int state = 1;
-	for (uint32_t i = 0; i < j->n_podsets; i++)
-		if (cnt[i] > j->podsets[i].min_member)
-			state = 2;
-	return state;
+	uint32_t rank = s->c->nodes[node].name_rank;
+	return bits[rank / 64] & (1ULL << (rank % 64));
 }
 
 /*
- * Job order over entries: priority, elastic state, age, then the job
- * index. The victim queue pops the *last* in this order first.
+ * KAI's FeasibleNodesForJob: every node if a task needs no GPU; else the
+ * nodes with free or freeing whole GPUs, or a shared GPU not full. From the
+ * node index: O(N/64 x GPUs per node + nodes with shared GPUs).
  */
-static int entry_cmp(const struct victim_entry *a, const struct victim_entry *b)
+static void base_feasible_nodes(struct search *sr)
 {
-	if (a->priority != b->priority)
-		return a->priority > b->priority ? -1 : 1;
-	if (a->elastic != b->elastic)
-		return a->elastic < b->elastic ? -1 : 1;
-	if (a->created != b->created)
-		return a->created < b->created ? -1 : 1;
-	return a->job < b->job ? -1 : a->job > b->job;
-}
-
-/* Heap order: the entry that gives up first (largest in entry_cmp) on top. */
-static bool heap_above(const void *ctx, const struct victim_entry *a, const struct victim_entry *b)
-{
-	(void)ctx;
-	return entry_cmp(a, b) > 0;
-}
-
-GT_HEAP_DEFINE(vheap, struct victim_entry, const void, heap_above)
-
-static void vq_push(struct victim_queue *vq, int32_t job, const int32_t *pods, uint32_t n)
-{
-	const struct gt_session *s = vq->sv->s;
-	const struct gt_job *j = &s->c->jobs[job];
-	struct victim_entry e = { .job = job, .n = n, .priority = j->priority, .created = j->created,
-				  .owned = true };
-	e.pods = gt_xmalloc((n + 1) * sizeof(*e.pods));
-	memcpy(e.pods, pods, n * sizeof(*pods));
-	e.elastic = entry_elastic_state(s, &e);
-	entry_allocated(s, &e, e.allocated);
-	vheap_push(&vq->leaf[j->queue].e, &vq->leaf[j->queue].n, &vq->leaf[j->queue].cap, e, NULL);
-	vq->n_entries++;
-}
-
-static void vq_init(struct victim_queue *vq, struct gt_solver *sv)
-{
-	struct gt_session *s = sv->s;
-	const struct gt_cluster *c = s->c;
-	memset(vq, 0, sizeof(*vq));
-	vq->sv = sv;
-	vq->popped = gt_xcalloc(c->n_queues + 1, sizeof(*vq->popped));
-	vq->leaf = gt_xcalloc(c->n_queues + 1, sizeof(*vq->leaf));
-	vq->roots = gt_xmalloc((c->n_queues + 1) * sizeof(*vq->roots));
-	vq->owns_roots = true;
-	for (uint32_t q = 0; q < c->n_queues; q++)
-		if (c->queues[q].parent == GT_NONE)
-			vq->roots[vq->n_roots++] = (int32_t)q;
-	int32_t *buf = NULL;
-	uint32_t cap = 0;
-	for (uint32_t j = 0; j < c->n_jobs; j++) {
-		const struct gt_job *job = &c->jobs[j];
-		if ((int32_t)j == sv->job || job->queue == GT_NONE || !job->preemptible ||
-		    !s->job_active[j] || !sv->is_victim(sv, (int32_t)j))
-			continue;
-		if (sv->max_victim_jobs >= 0 && vq->n_jobs_admitted > sv->max_victim_jobs)
-			continue;
-		vq->n_jobs_admitted++;
-		GT_GROW(buf, job->n_pods + 1, cap);
-		uint32_t n = 0;
-		for (uint32_t i = 0; i < job->n_pods; i++)
-			if (gt_status_active_allocated(s->pods[job->pods[i]].status))
-				buf[n++] = job->pods[i];
-		vq_push(vq, (int32_t)j, buf, n);
+	struct gt_session *s = sr->s;
+	const struct gt_node_index *ix = &s->index;
+	uint64_t *out = sr->base_feasible;
+	bool any_cpu_only = false;
+	for (uint32_t i = 0; i < sr->n; i++) {
+		const struct gt_pod *p = &s->c->pods[sr->tasks[i]];
+		any_cpu_only |= p->gpus == 0 && !gt_pod_is_shared(p);
 	}
-	free(buf);
-}
-
-/*
- * A fresh victim queue equal to @tmpl (KAI builds one per partial job; the
- * candidates are the same each time, so they are found once per solve and
- * copied). The copy shares the template's pod lists.
- */
-static void vq_copy(struct victim_queue *vq, const struct victim_queue *tmpl)
-{
-	uint32_t nq = tmpl->sv->s->c->n_queues;
-	*vq = *tmpl;
-	vq->owns_roots = false;
-	vq->popped = gt_xcalloc(nq + 1, sizeof(*vq->popped));
-	vq->leaf = gt_xcalloc(nq + 1, sizeof(*vq->leaf));
-	for (uint32_t q = 0; q < nq; q++) {
-		const struct victim_heap *h = &tmpl->leaf[q];
-		if (!h->n)
-			continue;
-		vq->leaf[q].e = gt_xmalloc(h->n * sizeof(*h->e));
-		memcpy(vq->leaf[q].e, h->e, h->n * sizeof(*h->e));
-		for (uint32_t i = 0; i < h->n; i++)
-			vq->leaf[q].e[i].owned = false;
-		vq->leaf[q].n = vq->leaf[q].cap = h->n;
+	if (any_cpu_only) {
+		for (uint32_t n = 0; n < s->c->n_nodes; n++)
+			set_rank(out, s, (int32_t)n);
+		return;
 	}
-}
-
-static void vq_release(struct victim_queue *vq)
-{
-	for (uint32_t q = 0; q < vq->sv->s->c->n_queues; q++) {
-		for (uint32_t i = 0; i < vq->leaf[q].n; i++)
-			if (vq->leaf[q].e[i].owned)
-				free(vq->leaf[q].e[i].pods);
-		free(vq->leaf[q].e);
-	}
-	free(vq->leaf);
-	free(vq->popped);
-	if (vq->owns_roots)
-		free(vq->roots);
-	memset(vq, 0, sizeof(*vq));
-}
-
-/* The leaf a descent chose; GT_NONE when the subtree holds no entry. */
-struct pick {
-	int32_t leaf;
-};
-
-/* What the victims of @pk's leaf (taken so far and its next one) remove. */
-static void pick_sub(const struct victim_queue *vq, struct pick pk, int64_t out[GT_NQRES])
-{
-	const struct victim_entry *head = &vq->leaf[pk.leaf].e[0];
-	for (int r = 0; r < GT_NQRES; r++)
-		out[r] = head->allocated[r] + vq->popped[pk.leaf][r];
-}
-
-static struct pick best_under(const struct victim_queue *vq, int32_t q);
-
-/* Of the sibling queues @qs, the one that gives up first (the reverse of allocation order). */
-static struct pick best_among(const struct victim_queue *vq, const int32_t *qs, uint32_t n)
-{
-	const struct gt_session *s = vq->sv->s;
-	struct pick best = { GT_NONE };
-	int32_t best_q = GT_NONE;
-	for (uint32_t i = 0; i < n; i++) {
-		struct pick p = best_under(vq, qs[i]);
-		if (p.leaf == GT_NONE)
-			continue;
-		if (best.leaf != GT_NONE) {
-			int64_t lsub[GT_NQRES], rsub[GT_NQRES];
-			pick_sub(vq, p, lsub);
-			pick_sub(vq, best, rsub);
-			/* victim order: whoever allocation would serve last gives first */
-			if (gt_queue_cmp_victims(s, qs[i], best_q, lsub, rsub) < 0)
-				continue;
+	for (uint32_t w = 0; w < ix->n_words; w++) {
+		uint64_t m = 0;
+		for (int32_t b = 1; b <= ix->max_free; b++)
+			m |= ix->by_free[b][w];
+		out[w] = m;
+		/* nodes with shared GPUs: one that is not full makes the node feasible */
+		for (uint64_t bits = ix->roomy[w] & ~m; bits; bits &= bits - 1) {
+			int32_t node = ix->node_at_rank[w * 64 + (uint32_t)__builtin_ctzll(bits)];
+			for (uint32_t g = 0; g < s->nodes[node].n_groups; g++)
+				if (s->nodes[node].groups[g].used_milli < 1000) {
+					set_rank(out, s, node);
+					break;
+				}
 		}
-		best = p;
-		best_q = qs[i];
 	}
-	return best;
 }
 
-static struct pick best_under(const struct victim_queue *vq, int32_t q)
+/* ---------------------------------------------------------------- fingerprints */
+
+/* A hash of a set of pods: a sum of mixed ids, the same in any order (no sort). */
+static uint64_t hash_set(const int32_t *pods, uint32_t n)
 {
-	const struct gt_queue *cq = &vq->sv->s->c->queues[q];
-	if (!cq->n_children)
-		return (struct pick){ vq->leaf[q].n ? q : GT_NONE };
-	return best_among(vq, cq->children, cq->n_children);
+	uint64_t h = gt_hash_mix(0x5CE7A210ULL, n);
+	for (uint32_t i = 0; i < n; i++)
+		h += gt_hash_mix(0x9D2C5680ULL, (uint32_t)pods[i]);
+	return h;
 }
 
-static bool vq_pop(struct victim_queue *vq, struct victim_entry *out)
+/* Do @a and @b (each without repeats) hold the same pods? O(n) with the pod marks. */
+static bool same_set(struct gt_search_scratch *x, const int32_t *a, const int32_t *b, uint32_t n)
 {
-	if (!vq->n_entries)
-		return false;
-	struct pick best = best_among(vq, vq->roots, vq->n_roots);
-	if (best.leaf == GT_NONE)
-		return false;
-	*out = vheap_pop(vq->leaf[best.leaf].e, &vq->leaf[best.leaf].n, NULL);
-	vq->n_entries--;
-	for (int r = 0; r < GT_NQRES; r++)
-		vq->popped[best.leaf][r] += out->allocated[r];
+	gt_marks_begin(&x->pod_in);
+	for (uint32_t i = 0; i < n; i++)
+		gt_marks_set(&x->pod_in, (uint32_t)a[i], 1);
+	for (uint32_t i = 0; i < n; i++)
+		if (!gt_marks_has(&x->pod_in, (uint32_t)b[i]))
+			return false;
 	return true;
 }
 
-/*
- * KAI's GetTasksToEvict over an entry: one pod (the last in task order) if
- * some podset is above its minimum - an elastic job shrinks first - else
- * every pod. Returns the count; *more says the entry keeps pods.
- */
-static uint32_t tasks_to_evict(const struct gt_session *s, const struct victim_entry *e,
-			       int32_t *out, bool *more)
+static bool same_fp(struct gt_search_scratch *x, const struct failed_fp *f, const struct failed_fp *g)
 {
-	const struct gt_job *j = &s->c->jobs[e->job];
-	struct gt_podset_count cnt[GT_MAX_PODSETS];
-	memset(cnt, 0, sizeof(cnt));
-	uint32_t active = 0;
-	for (uint32_t i = 0; i < e->n; i++)
-		if (gt_status_active_allocated(s->pods[e->pods[i]].status)) {
-			cnt[s->c->pods[e->pods[i]].podset].active_allocated++;
-			active++;
-		}
-	uint32_t order[GT_MAX_PODSETS];
-	gt_sort_podsets(s, e->job, cnt, order);
-	bool above = false;
-	for (uint32_t i = 0; i < j->n_podsets; i++)
-		above |= cnt[i].active_allocated > j->podsets[i].min_member;
+	return f->hash == g->hash && f->k == g->k && f->n_rec == g->n_rec && f->n_pot == g->n_pot &&
+	       (f->rec == g->rec || same_set(x, f->rec, g->rec, f->n_rec)) &&
+	       same_set(x, f->pot, g->pot, f->n_pot);
+}
+
+/* The scenario's key: the probe's k, the recorded and the potential victims, as sets. */
+static struct failed_fp fingerprint(struct probe *pb, const struct gt_scenario *sc,
+				    const struct gt_accum *acc)
+{
+	struct search *sr = pb->sr;
 	uint32_t n = 0;
-	for (uint32_t oi = j->n_podsets; oi-- > 0;) {	/* reverse podset order */
-		uint32_t ps = order[oi];
-		bool one = cnt[ps].active_allocated > j->podsets[ps].min_member;
-		int32_t worst = GT_NONE;
-		for (uint32_t i = 0; i < e->n; i++) {
-			int32_t p = e->pods[i];
-			if ((uint32_t)s->c->pods[p].podset != ps ||
-			    !gt_status_active_allocated(s->pods[p].status))
-				continue;
-			if (!one)
-				out[n++] = p;
-			else if (worst == GT_NONE || gt_task_cmp(s, p, worst) > 0)
-				worst = p;
-		}
-		if (one && worst != GT_NONE)
-			out[n++] = worst;
-		if (above)
-			break;	/* a single podset gives when one is above its minimum */
+	for (uint32_t b = 0; b < sc->n_batches; b++)
+		n += acc->batches[sc->batches[b]].n;
+	int32_t *pot = gt_arena_alloc(&sr->s->step_arena, (n + 1) * sizeof(*pot));
+	n = 0;
+	for (uint32_t b = 0; b < sc->n_batches; b++) {
+		const struct gt_batch *bt = &acc->batches[sc->batches[b]];
+		memcpy(pot + n, acc->pods + bt->first, bt->n * sizeof(*pot));
+		n += bt->n;
 	}
-	*more = n < active;
-	return n;
+	struct failed_fp f = { .k = pb->st.k, .rec = sr->rec_pods, .n_rec = sr->n_rec_pods,
+			       .pot = pot, .n_pot = n };
+	f.hash = gt_hash_mix(gt_hash_mix(sr->rec_hash, pb->st.k), hash_set(pot, n));
+	return f;
+}
+
+static bool failed_before(const struct search *sr, const struct failed_fp *f)
+{
+	if (!sr->cap_failed)
+		return false;
+	for (uint32_t i = (uint32_t)f->hash & (sr->cap_failed - 1);; i = (i + 1) & (sr->cap_failed - 1)) {
+		if (!sr->failed[i].used)
+			return false;
+		if (same_fp(sr->x, &sr->failed[i], f))
+			return true;
+	}
+}
+
+static void remember_failed(struct search *sr, const struct failed_fp *f)
+{
+	struct gt_arena *a = &sr->s->solve_arena;
+	if (2 * (sr->n_failed + 1) > sr->cap_failed) {
+		uint32_t cap = sr->cap_failed ? 2 * sr->cap_failed : 64;
+		struct failed_fp *t = gt_arena_calloc(a, cap, sizeof(*t));
+		for (uint32_t i = 0; i < sr->cap_failed; i++) {
+			const struct failed_fp *e = &sr->failed[i];
+			if (!e->used)
+				continue;
+			uint32_t k = (uint32_t)e->hash & (cap - 1);
+			while (t[k].used)
+				k = (k + 1) & (cap - 1);
+			t[k] = *e;
+		}
+		sr->failed = t;
+		sr->cap_failed = cap;
+	}
+	/* the potential victims live in the step's memory: keep a copy for the job */
+	struct failed_fp g = *f;
+	int32_t *pot = gt_arena_alloc(a, (f->n_pot + 1) * sizeof(*pot));
+	memcpy(pot, f->pot, f->n_pot * sizeof(*pot));
+	g.pot = pot;
+	g.used = true;
+	uint32_t k = (uint32_t)g.hash & (sr->cap_failed - 1);
+	while (sr->failed[k].used)
+		k = (k + 1) & (sr->cap_failed - 1);
+	sr->failed[k] = g;
+	sr->n_failed++;
 }
 
 /* ---------------------------------------------------------------- simulation */
 
-static bool in_list(const int32_t *v, uint32_t n, int32_t x)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (v[i] == x)
-			return true;
-	return false;
-}
-
-/*
- * Place victims and preemptor again in queue order, pipeline only. A victim
- * that cannot be placed stays evicted; the preemptor must be placed.
- */
 static bool same_labels(const struct gt_labels *a, const struct gt_labels *b)
 {
 	if (a->n != b->n)
@@ -395,25 +297,24 @@ static bool same_needs(const struct gt_session *s, int32_t a, int32_t b)
 	       same_labels(&x->node_selector, &y->node_selector) && same_tolerations(x, y);
 }
 
-static bool simulate(struct partial *pt)
+/*
+ * KAI's TryToVirtuallyAllocatePreemptorAndGetVictims: the preemptor's probe
+ * tasks and the victim jobs placed again in queue order, pipeline only, on
+ * the feasible nodes. False if the preemptor does not fit.
+ */
+static bool simulate(struct probe *pb)
 {
-	struct gt_solver *sv = pt->sv;
-	struct gt_session *s = sv->s;
-	/* the feasible nodes as a bitmap by name rank: placement's fast path takes it */
-	memset(pt->mask_bits, 0, s->index.n_words * sizeof(*pt->mask_bits));
-	for (uint32_t n = 0; n < s->c->n_nodes; n++)
-		if (pt->feasible[n]) {
-			uint32_t rank = s->c->nodes[n].name_rank;
-			pt->mask_bits[rank / 64] |= 1ULL << (rank % 64);
-		}
+	struct search *sr = pb->sr;
+	struct gt_session *s = sr->s;
+	struct gt_arena *a = &s->step_arena;
 	struct gt_jobq jq;
-	gt_jobq_init(&jq, s);
-	gt_jobq_push(&jq, sv->job);
-	pt->stamp++;	/* marks the jobs pushed in this simulation */
-	for (uint32_t i = 0; i < pt->n_victims; i++) {
-		int32_t job = s->c->pods[pt->victims[i]].job;
-		if (pt->job_stamp[job] != pt->stamp) {
-			pt->job_stamp[job] = pt->stamp;
+	gt_jobq_init_in(&jq, s, a);
+	gt_jobq_push(&jq, sr->sv->job);
+	gt_marks_begin(&sr->x->job_sim);
+	for (uint32_t i = 0; i < pb->n_victims; i++) {
+		int32_t job = s->c->pods[pb->victims[i]].job;
+		if (!gt_marks_has(&sr->x->job_sim, (uint32_t)job)) {
+			gt_marks_set(&sr->x->job_sim, (uint32_t)job, 1);
 			gt_jobq_push(&jq, job);
 		}
 	}
@@ -424,19 +325,20 @@ static bool simulate(struct partial *pt)
 	 * with the same needs. Remember the last such pod and skip its likes.
 	 */
 	int32_t unplaceable = GT_NONE;
+	struct gt_arena_mark m = gt_arena_mark(a);
 	s->simulating = true;
-	s->node_mask = pt->mask_bits;
+	s->node_mask = pb->feasible;
 	gt_session_invalidate_requests(s);	/* victims count as tasks now */
 	for (int32_t job; !failed && (job = gt_jobq_pop(&jq)) != GT_NONE;) {
 		int64_t req[GT_NQRES];
-		if (job == sv->job) {
-			gt_tasks_queue_res(s, pt->tasks, pt->k, req);
+		if (job == sr->sv->job) {
+			gt_tasks_queue_res(s, pb->st.tasks, pb->st.k, req);
 			failed = !gt_queue_guards_pass(s, job, req, false) ||
-				 !gt_place_tasks(s, job, pt->tasks, pt->k, true, NULL, 0);
+				 !gt_place_tasks(s, job, pb->st.tasks, pb->st.k, true, NULL, 0);
 			placed = !failed;
 			continue;
 		}
-		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
+		int32_t *tasks = gt_arena_alloc(a, (s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
 		uint32_t n = gt_tasks_to_allocate(s, job, tasks);
 		gt_tasks_queue_res(s, tasks, n, req);
 		bool single = n == 1 && plain_single(s, tasks[0]);
@@ -444,247 +346,329 @@ static bool simulate(struct partial *pt)
 		    !(single && unplaceable != GT_NONE && same_needs(s, unplaceable, tasks[0])) &&
 		    !gt_place_tasks(s, job, tasks, n, true, NULL, 0) && single)
 			unplaceable = tasks[0];
-		free(tasks);
 	}
 	s->simulating = false;
 	s->node_mask = NULL;
 	gt_session_invalidate_requests(s);
-	gt_jobq_release(&jq);
+	gt_arena_pop(a, m);
 	return placed;
 }
 
-/* Simulate the evictions in pt->victims, then let the action judge. */
-static bool run_scenario(struct partial *pt)
+/*
+ * KAI's byPodSolver.solve: evict the recorded and the scenario's victims,
+ * make their nodes feasible, simulate, let the action judge. On failure
+ * everything is rolled back; on success the statement holds the solution.
+ */
+static bool run_scenario(struct probe *pb, const struct gt_scenario *sc, const struct gt_accum *acc)
 {
-	struct gt_session *s = pt->sv->s;
-	if (!simulate(pt))
-		return false;
-	int32_t *preempted = gt_xmalloc((pt->n_victims + 1) * sizeof(*preempted));
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < pt->n_victims; i++)
-		if (s->pods[pt->victims[i]].status == GT_RELEASING)
-			preempted[n++] = pt->victims[i];
-	bool ok = !pt->sv->validate ||
-		  pt->sv->validate(pt->sv, preempted, n, pt->tasks, pt->k);
-	free(preempted);
+	struct search *sr = pb->sr;
+	struct gt_session *s = sr->s;
+	struct gt_arena *a = &s->step_arena;
+	pb->n_victims = 0;
+	for (uint32_t i = 0; i < sr->n_rec_pods; i++)
+		GT_ARENA_PUSH(a, pb->victims, pb->n_victims, pb->cap_victims, sr->rec_pods[i]);
+	for (uint32_t b = 0; b < sc->n_batches; b++) {
+		const struct gt_batch *bt = &acc->batches[sc->batches[b]];
+		for (uint32_t i = 0; i < bt->n; i++)
+			GT_ARENA_PUSH(a, pb->victims, pb->n_victims, pb->cap_victims, acc->pods[bt->first + i]);
+	}
+	if (!pb->n_victims)
+		return false;	/* nothing to evict: not a scenario */
+	size_t cp = gt_stmt_checkpoint(s);
+	int32_t *added = gt_arena_alloc(a, (pb->n_victims + 1) * sizeof(*added));
+	uint32_t n_added = 0;
+	for (uint32_t i = 0; i < pb->n_victims; i++) {
+		int32_t pod = pb->victims[i], node = s->pods[pod].node;
+		if (s->pods[pod].status == GT_RELEASING)
+			continue;
+		gt_stmt_evict(s, pod, sr->sv->job);
+		if (node >= 0 && !has_rank(pb->feasible, s, node)) {
+			set_rank(pb->feasible, s, node);
+			added[n_added++] = node;
+		}
+	}
+	bool ok = simulate(pb);
+	if (ok && sr->sv->validate) {
+		int32_t *preempted = gt_arena_alloc(a, (pb->n_victims + 1) * sizeof(*preempted));
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < pb->n_victims; i++)
+			if (s->pods[pb->victims[i]].status == GT_RELEASING)
+				preempted[n++] = pb->victims[i];
+		ok = sr->sv->validate(sr->sv, preempted, n, pb->st.tasks, pb->st.k);
+		sr->stats->validator_rejected += !ok;
+	}
+	if (!ok) {
+		gt_stmt_rollback(s, cp);
+		for (uint32_t i = 0; i < n_added; i++) {
+			uint32_t rank = s->c->nodes[added[i]].name_rank;
+			pb->feasible[rank / 64] &= ~(1ULL << (rank % 64));
+		}
+	}
 	return ok;
 }
 
-/* Each pod is evicted once per try (evict() skips releasing pods): no duplicates. */
-static void add_victim(struct partial *pt, int32_t pod)
+/* A pod the solution evicts or moves. */
+static bool is_victim_now(const struct gt_session *s, int32_t pod)
 {
-	GT_PUSH(pt->victims, pt->n_victims, pt->cap_victims, pod);
+	enum gt_status st = s->pods[pod].status;
+	return st == GT_RELEASING || st == GT_PIPELINED;
 }
 
-static void evict(struct partial *pt, int32_t pod)
+static bool batch_has_victim(const struct gt_session *s, const int32_t *pods, uint32_t n)
 {
-	struct gt_session *s = pt->sv->s;
-	if (s->pods[pod].status == GT_RELEASING)
-		return;
-	int32_t node = s->pods[pod].node;
-	gt_stmt_evict(s, pod, pt->sv->job);
-	if (node >= 0)
-		pt->feasible[node] = true;
-	add_victim(pt, pod);
-}
-
-static bool group_on_node(const struct gt_session *s, const struct group *g, int32_t node)
-{
-	for (uint32_t i = 0; i < g->n; i++)
-		if (s->pods[g->pods[i]].node == node)
+	for (uint32_t i = 0; i < n; i++)
+		if (is_victim_now(s, pods[i]))
 			return true;
 	return false;
 }
 
 /*
- * Try the scenario: recorded victims, plus - node by node of the newest
- * group - every potential victim group that touches that node.
+ * KAI's recorded victims after a solved probe: the batches (recorded or
+ * potential) with at least one pod evicted or moved, every pod of them.
  */
-static bool try_scenario(struct partial *pt, const struct group *latest)
+static void record_solution(struct probe *pb, const struct gt_scenario *sc, const struct gt_accum *acc)
 {
-	struct gt_session *s = pt->sv->s;
-	size_t cp0 = gt_stmt_checkpoint(s);
-	bool *feasible0 = gt_xmalloc(s->c->n_nodes + 1);
-	memcpy(feasible0, pt->feasible, s->c->n_nodes);
-	pt->n_victims = 0;
-	for (uint32_t i = 0; i < pt->n_recorded; i++)
-		evict(pt, pt->recorded[i]);
-	bool ok = false;
-	if (!latest) {
-		ok = pt->n_recorded > 0 && run_scenario(pt);
-		goto out;
-	}
-	/* the newest group's nodes, in name order (KAI's order is a Go map's) */
-	int32_t *nodes = gt_xmalloc((latest->n + 1) * sizeof(*nodes));
-	uint32_t nn = 0;
-	for (uint32_t i = 0; i < latest->n; i++) {
-		int32_t node = s->pods[latest->pods[i]].node;
-		if (node < 0 || in_list(nodes, nn, node))
+	struct search *sr = pb->sr;
+	struct gt_session *s = sr->s;
+	struct gt_arena *a = &s->solve_arena;
+	uint32_t cap_b = sr->n_rec + sc->n_batches + 1, cap_p = sr->n_rec_pods + 1;
+	for (uint32_t b = 0; b < sc->n_batches; b++)
+		cap_p += acc->batches[sc->batches[b]].n;
+	struct rec_batch *rec = gt_arena_alloc(a, cap_b * sizeof(*rec));
+	int32_t *pods = gt_arena_alloc(a, cap_p * sizeof(*pods));
+	uint32_t nb = 0, np = 0;
+	for (uint32_t b = 0; b < sr->n_rec; b++) {
+		const struct rec_batch *r = &sr->rec[b];
+		if (!batch_has_victim(s, sr->rec_pods + r->first, r->n))
 			continue;
-		uint32_t k = nn++;
-		while (k > 0 && s->c->nodes[nodes[k - 1]].name_rank > s->c->nodes[node].name_rank) {
-			nodes[k] = nodes[k - 1];
-			k--;
-		}
-		nodes[k] = node;
+		rec[nb++] = (struct rec_batch){ r->job, np, r->n };
+		memcpy(pods + np, sr->rec_pods + r->first, r->n * sizeof(*pods));
+		np += r->n;
 	}
-	bool *feasible1 = gt_xmalloc(s->c->n_nodes + 1);
-	memcpy(feasible1, pt->feasible, s->c->n_nodes);
-	uint32_t n_base_victims = pt->n_victims;
-	for (uint32_t ni = 0; ni < nn && !ok; ni++) {
-		size_t cp1 = gt_stmt_checkpoint(s);
-		for (uint32_t g = 0; g < pt->n_groups; g++)
-			if (group_on_node(s, &pt->groups[g], nodes[ni]))
-				for (uint32_t i = 0; i < pt->groups[g].n; i++)
-					evict(pt, pt->groups[g].pods[i]);
-		ok = run_scenario(pt);
-		if (!ok) {
-			gt_stmt_rollback(s, cp1);
-			memcpy(pt->feasible, feasible1, s->c->n_nodes);
-			pt->n_victims = n_base_victims;
-		}
+	for (uint32_t b = 0; b < sc->n_batches; b++) {
+		const struct gt_batch *bt = &acc->batches[sc->batches[b]];
+		if (!batch_has_victim(s, acc->pods + bt->first, bt->n))
+			continue;
+		rec[nb++] = (struct rec_batch){ bt->job, np, bt->n };
+		memcpy(pods + np, acc->pods + bt->first, bt->n * sizeof(*pods));
+		np += bt->n;
 	}
-	free(feasible1);
-	free(nodes);
-out:
-	if (!ok) {
-		gt_stmt_rollback(s, cp0);
-		memcpy(pt->feasible, feasible0, s->c->n_nodes);
-	}
-	free(feasible0);
-	return ok;
+	sr->rec = rec;
+	sr->n_rec = nb;
+	sr->rec_pods = pods;
+	sr->n_rec_pods = np;
 }
 
-static void release_groups(struct partial *pt)
+/* The recorded victims as the next probes see them: marks and their set hash. */
+static void publish_recorded(struct search *sr)
 {
-	for (uint32_t g = 0; g < pt->n_groups; g++)
-		free(pt->groups[g].pods);
-	free(pt->groups);
-	pt->groups = NULL;
-	pt->n_groups = pt->cap_groups = 0;
+	gt_marks_begin(&sr->x->pod_rec);
+	for (uint32_t i = 0; i < sr->n_rec_pods; i++)
+		gt_marks_set(&sr->x->pod_rec, (uint32_t)sr->rec_pods[i], 1);
+	sr->rec_hash = hash_set(sr->rec_pods, sr->n_rec_pods);
 }
 
-/* Pop the next victim group; false when the queue is dry. */
-static bool next_group(struct partial *pt, struct victim_queue *vq, bool *added)
+/* ---------------------------------------------------------------- probes */
+
+static bool admit_victim(void *ctx, int32_t job)
 {
-	struct gt_session *s = pt->sv->s;
-	struct victim_entry e;
-	*added = false;
-	if (!vq_pop(vq, &e))
-		return false;
-	int32_t *take = gt_xmalloc((e.n + 1) * sizeof(*take));
-	bool more;
-	uint32_t n = tasks_to_evict(s, &e, take, &more);
-	bool recorded = false;
-	for (uint32_t i = 0; i < n; i++)
-		recorded |= pt->is_recorded[take[i]];
-	int32_t *rest = gt_xmalloc((e.n + 1) * sizeof(*rest));
-	uint32_t nr = 0;
-	for (uint32_t i = 0; i < e.n; i++) {
-		int32_t p = e.pods[i];
-		bool gone = recorded ? pt->is_recorded[p] : in_list(take, n, p);
-		if (!gone)
-			rest[nr++] = p;
-	}
-	if (nr && (recorded || more))
-		vq_push(vq, e.job, rest, nr);
-	free(rest);
-	if (recorded || n == 0) {
-		free(take);
-	} else {
-		struct group g = { .job = e.job, .pods = take, .n = n };
-		GT_PUSH(pt->groups, pt->n_groups, pt->cap_groups, g);
-		*added = true;
-	}
-	if (e.owned)
-		free(e.pods);
-	return true;
+	struct gt_solver *sv = ctx;
+	return sv->is_victim(sv, job);
+}
+
+static bool admit_victim_queue(void *ctx, int32_t q)
+{
+	struct gt_solver *sv = ctx;
+	return sv->victim_queue(sv, q);
+}
+
+static struct gt_victim_filter victim_filter(struct search *sr)
+{
+	struct gt_solver *sv = sr->sv;
+	return (struct gt_victim_filter){
+		.admit = admit_victim,
+		.admit_queue = sv->victim_queue ? admit_victim_queue : NULL,
+		.ctx = sv,
+		.below_priority = sv->lower_priority_only ? sr->s->c->jobs[sv->job].priority : INT32_MAX,
+		.max_jobs = sv->max_victim_jobs,
+	};
 }
 
 /*
- * KAI's accumulated idle-GPU filter: could the nodes, with what is free or
- * freeing plus everything the scenario's victims hold, take the partial
- * job's whole-GPU tasks at all (first fit, largest task first)? A scenario
- * that fails this needs no simulation.
+ * Is there any job the preemptor may take from? A scenario without a victim
+ * is no scenario (KAI's byPodSolver gives up on it), so without one the
+ * search is over before it starts: a backlog of same-priority jobs asks
+ * preempt for nothing. O(Q) plus the candidates skipped.
  */
-static bool idle_gpus_suffice(struct partial *pt)
+static bool any_candidate(struct search *sr)
 {
-	struct gt_session *s = pt->sv->s;
-	const struct gt_cluster *c = s->c;
-	int64_t want[64];
-	uint32_t n_want = 0;
-	for (uint32_t i = 0; i < pt->k; i++) {
-		const struct gt_pod *p = &c->pods[pt->tasks[i]];
-		if (gt_pod_is_shared(p) || n_want == 64)
-			return true;	/* fractions: leave it to the simulation */
-		if (p->gpus > 0)
-			want[n_want++] = p->gpus * 1000LL;
-	}
-	if (!n_want)
-		return true;
-	/* milli-GPUs; a victim's fraction counts in full: an upper bound is safe */
-	int64_t *free_gpus = pt->scratch_free;
-	for (uint32_t n = 0; n < c->n_nodes; n++) {
-		free_gpus[n] = 1000LL * (gt_node_idle_gpus(s, (int32_t)n) +
-					 gt_node_releasing_gpus(s, (int32_t)n));
-		for (uint32_t g = 0; g < s->nodes[n].n_groups; g++)	/* unused parts of shared GPUs */
-			free_gpus[n] += 1000 - s->nodes[n].groups[g].used_milli +
-					s->nodes[n].groups[g].releasing_milli;
-	}
-	for (uint32_t i = 0; i < pt->n_recorded; i++) {
-		int32_t pod = pt->recorded[i];
-		const struct gt_pod_state *st = &s->pods[pod];
-		if (st->node >= 0 && st->status != GT_RELEASING)
-			free_gpus[st->node] += gt_pod_accepted_gpu_milli(c, pod, st->node);
-	}
-	for (uint32_t g = 0; g < pt->n_groups; g++)
-		for (uint32_t i = 0; i < pt->groups[g].n; i++) {
-			int32_t pod = pt->groups[g].pods[i];
-			int32_t node = s->pods[pod].node;
-			if (node >= 0)
-				free_gpus[node] += gt_pod_accepted_gpu_milli(c, pod, node);
-		}
-	for (uint32_t i = 1; i < n_want; i++)	/* largest first */
-		for (uint32_t k = i; k > 0 && want[k - 1] < want[k]; k--) {
-			int64_t t = want[k];
-			want[k] = want[k - 1];
-			want[k - 1] = t;
-		}
-	for (uint32_t i = 0; i < n_want; i++) {
-		uint32_t n = 0;
-		while (n < c->n_nodes && free_gpus[n] < want[i])
-			n++;
-		if (n == c->n_nodes)
-			return false;
-		free_gpus[n] -= want[i];
-	}
-	return true;
+	struct gt_arena *a = &sr->s->step_arena;
+	struct gt_arena_mark m = gt_arena_mark(a);
+	struct gt_victim_filter f = victim_filter(sr);
+	struct gt_victimq vq;
+	struct gt_victim_entry e;
+	gt_victimq_init(&vq, sr->s, a, sr->sv->job, &f);
+	bool any = gt_victimq_pop(&vq, &e);
+	gt_arena_pop(a, m);
+	return any;
 }
 
-static bool solve_partial(struct partial *pt, const bool *base_feasible,
-			  const struct victim_queue *tmpl)
+/*
+ * Can no victim set make the first @k tasks valid? Their GPUs must come from
+ * free or freeing GPUs or from victims that end evicted, and the action's
+ * validator caps the latter (gt_victim_gpu_bound). O(N) once per job.
+ */
+static bool beyond_any_victims(struct search *sr, uint32_t k)
 {
-	struct gt_session *s = pt->sv->s;
-	memcpy(pt->feasible, base_feasible, s->c->n_nodes);
-	for (uint32_t i = 0; i < pt->n_recorded; i++) {
-		int32_t node = s->pods[pt->recorded[i]].node;
-		if (node >= 0)
-			pt->feasible[node] = true;
+	struct gt_session *s = sr->s;
+	if (!sr->sv->victim_gpu_bound || s->c->config.exhaustive_search)
+		return false;
+	int64_t need = 0;
+	for (uint32_t i = 0; i < k; i++)
+		need += gt_task_gpu_quota_milli(s, sr->tasks[i]);
+	if (need <= 0)
+		return false;
+	int64_t req[GT_NQRES];
+	gt_tasks_queue_res(s, sr->tasks, k, req);
+	int64_t bound = sr->sv->victim_gpu_bound(sr->sv, req);
+	if (bound == INT64_MAX)
+		return false;
+	if (sr->free_room < 0) {
+		sr->free_room = 0;
+		for (uint32_t n = 0; n < s->c->n_nodes; n++)
+			sr->free_room += gt_node_room_milli(s, (int32_t)n);
 	}
-	if (idle_gpus_suffice(pt) && try_scenario(pt, NULL))
-		return true;
-	struct victim_queue vq;
-	vq_copy(&vq, tmpl);
-	bool ok = false, added;
-	while (!ok && next_group(pt, &vq, &added))
-		if (added && idle_gpus_suffice(pt))
-			ok = try_scenario(pt, &pt->groups[pt->n_groups - 1]);
-	vq_release(&vq);
-	release_groups(pt);
-	return ok;
+	return need > sr->free_room + bound;
 }
 
-/* Every podset has at least its minimum of active pods (pipelined count). */
+/*
+ * KAI's solvePartialJob: the first @k tasks over the generator's scenarios.
+ * GT_SEARCH_SOLVED leaves the solution in the statement when @keep, else
+ * rolls it back; the victims are recorded either way.
+ */
+static enum gt_search_result probe(struct search *sr, enum gt_generator gen, uint32_t k, bool keep)
+{
+	struct gt_session *s = sr->s;
+	if (beyond_any_victims(sr, k)) {
+		sr->stats->pruned++;
+		return GT_SEARCH_EXHAUSTED;	/* KAI reaches the same end by trying every scenario */
+	}
+	struct gt_arena *a = &s->step_arena;
+	struct gt_arena_mark m = gt_arena_mark(a);
+	struct probe pb = { .sr = sr };
+	pb.feasible = gt_arena_alloc(a, s->index.n_words * sizeof(*pb.feasible));
+	memcpy(pb.feasible, sr->base_feasible, s->index.n_words * sizeof(*pb.feasible));
+	for (uint32_t i = 0; i < sr->n_rec_pods; i++)
+		if (s->pods[sr->rec_pods[i]].node >= 0)
+			set_rank(pb.feasible, s, s->pods[sr->rec_pods[i]].node);
+	pb.st = (struct gt_step){
+		.s = s, .a = a, .job = sr->sv->job, .tasks = sr->tasks, .k = k,
+		.recorded = sr->rec_pods, .n_recorded = sr->n_rec_pods,
+		.pod_mark = sr->x->pod_rec.mark, .rec_mark = sr->x->pod_rec.stamp,
+		.feasible = pb.feasible,
+		.victims = victim_filter(sr),
+	};
+	size_t cp = gt_stmt_checkpoint(s);
+	struct gt_scenario_gen g;
+	gt_scenario_gen_init(&g, gen, &pb.st);
+	enum gt_search_result r = GT_SEARCH_EXHAUSTED;
+	for (;;) {
+		if (gt_deadline_passed(&s->c->config, &sr->job_budget.deadline)) {
+			r = GT_SEARCH_DEADLINE;
+			break;
+		}
+		if (gt_deadline_passed(&s->c->config, &sr->gen_deadline))
+			break;	/* this generator's time is up: as if it had no more scenarios */
+		struct gt_scenario sc;
+		if (!gt_scenario_gen_next(&g, &sc))
+			break;
+		sr->stats->emitted++;
+		struct failed_fp f = fingerprint(&pb, &sc, &g.acc);
+		if (failed_before(sr, &f)) {
+			sr->stats->duplicate++;
+			continue;
+		}
+		sr->stats->simulated++;
+		if (run_scenario(&pb, &sc, &g.acc)) {
+			record_solution(&pb, &sc, &g.acc);
+			if (!keep)
+				gt_stmt_rollback(s, cp);
+			r = GT_SEARCH_SOLVED;
+			break;
+		}
+		remember_failed(sr, &f);
+	}
+	gt_arena_pop(a, m);
+	if (r == GT_SEARCH_SOLVED)
+		publish_recorded(sr);
+	return r;
+}
+
+static bool stops_search(enum gt_search_result r)
+{
+	return r == GT_SEARCH_DEADLINE || r == GT_SEARCH_NOT_ATTEMPTED || r == GT_SEARCH_NO_GENERATOR;
+}
+
+/*
+ * KAI's searchMaxSolvableK: the largest k whose probe solves, by doubling
+ * then bisecting: O(log n) probes. 0 when k = 1 fails or the search must
+ * stop (*last says why).
+ */
+static uint32_t search_max_k(struct search *sr, enum gt_generator gen, enum gt_search_result *last)
+{
+	uint32_t lo = 0, hi, k = 1;
+	*last = GT_SEARCH_EXHAUSTED;
+	for (;;) {
+		enum gt_search_result r = probe(sr, gen, k, false);
+		if (stops_search(r)) {
+			*last = r;
+			return 0;
+		}
+		if (r != GT_SEARCH_SOLVED) {
+			*last = r;
+			hi = k;
+			break;
+		}
+		lo = k;
+		if (k == sr->n)
+			return sr->n;
+		k = 2 * k > sr->n ? sr->n : 2 * k;
+	}
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		enum gt_search_result r = probe(sr, gen, mid, false);
+		if (stops_search(r)) {
+			*last = r;
+			return 0;
+		}
+		if (r == GT_SEARCH_SOLVED) {
+			lo = mid;
+		} else {
+			*last = r;
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+/* KAI's solvePendingJobWithGenerator: one generator owns the whole progression. */
+static enum gt_search_result solve_with_generator(struct search *sr, enum gt_generator gen)
+{
+	sr->rec = NULL;
+	sr->n_rec = 0;
+	sr->rec_pods = NULL;
+	sr->n_rec_pods = 0;
+	publish_recorded(sr);
+	sr->gen_deadline = gt_budget_generator_begin(&sr->job_budget, gen);
+	enum gt_search_result last;
+	if (!search_max_k(sr, gen, &last))
+		return last;
+	return probe(sr, gen, sr->n, true);
+}
+
+/* ---------------------------------------------------------------- the job */
+
+/* The gang minimum is met by active pods, pipelined ones counted (core/gang.h). */
 static bool gang_satisfied(const struct gt_session *s, int32_t job, uint32_t *active_out)
 {
 	const struct gt_job *j = &s->c->jobs[job];
@@ -696,109 +680,177 @@ static bool gang_satisfied(const struct gt_session *s, int32_t job, uint32_t *ac
 	return gt_gang_met_counts(j, cnt, GT_COUNT(active_used));
 }
 
-static void base_feasible_nodes(const struct gt_session *s, const int32_t *tasks, uint32_t n,
-				bool *out)
+static enum gt_search_result solve_job(struct search *sr, bool *solved)
 {
-	bool any_cpu_only = false;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct gt_pod *p = &s->c->pods[tasks[i]];
-		any_cpu_only |= p->gpus == 0 && !gt_pod_is_shared(p);
+	struct gt_session *s = sr->s;
+	const struct gt_config *cfg = &s->c->config;
+	*solved = false;
+	if (!sr->n)
+		return GT_SEARCH_EXHAUSTED;	/* KAI: nothing to allocate, counted as not attempted */
+	struct gt_action_budget unlimited;
+	const struct gt_action_budget *ab = sr->sv->budget;
+	if (!ab) {
+		gt_budget_action_begin(&unlimited, cfg, s->action);
+		ab = &unlimited;
 	}
-	for (uint32_t node = 0; node < s->c->n_nodes; node++) {
-		bool ok = any_cpu_only || gt_node_idle_gpus(s, (int32_t)node) +
-						  gt_node_releasing_gpus(s, (int32_t)node) > 0;
-		for (uint32_t g = 0; !ok && g < s->nodes[node].n_groups; g++)
-			ok = s->nodes[node].groups[g].used_milli < 1000;
-		out[node] = ok;
+	gt_budget_job_begin(&sr->job_budget, ab);
+	if (gt_deadline_passed(cfg, &sr->job_budget.deadline))
+		return GT_SEARCH_NOT_ATTEMPTED;
+	if (!any_candidate(sr))
+		return GT_SEARCH_EXHAUSTED;	/* every scenario needs a victim: none is possible */
+	uint32_t active_before, active_after;
+	gang_satisfied(s, sr->sv->job, &active_before);
+	size_t cp = gt_stmt_checkpoint(s);
+	bool any = false;
+	for (int g = 0; g < GT_N_GENERATORS; g++) {
+		if (cfg->search.generator_off[g])
+			continue;
+		any = true;
+		enum gt_search_result r = solve_with_generator(sr, (enum gt_generator)g);
+		if (r == GT_SEARCH_SOLVED) {
+			*solved = gang_satisfied(s, sr->sv->job, &active_after) && active_after > active_before;
+			if (!*solved)
+				gt_stmt_rollback(s, cp);
+			return r;
+		}
+		if (stops_search(r))
+			return r;
 	}
+	return any ? GT_SEARCH_EXHAUSTED : GT_SEARCH_NO_GENERATOR;
+}
+
+bool gt_solve(struct gt_solver *sv)
+{
+	struct gt_session *s = sv->s;
+	struct gt_arena *a = &s->solve_arena;
+	struct gt_arena_mark m = gt_arena_mark(a);
+	const struct gt_job *j = &s->c->jobs[sv->job];
+	struct search sr = { .sv = sv, .s = s, .x = gt_search_scratch(s),
+			     .stats = &s->search[s->action], .free_room = -1 };
+	sr.tasks = gt_arena_alloc(a, (j->n_pods + 1) * sizeof(*sr.tasks));
+	sr.n = gt_tasks_to_allocate(s, sv->job, sr.tasks);
+	sr.base_feasible = gt_arena_calloc(a, s->index.n_words, sizeof(*sr.base_feasible));
+	base_feasible_nodes(&sr);
+	bool solved;
+	sv->result = solve_job(&sr, &solved);
+	sr.stats->jobs[sr.n ? sv->result : GT_SEARCH_NOT_ATTEMPTED]++;
+	sr.stats->reduced_budget += sr.job_budget.reduced;
+	gt_arena_pop(a, m);
+	return solved;
+}
+
+/* ---------------------------------------------------------------- the action's loop */
+
+/* After a committed solution: the jobs it touched take their new place in the victim index. */
+static void reindex_touched(struct gt_session *s, size_t cp)
+{
+	struct gt_marks *seen = &gt_search_scratch(s)->job_pick;
+	gt_marks_begin(seen);
+	for (size_t i = cp; i < s->n_ops; i++) {
+		int32_t job = s->c->pods[s->ops[i].pod].job;
+		if (job == GT_NONE || gt_marks_has(seen, (uint32_t)job))
+			continue;
+		gt_marks_set(seen, (uint32_t)job, 1);
+		gt_victim_index_update(s, job);
+	}
+}
+
+/*
+ * KAI's victim-invariant pre-predicate: a task that no eviction can help (it
+ * mounts a PersistentVolumeClaim that does not exist) keeps its job out of
+ * the search, with the reason on the job.
+ */
+static void victim_invariant_failure(struct gt_session *s, int32_t job, int32_t pod)
+{
+	const struct gt_cluster *c = s->c;
+	char msg[1024];
+	snprintf(msg, sizeof(msg),
+		 "Resources were not found for pod %s/%s due to: persistentvolumeclaim \"%s\" not found",
+		 gt_strtab_str(c->names, c->pods[pod].ns), gt_strtab_str(c->names, c->pods[pod].name),
+		 gt_strtab_str(c->names, c->pods[pod].missing_claim));
+	gt_job_set_message(s, job, msg);
+}
+
+/* The job's tasks to allocate: their queue resources into @req; a pod that mounts a missing claim, or GT_NONE. */
+static int32_t job_request(struct gt_session *s, int32_t job, int64_t req[GT_NQRES])
+{
+	struct gt_arena_mark m = gt_arena_mark(&s->step_arena);
+	int32_t *tasks = gt_arena_alloc(&s->step_arena, (s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
+	uint32_t n = gt_tasks_to_allocate(s, job, tasks);
+	gt_tasks_queue_res(s, tasks, n, req);
+	int32_t blocked = gt_tasks_claim_missing(s, tasks, n);
+	gt_arena_pop(&s->step_arena, m);
+	return blocked;
 }
 
 void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 		   bool (*candidate)(const struct gt_session *s, int32_t job),
 		   bool (*gate)(const struct gt_session *s, int32_t job, const int64_t req[GT_NQRES]))
 {
+	struct gt_action_budget budget;
+	gt_budget_action_begin(&budget, &s->c->config, s->action);
+	gt_victim_index_reset(s);
 	struct gt_jobq jq;
 	gt_jobq_init(&jq, s);
+	uint32_t n_candidates = 0;
 	for (uint32_t j = 0; j < s->c->n_jobs; j++)
 		if (gt_job_pending_ready(s, (int32_t)j) && gt_job_may_trigger_evictions(s, (int32_t)j) &&
-		    (!candidate || candidate(s, (int32_t)j)))
+		    (!candidate || candidate(s, (int32_t)j))) {
 			gt_jobq_push(&jq, (int32_t)j);
+			n_candidates++;
+		}
+	/* KAI's smallest failed jobs: per queue for preempt and reclaim, one set for consolidation */
+	bool signatures = s->c->config.scheduling_signatures;
+	struct gt_failed_jobs failed;
+	if (signatures)
+		gt_failed_jobs_init(&failed, &s->arena, n_candidates);
 	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
-		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
+		int32_t fq = s->action == GT_ACT_CONSOLIDATION ? GT_NONE : s->c->jobs[job].queue;
+		uint64_t sig = 0;
+		/* reclaim gates first (KAI's CanReclaimResources), the others after the pre-filter */
+		bool gate_first = s->action == GT_ACT_RECLAIM;
 		int64_t req[GT_NQRES];
-		gt_tasks_queue_res(s, tasks, gt_tasks_to_allocate(s, job, tasks), req);
-		free(tasks);
-		if (gate && !gate(s, job, req))
-			continue;
-		struct gt_solver sv = *tmpl;
-		sv.s = s;
-		sv.job = job;
-		if (sv.queues_at_start)	/* OnJobSolutionStart: the queues as they are now */
-			memcpy(sv.queues_at_start, s->queues, s->c->n_queues * sizeof(*s->queues));
-		size_t cp = gt_stmt_checkpoint(s);
-		if (gt_solve(&sv))
-			gt_stmt_commit(s, cp);
-	}
-	gt_jobq_release(&jq);
-}
-
-bool gt_solve(struct gt_solver *sv)
-{
-	struct gt_session *s = sv->s;
-	const struct gt_job *j = &s->c->jobs[sv->job];
-	int32_t *tasks = gt_xmalloc((j->n_pods + 1) * sizeof(*tasks));
-	uint32_t n = gt_tasks_to_allocate(s, sv->job, tasks);
-	uint32_t active_before;
-	gang_satisfied(s, sv->job, &active_before);
-	size_t cp = gt_stmt_checkpoint(s);
-	uint32_t n_nodes = s->c->n_nodes;
-	bool *base = gt_xmalloc(n_nodes + 1);
-	base_feasible_nodes(s, tasks, n, base);
-	struct partial pt = { .sv = sv, .tasks = tasks };
-	pt.feasible = gt_xmalloc(n_nodes + 1);
-	pt.scratch_free = gt_xmalloc((n_nodes + 1) * sizeof(*pt.scratch_free));
-	pt.mask_bits = gt_xcalloc(s->index.n_words, sizeof(*pt.mask_bits));
-	pt.is_recorded = gt_xcalloc(s->c->n_pods + 1, sizeof(*pt.is_recorded));
-	pt.job_stamp = gt_xcalloc(s->c->n_jobs + 1, sizeof(*pt.job_stamp));
-	bool solved = n > 0;
-	struct victim_queue tmpl;
-	vq_init(&tmpl, sv);
-	for (uint32_t k = 1; k <= n && solved; k++) {
-		size_t cpk = gt_stmt_checkpoint(s);
-		pt.k = k;
-		solved = solve_partial(&pt, base, &tmpl);
-		if (!solved)
-			break;
-		/* the victims of this solution: evicted ones and moved ones */
-		for (uint32_t i = 0; i < pt.n_recorded; i++)
-			pt.is_recorded[pt.recorded[i]] = false;
-		free(pt.recorded);
-		pt.recorded = gt_xmalloc((pt.n_victims + 1) * sizeof(*pt.recorded));
-		pt.n_recorded = 0;
-		for (uint32_t i = 0; i < pt.n_victims; i++) {
-			enum gt_status st = s->pods[pt.victims[i]].status;
-			if (st == GT_RELEASING || st == GT_PIPELINED) {
-				pt.recorded[pt.n_recorded++] = pt.victims[i];
-				pt.is_recorded[pt.victims[i]] = true;
+		if (gate_first && gate) {
+			job_request(s, job, req);
+			if (!gate(s, job, req))
+				continue;
+		}
+		if (signatures) {
+			sig = gt_job_signature(s, job);
+			if (!gt_failed_jobs_easier(&failed, s, fq, sig, job)) {
+				s->search[s->action].signature_skipped++;
+				continue;
 			}
 		}
-		if (k < n)
-			gt_stmt_rollback(s, cpk);
+		int32_t blocked = job_request(s, job, req);
+		if (blocked != GT_NONE) {
+			victim_invariant_failure(s, job, blocked);
+			continue;
+		}
+		bool ok = gate_first || !gate || gate(s, job, req);
+		if (ok) {
+			struct gt_solver sv = *tmpl;
+			sv.s = s;
+			sv.job = job;
+			sv.budget = &budget;
+			if (sv.queues_at_start)	/* OnJobSolutionStart: the queues as they are now */
+				memcpy(sv.queues_at_start, s->queues, s->c->n_queues * sizeof(*s->queues));
+			size_t cp = gt_stmt_checkpoint(s);
+			if (gt_solve(&sv)) {
+				reindex_touched(s, cp);
+				gt_stmt_commit(s, cp);
+				continue;
+			}
+			if (sv.result == GT_SEARCH_DEADLINE || sv.result == GT_SEARCH_NOT_ATTEMPTED) {
+				/* KAI stops the action when a search runs out of time */
+				if (gt_deadline_passed(&s->c->config, &budget.deadline))
+					s->search[s->action].action_budget_exhausted++;
+				break;
+			}
+		}
+		if (signatures)
+			gt_failed_jobs_update(&failed, s, fq, sig, job);
 	}
-	vq_release(&tmpl);
-	uint32_t active_after;
-	if (solved && !(gang_satisfied(s, sv->job, &active_after) && active_after > active_before))
-		solved = false;
-	if (!solved)
-		gt_stmt_rollback(s, cp);
-	free(pt.recorded);
-	free(pt.victims);
-	free(pt.feasible);
-	free(pt.scratch_free);
-	free(pt.mask_bits);
-	free(pt.is_recorded);
-	free(pt.job_stamp);
-	free(base);
-	free(tasks);
-	return solved;
+	gt_jobq_release(&jq);
+	gt_victim_index_reset(s);
 }

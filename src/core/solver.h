@@ -1,52 +1,77 @@
 /*
- * solver.h - KAI's job solver, shared by reclaim, preempt and consolidation
+ * solver.h - victims and a placement for one pending job (KAI v0.17's job solver)
  *
- * Finds victims for a pending job (the preemptor) and a placement for it
- * over the resources they free, entirely inside the session's statement:
+ * Shared by reclaim, preempt and consolidation. For a pending job (the
+ * preemptor) and its tasks to allocate t1..tn, the solver looks for victims
+ * whose eviction lets the job be placed, entirely inside the session's
+ * statement:
  *
- *   for k = 1..n (the job's tasks to allocate):            incremental
- *     solve the partial job of its first k tasks, starting from the victims
- *     recorded for k-1 and adding victim jobs one at a time from the victim
- *     queue (most over-served queue, lowest priority, newest job first; an
- *     elastic victim above its minimum gives one pod at a time);
- *     a scenario is tried node by node of its newest victim: evict, then
- *     simulate - victims and preemptor are placed again in queue order,
- *     pipeline only; a victim that fits back where it was is un-evicted, one
- *     that fits elsewhere moves, the rest are the real victims;
- *     the action's validator judges the scenario (fair share for reclaim,
- *     min-runtime, "everyone moved" for consolidation).
+ *   for each generator (NodeLocalGreedy, then MultiNodeGang; scenario.h):
+ *     probe k = 1, 2, 4, ... (doubling) until a probe fails or k = n, then
+ *     binary search between the last success and the first failure; each
+ *     probe solves the partial job t1..tk starting from the victims the last
+ *     successful probe recorded, and is rolled back;
+ *     then solve the full job t1..tn from the largest solved probe's victims,
+ *     and keep it if it works;
+ *   a probe asks its generator for scenarios, skips any it already saw fail
+ *   (same tasks, recorded and potential victims), and simulates the rest:
+ *   evict, then place preemptor and victims again in queue order, pipeline
+ *   only - a victim that fits back where it was is un-evicted, one that fits
+ *   elsewhere moves, the rest are the real victims - and the action's
+ *   validator judges the result (fair share for reclaim, min-runtime,
+ *   "everyone moved" for consolidation).
  *
- * On success the statement holds the evictions and the preemptor's
- * pipelined placement; the action commits it. The preemptor is never bound
- * in the cycle its victims are evicted.
+ * Time budgets per action, job and generator (budget.h) stop a search
+ * between scenarios. On success the statement holds the evictions and the
+ * preemptor's pipelined placement; the action commits it. The preemptor is
+ * never bound in the cycle its victims are evicted.
  */
 #ifndef GT_SOLVER_H
 #define GT_SOLVER_H
 
+#include "core/budget.h"
 #include "core/session.h"
 
 struct gt_solver;
 
 /* May @job give up resources to the preemptor? */
-typedef bool (*gt_victim_filter)(struct gt_solver *sv, int32_t job);
+typedef bool (*gt_victim_job_filter)(struct gt_solver *sv, int32_t job);
+/* May any job of leaf queue @q? (optional: lets the search skip whole queues) */
+typedef bool (*gt_victim_queue_filter)(struct gt_solver *sv, int32_t q);
 /* Is the scenario now in the session acceptable? @victims are the evicted pods. */
 typedef bool (*gt_scenario_validator)(struct gt_solver *sv, const int32_t *victims, uint32_t n,
 				      const int32_t *tasks, uint32_t n_tasks);
 
+/*
+ * The most GPU milli-units the action's validator could ever let a preemptor
+ * take from victims when its tasks ask for @req (INT64_MAX: no bound known).
+ * Every GPU the preemptor uses was free, freeing, or held by a victim that
+ * ends evicted (a moved victim frees what it takes), so a probe asking for
+ * more than this plus every free and freeing GPU cannot be valid: it is not
+ * searched. Sound, not complete: when it says nothing, the search runs.
+ */
+typedef int64_t (*gt_victim_gpu_bound)(struct gt_solver *sv, const int64_t req[GT_NQRES]);
+
 struct gt_solver {
 	struct gt_session *s;
 	int32_t job;			/* the preemptor */
-	gt_victim_filter is_victim;
+	gt_victim_job_filter is_victim;
+	gt_victim_queue_filter victim_queue;	/* NULL: any leaf */
+	bool lower_priority_only;	/* victims have lower priority than the preemptor (preempt) */
 	gt_scenario_validator validate;	/* NULL: every simulated scenario is fine */
 	int32_t max_victim_jobs;	/* < 0: no cap (consolidation caps it) */
+	gt_victim_gpu_bound victim_gpu_bound;	/* NULL: none */
 	void *ctx;			/* the action's own state for its callbacks */
 	/* queue state as the solution started (reclaim judges against it) */
 	struct gt_queue_state *queues_at_start;
+	const struct gt_action_budget *budget;	/* the action's; NULL: unlimited */
+	enum gt_search_result result;	/* out: why the search stopped */
 };
 
 /*
  * Solve for sv->job. Returns true with the solution left in the statement
- * after the checkpoint taken on entry; false with nothing changed.
+ * after the checkpoint taken on entry; false with nothing changed and the
+ * reason in sv->result.
  */
 bool gt_solve(struct gt_solver *sv);
 
@@ -54,6 +79,7 @@ bool gt_solve(struct gt_solver *sv);
  * The victim-based actions' loop: every pending, ready job (that passes
  * @candidate, if given) in queue-tree order, whose tasks' request passes
  * @gate (if given), is solved with a copy of @tmpl; solutions are committed.
+ * A search that runs out of the action's time stops the action, as in KAI.
  */
 void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 		   bool (*candidate)(const struct gt_session *s, int32_t job),

@@ -339,7 +339,8 @@ static void evict_job(struct gt_replay *r, uint32_t id)
 		r->n_pending--;	/* bound in part: nothing ran */
 	}
 	rj->gen++;
-	rj->evictions++;
+	if (!rj->evictions++)
+		r->st.restarted_jobs++;
 	r->st.job_evictions++;
 	r->c.jobs[rj->slot].last_start = 0;
 	if (r->o.evict_grace <= 0) {

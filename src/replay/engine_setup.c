@@ -371,6 +371,7 @@ int gt_replay_new(struct gt_replay **out, struct gt_cluster *c, const struct gt_
 	if (r->o.fifo)
 		r->o.actions = 1u << GT_ACT_ALLOCATE;	/* nothing to reclaim or preempt in one queue */
 	r->c = *c;
+	r->c.config.job_messages = false;	/* nobody reads them: the core may skip sure failures */
 	gt_cluster_init(c, c->names);	/* the engine owns the arrays now */
 	r->names = r->c.names;
 	gt_cluster_link(&r->c);

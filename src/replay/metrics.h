@@ -100,6 +100,7 @@ struct gt_replay_stats {
 	uint32_t waited_over;	/* jobs that waited longer than starvation_s */
 	uint32_t waited_over_24h;	/* ... longer than a day (REPLAY.md's fixed key) */
 	uint64_t job_evictions, pod_evictions;
+	uint64_t restarted_jobs;	/* distinct jobs evicted at least once (recreated Pending) */
 	double lost_gpu_hours;
 	/* the scheduler */
 	uint64_t cycles, cycles_skipped;

@@ -73,9 +73,9 @@ json_t *gt_replay_stats_json(const struct gt_replay_stats *st)
 						       (json_int_t)st->starvation_s, "jobs",
 						       (json_int_t)st->waited_over));
 	json_object_set_new(o, "evictions",
-			    json_pack("{s:I, s:I, s:f}", "jobs", (json_int_t)st->job_evictions,
-				      "pods", (json_int_t)st->pod_evictions, "lost_gpu_hours",
-				      st->lost_gpu_hours));
+			    json_pack("{s:I, s:I, s:I, s:f}", "jobs", (json_int_t)st->job_evictions,
+				      "pods", (json_int_t)st->pod_evictions, "restarted_jobs",
+				      (json_int_t)st->restarted_jobs, "lost_gpu_hours", st->lost_gpu_hours));
 	json_t *qs = json_array();
 	for (uint32_t q = 0; q < st->n_queues; q++)
 		json_array_append_new(qs, queue_json(&st->queues[q]));
@@ -169,9 +169,11 @@ void gt_replay_print_table(FILE *f, const struct gt_replay_stats *st)
 		st->started, st->never_started, mk);
 	fprintf(f, "  GPU allocation %.1f%%, utilization %.1f%% (finished work)\n",
 		100 * st->gpu_allocation, 100 * st->gpu_utilization);
-	fprintf(f, "  waited over 24 h: %u jobs; evictions: %llu jobs (%llu pods), %.1f GPU-hours lost\n",
+	fprintf(f, "  waited over 24 h: %u jobs; evictions: %llu jobs (%llu pods), %llu jobs restarted, "
+		   "%.1f GPU-hours lost\n",
 		st->waited_over_24h, (unsigned long long)st->job_evictions,
-		(unsigned long long)st->pod_evictions, st->lost_gpu_hours);
+		(unsigned long long)st->pod_evictions, (unsigned long long)st->restarted_jobs,
+		st->lost_gpu_hours);
 	queue_table(f, st);
 	fprintf(f, "\n  fragmentation (time average): %.1f GPUs free in partly used GPUs, %.1f idle GPUs, %.1f nodes partly free\n",
 		st->frag_gpus_mean, st->idle_gpus_mean, st->partial_nodes_mean);
@@ -280,6 +282,7 @@ int gt_replay_compare(FILE *f, const char *pa, const char *pb, struct gt_err *er
 		{ "GPU utilization", "gpu_utilization", U_RATIO },
 		{ "waited over 24 h", "waited_over_24h", U_COUNT },
 		{ "job evictions", "evictions.jobs", U_COUNT },
+		{ "restarted jobs", "evictions.restarted_jobs", U_COUNT },
 		{ "lost GPU-hours", "evictions.lost_gpu_hours", U_NUM },
 		{ "Jain's index", "jain_index", U_NUM },
 		{ "fragmented GPUs (mean)", "fragmentation.fragmented_gpus_mean", U_NUM },

@@ -375,9 +375,9 @@ static void summary(FILE *f, const struct gt_replay_stats *st)
 	snprintf(buf, sizeof(buf), "%u jobs waited over 24 h; Jain's index %.3f", st->waited_over_24h,
 		 st->jain);
 	kv(f, "fairness", buf);
-	snprintf(buf, sizeof(buf), "%llu jobs (%llu pods), %.1f GPU-hours lost",
+	snprintf(buf, sizeof(buf), "%llu jobs (%llu pods), %llu jobs restarted, %.1f GPU-hours lost",
 		 (unsigned long long)st->job_evictions, (unsigned long long)st->pod_evictions,
-		 st->lost_gpu_hours);
+		 (unsigned long long)st->restarted_jobs, st->lost_gpu_hours);
 	kv(f, "evictions", buf);
 	snprintf(buf, sizeof(buf), "%.1f%% of milli-GPUs allocated, %lld GPUs idle, %.1f GPUs stranded",
 		 100 * st->packing.milli_gpu_allocation, (long long)st->packing.idle_gpus,

@@ -219,6 +219,7 @@ static void cycle(struct sched *S)
 	gt_snapshot_take(S->cache, &so, &pool, &snap);
 	double t1 = gt_mono_ms();
 	int64_t now = (int64_t)time(NULL);
+	snap.c.config.clock_ms = gt_mono_ms_clock;	/* the victim search's time budgets */
 	struct gt_session s;
 	gt_session_open(&s, &snap.c, now);
 	double t_fair = gt_mono_ms();

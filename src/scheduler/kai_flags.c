@@ -32,12 +32,12 @@ int gt_kai_flags_apply(const struct gt_kai_flags *k, struct gt_config_overrides 
 	ov->stuck_releasing_s = (int64_t)k->stuck_releasing_s;
 	ov->has_allow_consolidating_reclaim = k->seen_acr;
 	ov->allow_consolidating_reclaim = k->allow_consolidating_reclaim;
+	ov->has_scheduling_signatures = k->seen_sig;
+	ov->scheduling_signatures = k->use_scheduling_signatures;
 	if (k->seen_v)
 		*log_level = k->verbosity >= 4 ? GT_LOG_DEBUG : GT_LOG_INFO;
 	inert(k->seen_fhf && !k->full_hierarchy_fairness, "full-hierarchy-fairness=false",
 	      "Gantry always divides fair share across every queue level");
-	inert(k->seen_sig && !k->use_scheduling_signatures, "use-scheduling-signatures=false",
-	      "Gantry's victim search does not use KAI's signatures");
 	inert(k->seen_dfe && k->detailed_fit_errors, "detailed-fit-errors",
 	      "the fit error counts nodes per reason, as KAI's default does");
 	inert(k->seen_upec && k->update_pod_eviction_condition, "update-pod-eviction-condition",

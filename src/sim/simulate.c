@@ -11,6 +11,7 @@
 #include "core/actions.h"
 #include "podgrouper/podgrouper.h"
 #include "sim/output.h"
+#include "util/clock.h"
 #include "util/flags.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -142,6 +143,7 @@ static int decode(const struct gt_doc_list *docs, const struct gt_pg_batch *pg, 
 	struct gt_decoder dec;
 	struct gt_err err = { 0 };
 	gt_decoder_init(&dec);
+	dec.claims_listed = true;	/* the input is the whole cluster: a claim it lacks is missing */
 	for (size_t i = 0; i < pg->n_podgroups; i++)
 		gt_decoder_add(&dec, pg->podgroups[i]);
 	for (size_t i = 0; i < docs->n; i++)
@@ -202,6 +204,7 @@ int gt_simulate_main(int argc, char **argv)
 	rc = load_files(&o, &docs);
 	rc = rc ? rc : group_pods(&docs, &pg);
 	rc = rc ? rc : decode(&docs, &pg, &c);
+	c.config.clock_ms = gt_mono_ms_clock;	/* the victim search's time budgets */
 	if (!rc)
 		run_cycles(&o, &c);
 	gt_pg_batch_release(&pg);

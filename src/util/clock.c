@@ -15,6 +15,12 @@ double gt_mono_ms(void)
 	return gt_mono_s() * 1e3;
 }
 
+int64_t gt_mono_ms_clock(void *ctx)
+{
+	(void)ctx;
+	return (int64_t)gt_mono_ms();
+}
+
 void gt_cond_init_mono(pthread_cond_t *cv)
 {
 	pthread_condattr_t a;

@@ -7,6 +7,7 @@
 #ifndef GT_CLOCK_H
 #define GT_CLOCK_H
 
+#include <stdint.h>
 #include <pthread.h>
 #include <stdbool.h>
 
@@ -14,6 +15,8 @@
 double gt_mono_s(void);
 /* The same in milliseconds, for latencies. */
 double gt_mono_ms(void);
+/* Whole milliseconds, in the shape of the core's gt_clock_ms_fn (@ctx unused): time budgets. */
+int64_t gt_mono_ms_clock(void *ctx);
 
 /* A condition variable whose timed waits count on CLOCK_MONOTONIC (a clock step moves no deadline). */
 void gt_cond_init_mono(pthread_cond_t *cv);

@@ -11,6 +11,10 @@
  *
  * To hash several strings as one: h = GT_HASH_INIT, then
  * h = gt_hash_add(h, a); h = gt_hash_add(h, b); ...
+ *
+ * gt_hash_mix() combines integers (ids, counts) instead of bytes: the
+ * victim search's scenario fingerprints and KAI's scheduling signatures
+ * hash interned ids, and sets of them as sums of mixes (order-free).
  */
 #ifndef GT_HASH_H
 #define GT_HASH_H
@@ -31,6 +35,15 @@ static inline uint64_t gt_hash_add(uint64_t h, const char *s)
 static inline uint64_t gt_hash_str(const char *s)
 {
 	return gt_hash_add(GT_HASH_INIT, s);
+}
+
+/* @h with the integer @v mixed in (boost's combine, then a splitmix64 finaliser). */
+static inline uint64_t gt_hash_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ULL;
+	return h ^ (h >> 27);
 }
 
 #endif /* GT_HASH_H */

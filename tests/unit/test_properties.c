@@ -11,14 +11,20 @@
  *   - no pod of a non-preemptible job was evicted;
  *   - no node is over-committed once its releasing pods are gone (CPU,
  *     memory, whole GPUs and shared GPUs, each shared GPU at most full);
- *   - the same snapshot gives the same plan twice, and the same plan with
- *     every node scored (the node index changes nothing).
+ *   - the session's books equal a recount from the pods' states after every
+ *     action (gt_session_check);
+ *   - the same snapshot gives the same plan twice, the same plan with
+ *     every node scored (the node index changes nothing), the same plan
+ *     without job messages (allocate's proven failures skipped), and the same plan
+ *     when the victim search also tries the probes its bound rules out (the
+ *     bound is sound).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../bench/benchlib.h"
+#include "shapes/snapshot_build.h"
 #include "core/actions.h"
+#include "core/fairshare.h"
 #include "core/order.h"
 #include "harness.h"
 #include "sim/simulate.h"
@@ -205,10 +211,17 @@ static int check_nodes(const struct gt_session *s)
 	return 0;
 }
 
-static uint64_t plan_of(const struct gt_cluster *c, int64_t now, bool exhaustive)
+/*
+ * @quiet: no job messages, as the replay runs the core; allocate then skips
+ * the jobs it can prove would fail (allocate.c), which must change nothing.
+ */
+static uint64_t plan_of(const struct gt_cluster *c, int64_t now, bool exhaustive, bool search_all,
+			bool quiet)
 {
 	struct gt_cluster copy = *c;
 	copy.config.exhaustive_placement = exhaustive;
+	copy.config.exhaustive_search = search_all;
+	copy.config.job_messages = !quiet;
 	struct gt_session s;
 	gt_cycle_run(&s, &copy, now, GT_ACTIONS_ALL);
 	uint64_t h = bench_plan_digest(&s);
@@ -227,15 +240,29 @@ static int run_seed(uint64_t seed, uint32_t cycles)
 	int64_t now = BENCH_BASE_TIME + 60;
 	int bad = 0;
 	for (uint32_t cycle = 0; cycle < cycles && !bad; cycle++) {
-		uint64_t first = plan_of(&c, now, false);
-		if (first != plan_of(&c, now, false) || first != plan_of(&c, now, true)) {
+		uint64_t first = plan_of(&c, now, false, false, false);
+		if (first != plan_of(&c, now, false, false, false) ||
+		    first != plan_of(&c, now, true, false, false) ||
+		    first != plan_of(&c, now, false, true, false) ||
+		    first != plan_of(&c, now, false, false, true)) {
 			fprintf(stderr, "plans differ for the same snapshot\n");
 			bad = 1;
 			break;
 		}
 		struct gt_session s;
-		gt_cycle_run(&s, &c, now, GT_ACTIONS_ALL);
-		bad = check_gangs(&s) || check_limits(&s) || check_evictions(&s) || check_nodes(&s);
+		gt_session_open(&s, &c, now);
+		gt_fairshare_compute(&s);
+		bad = !gt_session_check(&s);
+		for (int a = 1; a < GT_N_ACTIONS && !bad; a++) {
+			gt_action_run(&s, (enum gt_action)a);
+			/* the incremental books equal a recount after every action */
+			if (!gt_session_check(&s)) {
+				fprintf(stderr, "books differ from a recount after %s\n",
+					gt_action_name((enum gt_action)a));
+				bad = 1;
+			}
+		}
+		bad = bad || check_gangs(&s) || check_limits(&s) || check_evictions(&s) || check_nodes(&s);
 		struct gt_plan plan;
 		gt_plan_build(&plan, &s, NULL);
 		gt_sim_advance(&c, &plan);

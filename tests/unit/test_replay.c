@@ -234,6 +234,7 @@ TEST(reclaim_evicts_and_the_victim_restarts)
 	const struct gt_replay_stats *st = gt_replay_stats(w.r);
 	ASSERT_EQ(1, st->job_evictions);
 	ASSERT_EQ(1, st->pod_evictions);
+	ASSERT_EQ(1, st->restarted_jobs);
 	/* it had held its GPU since it started (0 or 1) until 100 */
 	ASSERT_EQ((100 - (long long)v) * 1000 / 3600, (long long)(st->lost_gpu_hours * 1000));
 	w_free(&w);

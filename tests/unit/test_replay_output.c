@@ -80,7 +80,7 @@ TEST(json_has_the_contract_keys)
 		"gpu_utilization", "waited_over_24h", "queues", "packing.milli_gpu_allocation",
 		"packing.idle_gpus", "packing.fragmented_gpus",
 		/* and what docs/replay.md adds */
-		"gpu_allocation", "jain_index", "evictions.jobs", "evictions.lost_gpu_hours",
+		"gpu_allocation", "jain_index", "evictions.jobs", "evictions.restarted_jobs", "evictions.lost_gpu_hours",
 		"scheduler.cycles", "scheduler.cycle_ms.p99", "fragmentation.fragmented_gpus_mean",
 		"starvation.threshold_s", "arrival_scale", "never_started",
 	};

@@ -1,0 +1,87 @@
+/*
+ * arena.h - memory that dies together: one scheduling cycle, one search
+ *
+ * A session allocates its per-pod, per-node, per-job and per-queue books and
+ * the victim search's scratch from arenas instead of malloc/free pairs:
+ * allocation is a pointer bump, nothing is freed one at a time, and a
+ * search gives back everything it took with one gt_arena_pop() to a mark.
+ *
+ * Blocks are kept when popped and reused by later allocations, so a cycle
+ * that runs thousands of searches touches the allocator a handful of times.
+ * Like gt_xmalloc, running out of memory aborts with a message.
+ *
+ * Nothing taken from an arena may be used after gt_arena_pop() to an
+ * earlier mark or after gt_arena_release().
+ */
+#ifndef GT_ARENA_H
+#define GT_ARENA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct gt_arena_block;
+
+struct gt_arena {
+	struct gt_arena_block *cur;	/* the block being filled */
+	struct gt_arena_block *first;
+	size_t used;			/* bytes used in cur */
+	size_t peak;			/* most bytes ever held at once (for the bench) */
+	size_t held;			/* bytes held now */
+};
+
+/* A position to come back to. */
+struct gt_arena_mark {
+	struct gt_arena_block *block;
+	size_t used, held;
+};
+
+void gt_arena_init(struct gt_arena *a);
+/* Free every block. */
+void gt_arena_release(struct gt_arena *a);
+
+/* @n bytes aligned to 16, uninitialised. O(1) amortised. */
+void *gt_arena_alloc(struct gt_arena *a, size_t n);
+
+/* @n zeroed elements of @size bytes. */
+static inline void *gt_arena_calloc(struct gt_arena *a, size_t n, size_t size)
+{
+	size_t bytes = n * size;
+	void *p = gt_arena_alloc(a, bytes ? bytes : 1);
+	memset(p, 0, bytes);
+	return p;
+}
+
+static inline struct gt_arena_mark gt_arena_mark(const struct gt_arena *a)
+{
+	return (struct gt_arena_mark){ a->cur, a->used, a->held };
+}
+
+/* Give back everything allocated since @m (blocks stay for reuse). */
+void gt_arena_pop(struct gt_arena *a, struct gt_arena_mark m);
+
+/*
+ * Make room for @need elements in @arr (capacity @cap), both lvalues, from
+ * arena @a: a bigger copy, the old one left to the arena. Amortised O(1).
+ */
+#define GT_ARENA_GROW(a, arr, need, cap)                                          \
+	do {                                                                      \
+		if ((size_t)(need) > (size_t)(cap)) {                             \
+			size_t gt_nc_ = (cap) ? (size_t)(cap) * 2 : 16;           \
+			while (gt_nc_ < (size_t)(need))                           \
+				gt_nc_ *= 2;                                      \
+			void *gt_np_ = gt_arena_alloc((a), gt_nc_ * sizeof(*(arr))); \
+			if ((cap))                                                \
+				memcpy(gt_np_, (arr), (size_t)(cap) * sizeof(*(arr))); \
+			(arr) = gt_np_;                                           \
+			(cap) = gt_nc_;                                           \
+		}                                                                 \
+	} while (0)
+
+#define GT_ARENA_PUSH(a, arr, len, cap, val)             \
+	do {                                             \
+		GT_ARENA_GROW(a, arr, (len) + 1, cap);   \
+		(arr)[(len)++] = (val);                  \
+	} while (0)
+
+#endif /* GT_ARENA_H */
