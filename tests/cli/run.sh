@@ -75,7 +75,8 @@ kind: Pod
 metadata: {name: nb, namespace: team-a, annotations: {gpu-fraction: "1.5"}}
 spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x}]}
 Y
-check bad_fraction_names_pod_and_field expect_exit 2 "Pod team-a/nb .*gpu-fraction.*1\.5" simulate -f "$tmp/frac.yaml"
+check bad_fraction_names_pod_and_field expect_exit 2 \
+	"frac.yaml:3:69: Pod team-a/nb: field metadata.annotations.gpu-fraction: .*'1\.5'" simulate -f "$tmp/frac.yaml"
 cat >"$tmp/two-bad.yaml" <<'Y'
 apiVersion: v1
 kind: Pod
@@ -87,10 +88,11 @@ kind: Pod
 metadata: {name: two, namespace: team-b}
 spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x, resources: {requests: {cpu: lots}}}]}
 Y
-check every_bad_object_named_at_once expect_exit 2 "Pod team-b/two .*requests.cpu.*lots" simulate -f "$tmp/two-bad.yaml"
-check every_bad_object_named_at_once_first grep -qE "Pod team-a/one \(line 1\): field metadata.annotations.gpu-fraction" "$tmp/err"
+check every_bad_object_named_at_once expect_exit 2 \
+	"two-bad.yaml:9:99: Pod team-b/two: field spec.containers\[0\].resources.requests.cpu: .*'lots'" simulate -f "$tmp/two-bad.yaml"
+check every_bad_object_named_at_once_first grep -qE "two-bad.yaml:3:70: Pod team-a/one: field metadata.annotations.gpu-fraction" "$tmp/err"
 printf 'kind: Node\nmetadata: {name: [oops\n' >"$tmp/broken.yaml"
-check malformed_yaml_names_line expect_exit 2 "broken.yaml: line" simulate -f "$tmp/broken.yaml"
+check malformed_yaml_names_line expect_exit 2 "broken.yaml:3:1: Node \(no name\): .*not valid YAML: " simulate -f "$tmp/broken.yaml"
 check unknown_action expect_exit 2 "unknown action 'defrag'" simulate -f "$demo" --actions defrag
 check missing_file expect_exit 2 "cannot open" simulate -f "$tmp/nope.yaml"
 # gantry replay: the keys outside tools read (../shared/docs/REPLAY.md), a bad row named, repeats said

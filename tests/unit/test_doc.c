@@ -165,8 +165,8 @@ TEST(anchors_do_not_cross_documents)
 	struct gt_doc_list l = { 0 };
 	struct gt_err err = { 0 };
 	ASSERT_EQ(GT_EPARSE, parse(text, &l, &err));
-	ASSERT_CONTAINS(err.msg, "x");
-	ASSERT_CONTAINS(err.msg, "line 3");
+	ASSERT_CONTAINS(err.msg, "unknown alias 'x'");
+	ASSERT_CONTAINS(err.msg, "in.yaml:3:4:");
 	gt_doc_list_release(&l);
 }
 
@@ -176,17 +176,17 @@ TEST(malformed_yaml_names_the_line)
 		const char *text;
 		const char *line;
 	} cases[] = {
-		{ "a: 1\nb: 2\n  c: 3\n", "line 3" },			/* bad indentation */
-		{ "kind: Pod\nmetadata:\n  name: [p\n  x: 1\n", "line 4" },	/* unclosed flow seq */
-		{ "a: 1\n---\nb: 2\n---\nc: \"open\n", "line 6" },		/* unclosed quote */
-		{ "{\"a\": 1,,}\n", "line 1" },					/* bad JSON */
+		{ "a: 1\nb: 2\n  c: 3\n", "in.yaml:3:" },			/* bad indentation */
+		{ "kind: Pod\nmetadata:\n  name: [p\n  x: 1\n", "in.yaml:4:" },	/* unclosed flow seq */
+		{ "a: 1\n---\nb: 2\n---\nc: \"open\n", "in.yaml:6:" },		/* unclosed quote */
+		{ "{\"a\": 1,,}\n", "in.yaml:1:" },					/* bad JSON */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct gt_doc_list l = { 0 };
 		struct gt_err err = { 0 };
 		int rc = parse(cases[i].text, &l, &err);
 		gt_doc_list_release(&l);
-		if (rc != GT_EPARSE || !strstr(err.msg, cases[i].line) || !strstr(err.msg, "in.yaml")) {
+		if (rc != GT_EPARSE || !strstr(err.msg, cases[i].line)) {
 			fprintf(stderr, "case %zu: rc %d, message \"%s\", wanted \"%s\"\n", i, rc,
 				err.msg, cases[i].line);
 			ASSERT_TRUE(false);
