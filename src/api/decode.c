@@ -116,8 +116,10 @@ static void object_name(const struct gt_doc *o, char *buf, size_t len)
 static void place(const struct gt_doc *o, const char *field, char *buf, size_t len)
 {
 	const struct gt_doc *at = field ? field_node(o, field) : o;
-	if (gt_doc_source(o) && at->line > 0)
+	if (gt_doc_source(o) && at->line > 0 && at->col > 0)
 		snprintf(buf, len, "%s:%d:%d: ", gt_doc_source(o), at->line, at->col);
+	else if (gt_doc_source(o) && at->line > 0)	/* JSON parsed whole: the line of its object */
+		snprintf(buf, len, "%s:%d: ", gt_doc_source(o), at->line);
 	else
 		*buf = '\0';
 }
@@ -162,8 +164,10 @@ int gt_dec_fail(struct gt_dec *x, const struct gt_doc *o, const char *field, con
 void gt_rejection_format(const struct gt_rejection *r, char *buf, size_t len)
 {
 	char at[600] = "";
-	if (r->source && r->line > 0)
+	if (r->source && r->line > 0 && r->col > 0)
 		snprintf(at, sizeof(at), "%s:%d:%d: ", r->source, r->line, r->col);
+	else if (r->source && r->line > 0)	/* JSON parsed whole: the line of its object */
+		snprintf(at, sizeof(at), "%s:%d: ", r->source, r->line);
 	snprintf(buf, len, "%s%s: field %s: %s", at, r->what, r->field, r->message);
 }
 

@@ -3,11 +3,12 @@
  *
  * Kubernetes objects arrive as YAML (manifests, kubectl get -o yaml) or JSON
  * (kubectl get -o json, the API server). Each goes through a parser of its
- * own language: YAML through libyaml (doc_yaml.c), JSON through a strict
- * RFC 8259 reader (doc_json.c; so "\ud83d\ude80" is one character and not a
- * YAML 1.1 error). Both build the same tree of maps, sequences and scalars,
- * which the decoders walk. Every node knows its line and column, so a
- * message can point at the field itself.
+ * own language: YAML through libyaml (doc_yaml.c), JSON through jansson
+ * (doc_json.c; so "\ud83d\ude80" is one character and not a YAML 1.1
+ * error). Both build the same tree of maps, sequences and scalars, which
+ * the decoders walk. Every node knows its line, and its column where the
+ * parser says it (col 0: not known, inside a JSON value jansson read whole;
+ * the line is then its object's), so a message can point at the field.
  *
  * The documents parsed from one input live in one arena with the input's
  * name (struct gt_doc_input): no allocation per node or string, and the
@@ -44,7 +45,7 @@ struct gt_doc_input;
 
 struct gt_doc {
 	enum gt_doc_kind kind;
-	int line, col;		/* 1-based place in the source; 0 when made, not parsed */
+	int line, col;		/* 1-based place in the source; 0 when made, not parsed (col: or not known) */
 	bool quoted;		/* SCALAR: was quoted (so "1" is a string) */
 	size_t n;		/* MAP: pairs; SEQ: items */
 	size_t cap;

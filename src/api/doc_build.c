@@ -114,6 +114,10 @@ static void field_path(const struct gt_doc_builder *b, size_t from, char *buf, s
 	*buf = '\0';
 	for (size_t i = from; i < b->depth && off < len; i++) {
 		const struct gt_db_frame *f = &b->stack[i];
+		if (off > 200 && len > off + 4) {	/* deep nesting: the start says enough */
+			snprintf(buf + off, len - off, "...");
+			return;
+		}
 		if (f->node->kind == GT_DOC_MAP && f->key)
 			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "." : "", f->key);
 		else if (f->node->kind == GT_DOC_SEQ)
@@ -122,9 +126,13 @@ static void field_path(const struct gt_doc_builder *b, size_t from, char *buf, s
 	}
 }
 
+/* "file:line:col"; "file:line" when the column is not known (inside a JSON value parsed whole) */
 static void where(const struct gt_doc_builder *b, int line, int col, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s:%d:%d", b->in->name, line, col);
+	if (col > 0)
+		snprintf(buf, len, "%s:%d:%d", b->in->name, line, col);
+	else
+		snprintf(buf, len, "%s:%d", b->in->name, line);
 }
 
 void gt_db_damage(struct gt_doc_builder *b, int line, int col, const char *why)

@@ -30,6 +30,19 @@ void gt_arena_release(struct gt_arena *a)
 	gt_arena_init(a);
 }
 
+void gt_arena_reset(struct gt_arena *a)
+{
+	struct gt_arena_block *keep = a->blocks;
+	if (!keep)
+		return;
+	for (struct gt_arena_block *b = keep->next, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	keep->next = NULL;
+	a->cur = keep->data;
+}
+
 /* @n bytes at a multiple of @align (a power of two) from the start of a block. */
 static void *take(struct gt_arena *a, size_t n, size_t align)
 {

@@ -22,6 +22,8 @@ struct gt_arena {
 void gt_arena_init(struct gt_arena *a);
 /* Free every block: everything allocated from @a is gone. */
 void gt_arena_release(struct gt_arena *a);
+/* Everything allocated from @a is gone, but its newest block is kept for what comes next. */
+void gt_arena_reset(struct gt_arena *a);
 /* @n bytes aligned for any object, uninitialised. */
 void *gt_arena_alloc(struct gt_arena *a, size_t n);
 /* @n bytes of @s and a NUL. */
