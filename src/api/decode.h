@@ -59,9 +59,12 @@ struct gt_decoder {
 	size_t n_warnings, cap_warnings;
 	const char *scheduler_name;	/* default "kai-scheduler" */
 	/*
-	 * Pods of ours without a PodGroup: by default a bare pod (no owner) gets
-	 * a job of its own, as KAI's podgrouper would give it, and a pod with an
-	 * owner waits for the podgrouper (a warning says so).
+	 * Pods of ours without a PodGroup: by default (the scheduler) each gets
+	 * a job of its own, as KAI's podgrouper gives a bare pod. (KAI waits for
+	 * its podgrouper for a pod with an owner; the scheduler's tests rely on
+	 * the job of its own: a change left to the lead.) simulate sets this,
+	 * having run the podgrouper over its input: a pod it did not group (its
+	 * owner missing) gets no job, with the podgrouper's warning.
 	 */
 	bool no_implicit_jobs;	/* true: no pod gets a job of its own (the podgrouper ran) */
 	struct gt_binding *bindings;	/* borrowed strings */

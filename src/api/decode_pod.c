@@ -408,14 +408,6 @@ static int pod_job(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 		if (sg && strcmp(sg, "default"))	/* a bare pod's job has the default podset only */
 			return gt_dec_fail(x, o, "metadata.labels.kai.scheduler/subgroup-name",
 					   "names no sub-group of its PodGroup", sg);
-		if (gt_doc_get(gt_doc_get(o, "metadata"), "ownerReferences") && !gt_doc_is_null(
-			    gt_doc_path(o, "metadata.ownerReferences"))) {
-			/* KAI's podgrouper groups it with its owner's other pods: it waits for that */
-			if (p->status == GT_PENDING)
-				gt_dec_note(x, o, "metadata.ownerReferences", "the pod has an owner and no PodGroup "
-					    "(annotation pod-group-name): it waits for the podgrouper to make one");
-			return 0;
-		}
 		p->job = gt_dec_implicit_job(x, o, p->created);
 	}
 	if (p->job == GT_NONE)
