@@ -20,8 +20,8 @@
  *     a scalar or key jansson refuses (bad UTF-8, a lone surrogate, NUL, a
  *     number out of range) leaves out its object, named, with the field's
  *     path, line and column, and the rest is read; a key given twice is a
- *     warning at both places (the later value is used, as jansson and Go's
- *     encoding/json do); broken punctuation ends the input there (no
+ *     warning naming both places (the later value is used, as jansson and
+ *     Go's encoding/json do); broken punctuation ends the input there (no
  *     parser can know where the next value starts), keeping the objects of
  *     a List that ended before it.
  *
@@ -39,23 +39,23 @@
  * own, with the same places and messages as one thread would give.
  *
  * Memory: jansson allocates every value, key and hash table on its own,
- * and frees them one by one; on a 70 MB List that churn cost more than the
- * parsing. So while this file calls json_loadb, jansson's allocations on
+ * and frees them one by one, a large part of the cost on a 70 MB List
+ * (bench/bench_decode.c). So while this file calls json_loadb, jansson's allocations on
  * this thread come from a scratch arena, emptied once the value is in the
  * tree (json_set_alloc_funcs, set before main: everywhere else, and on
  * every other thread, they are malloc and free as before).
  *
- * Numbers become the text a decoder reads: an integer as written, a real
+ * Numbers become the text a decoder reads: an integer in decimal, a real
  * as the shortest text that reads back as the same double (0.1 stays 0.1,
  * 1.0 stays 1.0). Nesting deeper than GT_DOC_MAX_DEPTH leaves the object
  * out, as in YAML.
  */
 #include <jansson.h>
 #include <stdint.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/doc_int.h"
 #include "util/mem.h"
@@ -106,7 +106,6 @@ struct reader {
 	const char *line_start;
 	int line;
 	struct gt_doc_builder b;
-	bool broken;		/* the rest of the input cannot be read */
 };
 
 /* ---------------------------------------------------------------- places */
@@ -169,7 +168,6 @@ static int broken(struct reader *r, const char *at, const char *why)
 	int line, col;
 	place(r, at, &line, &col);
 	gt_db_fail(&r->b, line, col, "JSON", why, true);
-	r->broken = true;
 	return -1;
 }
 
@@ -531,10 +529,10 @@ static int parallel_items(struct reader *r, int line, int col)
 	struct gt_pool *pool = gt_pool_new((int)n_workers, "json");
 	gt_pool_for(pool, n_workers, work, w);
 	gt_pool_free(pool, NULL);
-	bool broken = false;
+	bool redo = false;	/* a thread met broken punctuation: one by one, to stop where it is */
 	for (size_t k = 0; k < n_workers; k++)
-		broken |= w[k].broken;
-	if (!broken) {
+		redo |= w[k].broken;
+	if (!redo) {
 		gt_db_open(&r->b, GT_DOC_SEQ, line, col);
 		for (size_t k = 0; k < n_workers; k++) {
 			for (size_t i = 0; w[k].seq && i < w[k].seq->n; i++)
@@ -548,7 +546,7 @@ static int parallel_items(struct reader *r, int line, int col)
 		gt_doc_list_release(&w[k].out);
 	free(w);
 	free(items);
-	return broken ? -1 : 0;
+	return redo ? -1 : 0;
 }
 
 /* The members of the container at r->p, one by one. */

@@ -385,14 +385,14 @@ TEST(json_binary_noise_is_an_error_not_a_crash)
 	gt_doc_list_release(&l);
 }
 
-TEST(json_large_list_read_in_parallel_says_the_same)
+/* A List of 30,000 pods over 4 MB, item i on lines 4 + 5i to 8 + 5i; @extra(i) in its metadata. */
+static char *large_list(size_t *len, const char *(*extra_of)(int))
 {
-	/* past 4 MB a List's items are read by several threads: the same items, places and messages */
 	size_t cap = 8u << 20, n = 0;
 	char *text = malloc(cap);
 	n += (size_t)sprintf(text + n, "{\n  \"kind\": \"List\",\n  \"items\": [\n");
 	for (int i = 0; i < 30000; i++) {
-		const char *extra = i == 7000 ? ", \"bad\": \"\\udc00\"" : i == 15000 ? ", \"x\": 1, \"x\": 2" : "";
+		const char *extra = extra_of(i);
 		n += (size_t)sprintf(text + n,
 				     "    {\n      \"kind\": \"Pod\",\n      \"metadata\": {\"name\": \"p-%d\", "
 				     "\"namespace\": \"ns\"%s},\n      \"spec\": {\"containers\": [{\"name\": \"c\", "
@@ -400,6 +400,25 @@ TEST(json_large_list_read_in_parallel_says_the_same)
 				     i, extra, i < 29999 ? "," : "");
 	}
 	n += (size_t)sprintf(text + n, "  ]\n}\n");
+	*len = n;
+	return text;
+}
+
+static const char *bad_and_twice(int i)
+{
+	return i == 7000 ? ", \"bad\": \"\\udc00\"" : i == 15000 ? ", \"x\": 1, \"x\": 2" : "";
+}
+
+static const char *missing_comma(int i)
+{
+	return i == 20000 ? " \"x\": 1" : "";
+}
+
+TEST(json_large_list_read_in_parallel_says_the_same)
+{
+	/* past 4 MB a List's items are read by several threads: the same items, places and messages */
+	size_t n;
+	char *text = large_list(&n, bad_and_twice);
 	ASSERT_TRUE(n > 4u << 20);
 	struct gt_doc_list l = { 0 };
 	struct gt_err err = { 0 };
@@ -418,6 +437,22 @@ TEST(json_large_list_read_in_parallel_says_the_same)
 	/* a field of an item read whole: its line is the item's, with no column */
 	ASSERT_EQ(4 + 5 * 123, gt_doc_path(items->items[123], "spec.containers")->line);
 	ASSERT_EQ(0, gt_doc_path(items->items[123], "spec.containers")->col);
+	free(text);
+	gt_doc_list_release(&l);
+}
+
+TEST(json_large_list_broken_punctuation_stops_where_it_is)
+{
+	/* a thread meets a missing comma: the List is read again one item at a time, to stop there */
+	size_t n;
+	char *text = large_list(&n, missing_comma);
+	struct gt_doc_list l = { 0 };
+	struct gt_err err = { 0 };
+	ASSERT_EQ(GT_EPARSE, gt_doc_parse_string(text, n, "in.json", &l, &err));
+	ASSERT_EQ(20000, gt_doc_get(l.docs[0], "items")->n);
+	ASSERT_EQ(1, l.n_problems);
+	ASSERT_CONTAINS(err.msg, "in.json:100006:");
+	ASSERT_CONTAINS(err.msg, "Pod ns/p-20000: field metadata: not valid JSON: expected ',' or '}' after a member");
 	free(text);
 	gt_doc_list_release(&l);
 }
@@ -442,5 +477,6 @@ const struct gt_test gt_tests[] = {
 	T(json_stream_with_markers_and_yaml_flow_fallback),
 	T(json_binary_noise_is_an_error_not_a_crash),
 	T(json_large_list_read_in_parallel_says_the_same),
+	T(json_large_list_broken_punctuation_stops_where_it_is),
 	{ 0 }
 };
