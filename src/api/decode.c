@@ -5,6 +5,7 @@
 #include "api/decode_int.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,63 @@ void gt_decoder_bind(struct gt_decoder *d, const struct gt_binding *b)
 
 /* ---------------------------------------------------------------- reporting */
 
+/*
+ * The node a field path reaches in @o, as far as it goes: map keys (which
+ * may hold dots themselves: "metadata.labels.nvidia.com/gpu.memory", the
+ * longest key that matches wins) and "[i]" indices. The place to point at
+ * when the field is wrong, or the nearest enclosing one when it is missing.
+ */
+static const struct gt_doc *field_node(const struct gt_doc *o, const char *field)
+{
+	const struct gt_doc *d = o;
+	const char *p = field;
+	while (*p && d) {
+		if (*p == '[') {
+			char *end;
+			unsigned long i = strtoul(p + 1, &end, 10);
+			if (end == p + 1 || *end != ']' || d->kind != GT_DOC_SEQ || i >= d->n)
+				break;
+			d = d->items[i];
+			p = end + 1;
+		} else {
+			/* the longest key at p that ends where a segment can end */
+			size_t len = strlen(p);
+			const struct gt_doc *next = NULL;
+			for (size_t k = len; k > 0 && !next; k--)
+				if ((k == len || p[k] == '.' || p[k] == '[') && (next = gt_doc_getn(d, p, k)))
+					len = k;
+			if (!next)
+				break;
+			d = next;
+			p += len;
+		}
+		if (*p == '.')
+			p++;
+	}
+	return d;
+}
+
+/* "Pod team-a/nb" */
+static void object_name(const struct gt_doc *o, char *buf, size_t len)
+{
+	const char *ns = gt_doc_str(gt_doc_get(o, "metadata"), "namespace");
+	const char *name = gt_obj_name(o);
+	snprintf(buf, len, "%s %s%s%s", *gt_obj_kind(o) ? gt_obj_kind(o) : "object", ns ? ns : "", ns ? "/" : "",
+		 *name ? name : "(no name)");
+}
+
+/* "file:line:col: " for the field @field of @o, "" when @o was not read from a file. */
+static void place(const struct gt_doc *o, const char *field, char *buf, size_t len)
+{
+	const struct gt_doc *at = field ? field_node(o, field) : o;
+	if (gt_doc_source(o) && at->line > 0 && at->col > 0)
+		snprintf(buf, len, "%s:%d:%d: ", gt_doc_source(o), at->line, at->col);
+	else if (gt_doc_source(o) && at->line > 0)	/* JSON parsed whole: the line of its object */
+		snprintf(buf, len, "%s:%d: ", gt_doc_source(o), at->line);
+	else
+		*buf = '\0';
+}
+
 void gt_dec_warn(struct gt_dec *x, const char *fmt, const char *a, const char *b)
 {
 	char buf[512];
@@ -74,32 +132,49 @@ void gt_dec_warn(struct gt_dec *x, const char *fmt, const char *a, const char *b
 	GT_PUSH(d->warnings, d->n_warnings, d->cap_warnings, gt_xstrdup(buf));
 }
 
+void gt_dec_note(struct gt_dec *x, const struct gt_doc *o, const char *field, const char *fmt, ...)
+{
+	char at[600], name[600], msg[1000], buf[2400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	place(o, field, at, sizeof(at));
+	object_name(o, name, sizeof(name));
+	snprintf(buf, sizeof(buf), "%s%s: %s%s%s%s", at, name, field ? "field " : "", field ? field : "",
+		 field ? ": " : "", msg);
+	struct gt_decoder *d = x->d;
+	GT_PUSH(d->warnings, d->n_warnings, d->cap_warnings, gt_xstrdup(buf));
+}
+
 int gt_dec_fail(struct gt_dec *x, const struct gt_doc *o, const char *field, const char *what,
 		const char *value)
 {
 	struct gt_decoder *d = x->d;
-	const char *ns = gt_doc_str(gt_doc_get(o, "metadata"), "namespace");
 	char obj[600], msg[900];
-	snprintf(obj, sizeof(obj), "%s %s%s%s", gt_obj_kind(o), ns ? ns : "", ns ? "/" : "", gt_obj_name(o));
-	snprintf(msg, sizeof(msg), "%s%s%s%s", what, value ? " '" : "", value ? value : "", value ? "'" : "");
-	struct gt_rejection r = { .obj = x->obj, .line = o->line, .what = gt_xstrdup(obj),
-				  .field = gt_xstrdup(field), .message = gt_xstrdup(msg) };
+	object_name(o, obj, sizeof(obj));
+	snprintf(msg, sizeof(msg), "%s%s%.300s%s", what, value ? " '" : "", value ? value : "", value ? "'" : "");
+	const struct gt_doc *at = field_node(o, field);
+	struct gt_rejection r = { .obj = x->obj, .source = gt_doc_source(o), .line = at->line, .col = at->col,
+				  .what = gt_xstrdup(obj), .field = gt_xstrdup(field), .message = gt_xstrdup(msg) };
 	GT_PUSH(d->rejections, d->n_rejections, d->cap_rejections, r);
 	return GT_EINVAL;
 }
 
 void gt_rejection_format(const struct gt_rejection *r, char *buf, size_t len)
 {
-	char line[32] = "";
-	if (r->line > 0)
-		snprintf(line, sizeof(line), " (line %d)", r->line);
-	snprintf(buf, len, "%s%s: field %s: %s", r->what, line, r->field, r->message);
+	char at[600] = "";
+	if (r->source && r->line > 0 && r->col > 0)
+		snprintf(at, sizeof(at), "%s:%d:%d: ", r->source, r->line, r->col);
+	else if (r->source && r->line > 0)	/* JSON parsed whole: the line of its object */
+		snprintf(at, sizeof(at), "%s:%d: ", r->source, r->line);
+	snprintf(buf, len, "%s%s: field %s: %s", at, r->what, r->field, r->message);
 }
 
 size_t gt_decoder_report(const struct gt_decoder *d, FILE *f, const char *prefix)
 {
 	for (size_t i = 0; i < d->n_rejections; i++) {
-		char msg[1600];
+		char msg[2400];
 		gt_rejection_format(&d->rejections[i], msg, sizeof(msg));
 		fprintf(f, "%s: %s\n", prefix, msg);
 	}
@@ -157,15 +232,93 @@ void gt_dec_source(struct gt_dec *x, int kind, uint32_t idx, int32_t obj)
 const char *const gt_dec_taint_effects[GT_TAINT_ANY] = { "NoSchedule", "PreferNoSchedule", "NoExecute" };
 const char *const gt_dec_selector_ops[GT_SEL_LT + 1] = { "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt" };
 
-int gt_dec_check_name(struct gt_dec *x, const struct gt_doc *o, const int32_t *tab, const char *what)
+/* Kubernetes' limits: names are DNS subdomains, namespaces DNS labels (validation.go). */
+#define MAX_NAME 253
+#define MAX_NAMESPACE 63
+
+/* A string no Kubernetes name holds: empty, or with a control character, a space or a '/'. */
+static const char *bad_name_char(const char *s)
 {
-	const char *name = gt_obj_name(o);
-	char dup[64];
-	snprintf(dup, sizeof(dup), "duplicate %s", what);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p <= ' ' || *p == 0x7f || *p == '/')
+			return "holds a space, a '/' or a control character";
+	return NULL;
+}
+
+/* Labels as the API server takes them: "[prefix/]name" keys, values of at most 63 characters. */
+static int check_labels(struct gt_dec *x, const struct gt_doc *o)
+{
+	const struct gt_doc *labels = gt_doc_path(o, "metadata.labels");
+	if (!labels || gt_doc_is_null(labels))
+		return 0;
+	if (labels->kind != GT_DOC_MAP)
+		return gt_dec_fail(x, o, "metadata.labels", "must be a map of strings", NULL);
+	for (size_t i = 0; i < labels->n; i++) {
+		const char *k = labels->keys[i], *slash = strrchr(k, '/');
+		const struct gt_doc *v = labels->items[i];
+		size_t name_len = strlen(slash ? slash + 1 : k), prefix_len = slash ? (size_t)(slash - k) : 0;
+		char field[400], why[200];
+		snprintf(field, sizeof(field), "metadata.labels.%.300s", k);
+		if (!name_len || name_len > 63 || prefix_len > MAX_NAME || bad_name_char(slash ? slash + 1 : k)) {
+			snprintf(why, sizeof(why), "is no label key: [prefix/]name, the name 1-63 characters, the "
+				 "prefix at most %d", MAX_NAME);
+			return gt_dec_fail(x, o, field, why, NULL);
+		}
+		if (v->kind != GT_DOC_SCALAR)
+			return gt_dec_fail(x, o, field, "must be a string", NULL);
+		if (strlen(v->scalar) > 63) {
+			snprintf(why, sizeof(why), "is %zu characters long: a label value is at most 63",
+				 strlen(v->scalar));
+			return gt_dec_fail(x, o, field, why, NULL);
+		}
+	}
+	return 0;
+}
+
+/*
+ * What every object must be, whatever its kind: named, within Kubernetes'
+ * limits, the first of its kind with that name (in its namespace). 0, or
+ * the rejection's code.
+ */
+static int check_object(struct gt_dec *x, const struct gt_doc *o, size_t kind, bool namespaced)
+{
+	const char *name = gt_obj_name(o), *ns = gt_obj_ns(o), *why;
+	char msg[160];
 	if (!*name)
 		return gt_dec_fail(x, o, "metadata.name", "is missing", NULL);
-	if (gt_dec_lookup(x, tab, name) != GT_NONE)
-		return gt_dec_fail(x, o, "metadata.name", dup, name);
+	if (strlen(name) > MAX_NAME) {
+		snprintf(msg, sizeof(msg), "is %zu characters long: Kubernetes allows at most %d", strlen(name),
+			 MAX_NAME);
+		return gt_dec_fail(x, o, "metadata.name", msg, NULL);
+	}
+	if ((why = bad_name_char(name)))
+		return gt_dec_fail(x, o, "metadata.name", why, name);
+	if (namespaced && strlen(ns) > MAX_NAMESPACE) {
+		snprintf(msg, sizeof(msg), "is %zu characters long: Kubernetes allows at most %d", strlen(ns),
+			 MAX_NAMESPACE);
+		return gt_dec_fail(x, o, "metadata.namespace", msg, NULL);
+	}
+	if (namespaced && (why = bad_name_char(ns)))
+		return gt_dec_fail(x, o, "metadata.namespace", why, ns);
+	int rc = check_labels(x, o);
+	if (rc)
+		return rc;
+	char key[MAX_NAME + MAX_NAMESPACE + 2];
+	snprintf(key, sizeof(key), "%s/%s", namespaced ? ns : "", name);
+	struct gt_dec_seen *seen = &x->seen[kind];
+	uint32_t id = gt_strtab_intern(&seen->keys, key);
+	if (id < seen->n) {
+		const struct gt_doc *first = x->d->objs[seen->first[id]];
+		char at[600] = "", dup[1200];
+		if (gt_doc_source(first))
+			snprintf(at, sizeof(at), " (the first is at %s:%d)", gt_doc_source(first), first->line);
+		snprintf(dup, sizeof(dup), "duplicate %s '%s'%s%s; this one is left out", gt_obj_kind(o), name,
+			 namespaced ? " in its namespace" : "", at);
+		return gt_dec_fail(x, o, "metadata.name", dup, NULL);
+	}
+	GT_GROW(seen->first, id + 1, seen->cap);
+	seen->first[id] = (int32_t)x->obj;
+	seen->n = id + 1;
 	return 0;
 }
 
@@ -243,10 +396,10 @@ bool gt_dec_is_extended(const char *res)
 
 /* ---------------------------------------------------------------- the build */
 
-/* Dependencies first: classes, shard, topologies, queues, nodes, groups, ConfigMaps, claims, pods. */
-static const char *const kind_order[] = { "PriorityClass", "SchedulingShard", "Topology",
-					  "Queue", "Node", "PodGroup", "ConfigMap", "PersistentVolumeClaim", "Pod" };
-#define N_KINDS (sizeof(kind_order) / sizeof(kind_order[0]))
+/* Dependencies first: classes, shard, topologies, queues, nodes, groups, ConfigMaps, claims,
+ * pods (N_KINDS in decode_int.h). */
+static const char *const kind_order[N_KINDS] = { "PriorityClass", "SchedulingShard", "Topology", "Queue", "Node",
+						 "PodGroup", "ConfigMap", "PersistentVolumeClaim", "Pod" };
 
 static int decode_one(struct gt_dec *x, size_t kind, const struct gt_doc *o)
 {
@@ -254,25 +407,25 @@ static int decode_one(struct gt_dec *x, size_t kind, const struct gt_doc *o)
 		gt_dec_priority_class, gt_dec_shard, gt_dec_topology, gt_dec_queue,
 		gt_dec_node, gt_dec_podgroup, gt_dec_configmap, gt_dec_claim, gt_dec_pod,
 	};
-	return decode[kind](x, o);
+	static const bool namespaced[N_KINDS] = { [5] = true, [6] = true, [7] = true, [8] = true };
+	int rc = check_object(x, o, kind, namespaced[kind]);
+	return rc ? rc : decode[kind](x, o);
 }
 
 /* One line for all unknown kinds: workload owners (Jobs, PyTorchJobs, ...) are common input. */
-static void warn_unknown_kinds(struct gt_dec *x)
+static void warn_unknown_kinds(struct gt_dec *x, const int8_t *kinds_of)
 {
 	struct gt_decoder *d = x->d;
 	char kinds[1024] = "";
 	size_t off = 0, n_unknown = 0;
 	for (size_t i = 0; i < d->n_objs; i++) {
-		const char *kind = gt_obj_kind(d->objs[i]);
-		bool known = false, seen = false;
-		for (size_t k = 0; k < N_KINDS; k++)
-			known |= !strcmp(kind, kind_order[k]);
-		if (known)
+		if (kinds_of[i] >= 0)
 			continue;
+		const char *kind = gt_obj_kind(d->objs[i]);
+		bool seen = false;
 		n_unknown++;
 		for (size_t k = 0; k < i && !seen; k++)
-			seen = !strcmp(kind, gt_obj_kind(d->objs[k]));
+			seen = kinds_of[k] < 0 && !strcmp(kind, gt_obj_kind(d->objs[k]));
 		if (!seen && off < sizeof(kinds))
 			off += (size_t)snprintf(kinds + off, sizeof(kinds) - off, "%s%s", off ? ", " : "",
 						*kind ? kind : "(no kind)");
@@ -288,21 +441,40 @@ static void warn_unknown_kinds(struct gt_dec *x)
 static void decode_all(struct gt_dec *x)
 {
 	struct gt_decoder *d = x->d;
+	/* each object's kind once (a List's items are objects already) */
+	int8_t *kinds_of = gt_xmalloc((d->n_objs + 1) * sizeof(*kinds_of));
+	size_t *of_kind = gt_xmalloc((d->n_objs + 1) * sizeof(*of_kind)), n_of[N_KINDS] = { 0 }, start[N_KINDS];
+	for (size_t i = 0; i < d->n_objs; i++) {
+		kinds_of[i] = (int8_t)gt_name_index(kind_order, N_KINDS, gt_obj_kind(d->objs[i]));
+		if (kinds_of[i] >= 0)
+			n_of[kinds_of[i]]++;
+	}
+	for (size_t k = 0, at = 0; k < N_KINDS; at += n_of[k++])
+		start[k] = at;
+	size_t fill[N_KINDS];
+	memcpy(fill, start, sizeof(fill));
+	for (size_t i = 0; i < d->n_objs; i++)
+		if (kinds_of[i] >= 0)
+			of_kind[fill[kinds_of[i]]++] = i;
 	struct gt_doc **queues = gt_xmalloc((d->n_objs + 1) * sizeof(*queues));
 	size_t n_queues = 0;
 	for (size_t k = 0; k < N_KINDS; k++) {
-		for (size_t i = 0; i < d->n_objs; i++) {
-			if (strcmp(gt_obj_kind(d->objs[i]), kind_order[k]))
-				continue;
+		if (k == 3)
+			gt_dec_queue_cycles(x, of_kind + start[k], n_of[k]);
+		for (size_t j = start[k]; j < start[k] + n_of[k]; j++) {
+			size_t i = of_kind[j];
 			x->obj = i;
-			if (!decode_one(x, k, d->objs[i]) && !strcmp(kind_order[k], "Queue"))
+			if (!decode_one(x, k, d->objs[i]) && k == 3)
 				queues[n_queues++] = d->objs[i];
 		}
-		if (!strcmp(kind_order[k], "Queue"))
+		if (k == 3)
 			gt_dec_queue_parents(x, queues, n_queues);
 	}
-	warn_unknown_kinds(x);
+	warn_unknown_kinds(x, kinds_of);
+	gt_dec_pods_not_ours(x);
 	free(queues);
+	free(kinds_of);
+	free(of_kind);
 }
 
 int gt_dec_by_pod(const void *a, const void *b)
@@ -344,6 +516,12 @@ int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *
 	free(x.job_by_key);
 	free(x.claim_by_name);
 	free(x.orphan_queue);
+	for (size_t k = 0; k < N_KINDS; k++) {
+		gt_strtab_release(&x.seen[k].keys);
+		free(x.seen[k].first);
+	}
+	gt_dec_queues_release(&x);
+	gt_dec_pods_not_ours_release(&x);
 	gt_cluster_link(c);
 	if (!d->n_rejections)
 		return 0;

@@ -9,14 +9,18 @@
  *
  * Decoding reports and carries on. A malformed object (a bad quantity, a
  * gpu-fraction of 1.5, both gpu-fraction and gpu-memory, a PodGroup
- * without a queue) is a rejection {object, field, message} and is left out
- * whole: nothing of it reaches the cluster, and every other object is
- * decoded as if it were not there. The caller decides what a rejection
- * means: `gantry simulate` lists them all and stops, `gantry scheduler`
- * logs each once and schedules the rest. Objects that are well-formed but
- * refer to something missing (a PodGroup whose queue does not exist, a
- * queue whose parent does not exist) load, with a warning, and the core
- * reports them on the job.
+ * without a queue, a name longer than Kubernetes allows, a second object of
+ * the same kind and name, a queue whose parents make a cycle) is a
+ * rejection {object, field, message} and is left out whole: nothing of it
+ * reaches the cluster, and every other object is decoded as if it were not
+ * there. A rejection knows where its field is (file, line and column, for
+ * objects read from files). The caller decides what a rejection means:
+ * `gantry simulate` and `gantry replay` list them all, schedule the rest
+ * and exit 2; `gantry scheduler` logs each once, posts it as an event and
+ * schedules the rest. Objects that are well-formed but refer to something
+ * missing (a PodGroup whose queue does not exist, a queue whose parent does
+ * not exist or was refused) load, with a warning, and the core reports them
+ * on the job, with the reason when the decoder knows it.
  *
  * After a build, every node, pod, job and queue of the cluster knows the
  * object it came from (@node_obj and friends: an index into @objs), so a
@@ -33,7 +37,8 @@
 /* One object left out: which, what field, why. */
 struct gt_rejection {
 	size_t obj;		/* index into the decoder's objs */
-	int line;		/* the object's line in its source; 0 when it has none */
+	const char *source;	/* the file the object was read from (its input's name), or NULL */
+	int line, col;		/* where the field is in it (as far as it exists); 0 when unknown */
 	char *what;		/* "Pod team-a/nb" */
 	char *field;		/* "metadata.annotations.gpu-fraction" */
 	char *message;		/* "must be a number greater than 0 and at most 1, not '1.5'" */
@@ -63,6 +68,15 @@ struct gt_decoder {
 	 * scheduled. Off by default, for front ends that do not read claims.
 	 */
 	bool claims_listed;
+	/*
+	 * Pods of ours without a PodGroup: by default (the scheduler) each gets
+	 * a job of its own, as KAI's podgrouper gives a bare pod. (KAI waits for
+	 * its podgrouper for a pod with an owner; the scheduler's tests rely on
+	 * the job of its own: a change left to the lead.) simulate sets this,
+	 * having run the podgrouper over its input: a pod it did not group (its
+	 * owner missing) gets no job, with the podgrouper's warning.
+	 */
+	bool no_implicit_jobs;	/* true: no pod gets a job of its own (the podgrouper ran) */
 	struct gt_binding *bindings;	/* borrowed strings */
 	size_t n_bindings, cap_bindings;
 	/* filled by gt_decoder_build() */
@@ -86,7 +100,10 @@ void gt_decoder_bind(struct gt_decoder *d, const struct gt_binding *b);
  */
 int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *err);
 
-/* "Pod team-a/nb (line 3): field metadata.annotations.gpu-fraction: must be ..." (no line when 0). */
+/*
+ * "pods.yaml:3:42: Pod team-a/nb: field metadata.annotations.gpu-fraction:
+ * must be ..." (without the place when the object was not read from a file).
+ */
 void gt_rejection_format(const struct gt_rejection *r, char *buf, size_t len);
 /*
  * For the commands that read files: every rejection, then every warning,

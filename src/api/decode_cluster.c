@@ -312,12 +312,20 @@ static int queue_resource(struct gt_dec *x, const struct gt_doc *o, struct gt_qu
 		if (!s)
 			continue;
 		snprintf(field, sizeof(field), "spec.resources.%s.%s", res, keys[k]);
-		if (gt_dec_number(s, &vals[k]))
+		double v;
+		if (gt_parse_number(s, &v))
 			return gt_dec_fail(x, o, field, "not a number", s);
+		if (gt_dec_number(s, &vals[k]))
+			return gt_dec_fail(x, o, field, "is out of range (at most 1e15 either way), not", s);
 		if (k < 2 && vals[k] < 0 && vals[k] != -1)
 			return gt_dec_fail(x, o, field, "must be -1 (unlimited) or >= 0, not", s);
-		if (k == 2 && vals[k] < 0)
+		if (k == 2 && vals[k] < 0) {
+			/* KAI takes any number (-1 in its own scenarios): a negative weight gets no share */
+			if (vals[k] != -1)
+				gt_dec_note(x, o, field, "is negative (%s): it counts as 0, no share of what is left over",
+					    s);
 			vals[k] = 0;
+		}
 	}
 	q->deserved[r] = vals[0] < 0 ? -1 : (int64_t)(vals[0] * scale + 0.5);
 	q->limit[r] = vals[1] < 0 ? -1 : (int64_t)(vals[1] * scale + 0.5);
@@ -329,9 +337,14 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o)
 {
 	struct gt_cluster *c = x->c;
 	const char *name = gt_obj_name(o);
-	int rc = gt_dec_check_name(x, o, x->queue_by_name, "queue");
-	if (rc)
-		return rc;
+	const char *cycle = gt_smap_get(&x->queue_cycle, name);
+	if (cycle && !strchr(cycle, '>'))
+		return gt_dec_fail(x, o, "spec.parentQueue", "names the queue itself; the queue is refused", NULL);
+	if (cycle) {
+		char why[700];
+		snprintf(why, sizeof(why), "its parent queues make a cycle (%s); the queue is refused", cycle);
+		return gt_dec_fail(x, o, "spec.parentQueue", why, NULL);
+	}
 	struct gt_queue q = { .name = gt_dec_intern(x, name), .parent = GT_NONE, .priority = 100,
 			      .preempt_min_runtime_s = -1, .reclaim_min_runtime_s = -1 };
 	const struct gt_doc *spec = gt_doc_get(o, "spec");
@@ -349,7 +362,7 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o)
 		return gt_dec_fail(x, o, "metadata.creationTimestamp", "not an RFC 3339 time", created);
 	/* units: GPUs in devices, CPU in millicores, memory in MB (10^6 bytes) */
 	char no_limit[64] = "";
-	rc = queue_resource(x, o, &q, "gpu", GT_QGPU, 1000.0, no_limit, sizeof(no_limit));
+	int rc = queue_resource(x, o, &q, "gpu", GT_QGPU, 1000.0, no_limit, sizeof(no_limit));
 	rc = rc ? rc : queue_resource(x, o, &q, "cpu", GT_QCPU, 1.0, no_limit, sizeof(no_limit));
 	rc = rc ? rc : queue_resource(x, o, &q, "memory", GT_QMEM, 1e6, no_limit, sizeof(no_limit));
 	if (rc)
@@ -368,34 +381,126 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o)
 	return 0;
 }
 
+static const char *parent_of(const struct gt_doc *queue)
+{
+	const char *p = gt_doc_str(gt_doc_get(queue, "spec"), "parentQueue");
+	return p && *p ? p : NULL;
+}
+
+void gt_dec_queue_cycles(struct gt_dec *x, const size_t *objs, size_t n)
+{
+	/* each queue has at most one parent: follow each chain once, colouring */
+	struct gt_strtab ids;
+	gt_strtab_init(&ids);
+	for (size_t i = 0; i < n; i++)
+		gt_strtab_intern(&ids, gt_obj_name(x->d->objs[objs[i]]));
+	size_t m = ids.n_strs;
+	int64_t *parent = gt_xmalloc((m + 1) * sizeof(*parent));
+	uint8_t *state = gt_xcalloc(m + 1, 1);	/* 0 new, 1 on the walk, 2 done */
+	for (size_t j = 0; j < m; j++)
+		parent[j] = -1;
+	for (size_t i = n; i-- > 0;) {	/* the first object of a name decides (the others are duplicates) */
+		const struct gt_doc *q = x->d->objs[objs[i]];
+		const char *p = parent_of(q);
+		parent[gt_strtab_find(&ids, gt_obj_name(q))] = p ? gt_strtab_find(&ids, p) : -1;
+	}
+	size_t *walk = gt_xmalloc((m + 1) * sizeof(*walk));
+	for (size_t j = 0; j < m; j++) {
+		size_t len = 0;
+		int64_t at = (int64_t)j;
+		while (at >= 0 && !state[at]) {
+			state[at] = 1;
+			walk[len++] = (size_t)at;
+			at = parent[at];
+		}
+		if (at >= 0 && state[at] == 1) {
+			/* back on this walk: a cycle from `at` on, every queue of it refused */
+			size_t from = 0;
+			while (walk[from] != (size_t)at)
+				from++;
+			size_t n_cycle = len - from;
+			for (size_t k = 0; k < n_cycle; k++) {
+				/* "qb -> qa -> qb" for qb: each queue's message starts at itself */
+				char text[600] = "";
+				size_t off = 0;
+				for (size_t s = 0; s <= n_cycle && off < sizeof(text); s++)
+					off += (size_t)snprintf(text + off, sizeof(text) - off, "%s%s", s ? " -> " : "",
+								ids.strs[walk[from + (k + s) % n_cycle]]);
+				const char *name = ids.strs[walk[from + k]];
+				free(gt_smap_put(&x->queue_cycle, name, gt_xstrdup(n_cycle == 1 ? "itself" : text)));
+				char problem[800];
+				if (n_cycle == 1)
+					snprintf(problem, sizeof(problem),
+						 "Queue '%s' is refused: it names itself as its parent queue", name);
+				else
+					snprintf(problem, sizeof(problem),
+						 "Queue '%s' is refused: its parent queues make a cycle (%s)", name, text);
+				gt_smap_put(&x->queue_problem, name,
+					    (void *)gt_strtab_str(x->names, gt_dec_intern(x, problem)));
+			}
+		}
+		for (size_t k = 0; k < len; k++)
+			state[walk[k]] = 2;
+	}
+	free(walk);
+	free(state);
+	free(parent);
+	gt_strtab_release(&ids);
+}
+
 void gt_dec_queue_parents(struct gt_dec *x, struct gt_doc *const *queues, size_t n)
 {
 	struct gt_cluster *c = x->c;
 	x->orphan_queue = gt_xcalloc(c->n_queues + 1, sizeof(*x->orphan_queue));
+	/* parents first named, then orphans found: an orphan's children are orphans too */
 	for (size_t i = 0; i < n; i++) {
-		const char *parent = gt_doc_str(gt_doc_get(queues[i], "spec"), "parentQueue");
+		const char *parent = parent_of(queues[i]);
 		int32_t q = gt_dec_lookup(x, x->queue_by_name, gt_obj_name(queues[i]));
-		if (!parent || !*parent || q == GT_NONE)
+		if (!parent || q == GT_NONE)
 			continue;
 		int32_t p = gt_dec_lookup(x, x->queue_by_name, parent);
-		if (p == GT_NONE) {
-			gt_dec_warn(x, "queue %s: parent queue '%s' does not exist; its jobs are not scheduled",
-				    gt_obj_name(queues[i]), parent);
-			x->orphan_queue[q] = true;
+		char problem[800];
+		if (p != GT_NONE) {
+			c->queues[q].parent = p;
 			continue;
 		}
-		/* refuse cycles: walk up from the parent */
-		int32_t a = p;
-		int guard = 0;
-		while (a != GT_NONE && a != q && guard++ < 64)
-			a = c->queues[a].parent;
-		if (a == q) {
-			gt_dec_warn(x, "queue %s: parent queue '%s' makes a cycle; ignored", gt_obj_name(queues[i]),
-				    parent);
-			continue;
-		}
-		c->queues[q].parent = p;
+		bool refused = gt_smap_get(&x->queue_cycle, parent) != NULL;
+		gt_dec_note(x, queues[i], "spec.parentQueue",
+			    refused ? "parent queue '%s' is refused (a cycle of parent queues); the queue's jobs are not scheduled"
+				    : "parent queue '%s' does not exist; the queue's jobs are not scheduled", parent);
+		snprintf(problem, sizeof(problem), refused ?
+			 "Queue '%s' cannot be used: its parent queue '%s' is refused (a cycle of parent queues)" :
+			 "Queue '%s' cannot be used: its parent queue '%s' does not exist",
+			 gt_obj_name(queues[i]), parent);
+		gt_smap_put(&x->queue_problem, gt_obj_name(queues[i]),
+			    (void *)gt_strtab_str(x->names, gt_dec_intern(x, problem)));
+		x->orphan_queue[q] = true;
 	}
+	/* below an orphan, every queue is one */
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t q = 0; q < c->n_queues; q++) {
+			int32_t p = c->queues[q].parent;
+			if (p == GT_NONE || x->orphan_queue[q] || !x->orphan_queue[p])
+				continue;
+			x->orphan_queue[q] = changed = true;
+			char problem[800];
+			const char *qn = gt_strtab_str(x->names, c->queues[q].name);
+			snprintf(problem, sizeof(problem), "Queue '%s' cannot be used: its parent queue '%s' cannot be used",
+				 qn, gt_strtab_str(x->names, c->queues[p].name));
+			gt_smap_put(&x->queue_problem, qn, (void *)gt_strtab_str(x->names, gt_dec_intern(x, problem)));
+		}
+	}
+}
+
+void gt_dec_queues_release(struct gt_dec *x)
+{
+	size_t pos = 0;
+	void *why;
+	while (gt_smap_next(&x->queue_cycle, &pos, NULL, &why))
+		free(why);
+	gt_smap_release(&x->queue_cycle);
+	gt_smap_release(&x->queue_problem);	/* its values are the cluster's strings */
 }
 
 /* ---------------------------------------------------------------- nodes */
@@ -471,12 +576,9 @@ int gt_dec_node(struct gt_dec *x, const struct gt_doc *o)
 {
 	struct gt_cluster *c = x->c;
 	const char *name = gt_obj_name(o);
-	int rc = gt_dec_check_name(x, o, x->node_by_name, "node");
-	if (rc)
-		return rc;
 	struct gt_node n = { .name = gt_dec_intern(x, name), .ready = true, .pods = 110, .gpu_mem_mib = 100 };
 	gt_dec_labels(x, gt_doc_path(o, "metadata.labels"), &n.labels);
-	rc = node_allocatable(x, o, &n);
+	int rc = node_allocatable(x, o, &n);
 	rc = rc ? rc : node_gpu_memory(x, o, &n);
 	rc = rc ? rc : node_taints(x, o, &n);
 	if (rc) {

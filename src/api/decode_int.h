@@ -19,8 +19,25 @@
 
 #include "api/decode.h"
 #include "api/object.h"
+#include "util/smap.h"
+#include "util/strtab.h"
 
 #define GT_DEC_DEFAULT_QUEUE "default-queue"
+#define N_KINDS 9	/* the kinds decoded, decode.c's kind_order */
+
+/* The objects of one kind decoded so far, by "namespace/name": to find a second one. */
+struct gt_dec_seen {
+	struct gt_strtab keys;
+	int32_t *first;		/* by key id: the object that has it */
+	size_t n, cap;
+};
+
+/* Pending pods another scheduler places, by its name: said once at the end. */
+struct gt_dec_foreign {
+	char *scheduler;	/* "" when the pod names none */
+	size_t n;
+	char names[160];	/* the first few, "ns/a, ns/b" */
+};
 
 struct gt_dec {
 	struct gt_decoder *d;
@@ -38,6 +55,11 @@ struct gt_dec {
 	size_t n_job_lookup;
 	bool *orphan_queue;	/* by queue index: its parent is missing */
 	size_t cap_entity_obj[4];	/* capacities of d->node_obj, pod_obj, job_obj, queue_obj */
+	struct gt_dec_seen seen[N_KINDS];
+	struct gt_smap queue_cycle;	/* queue name -> "qa -> qb -> qa" (heap) for the queues in a cycle */
+	struct gt_smap queue_problem;	/* queue name -> why its jobs cannot use it (interned in names) */
+	struct gt_dec_foreign *foreign;	/* pending pods of other schedulers */
+	size_t n_foreign, cap_foreign;
 };
 
 /* decode.c */
@@ -45,6 +67,9 @@ struct gt_dec {
 int gt_dec_fail(struct gt_dec *x, const struct gt_doc *o, const char *field, const char *what,
 		const char *value);
 void gt_dec_warn(struct gt_dec *x, const char *fmt, const char *a, const char *b);
+/* A warning about @field of @o (NULL: the object), with its place when @o was read from a file. */
+__attribute__((format(printf, 4, 5))) void gt_dec_note(struct gt_dec *x, const struct gt_doc *o,
+							const char *field, const char *fmt, ...);
 uint32_t gt_dec_intern(struct gt_dec *x, const char *s);
 /* Index under @name in lookup @tab (one of x's *_by_name), or GT_NONE. */
 int32_t gt_dec_lookup(struct gt_dec *x, const int32_t *tab, const char *name);
@@ -59,8 +84,6 @@ bool gt_dec_is_extended(const char *res);
 /* Names of a field's values, in the order of the values they stand for. */
 extern const char *const gt_dec_taint_effects[GT_TAINT_ANY];	/* enum gt_taint_effect but ANY */
 extern const char *const gt_dec_selector_ops[GT_SEL_LT + 1];	/* enum gt_sel_op */
-/* Reject an object without a name, or whose name lookup @tab has already (@what: "queue", "node"). */
-int gt_dec_check_name(struct gt_dec *x, const struct gt_doc *o, const int32_t *tab, const char *what);
 /* Bindings by pod document (qsort/bsearch order). */
 int gt_dec_by_pod(const void *a, const void *b);
 /* Record that entity @idx of @kind (0 node, 1 pod, 2 job, 3 queue) came from object @obj. */
@@ -71,8 +94,18 @@ int gt_dec_priority_class(struct gt_dec *x, const struct gt_doc *o);
 int gt_dec_shard(struct gt_dec *x, const struct gt_doc *o);
 int gt_dec_topology(struct gt_dec *x, const struct gt_doc *o);
 int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o);
-/* Second pass over the queues: parents. A queue whose parent is missing is an orphan. */
+/*
+ * Before the queues are decoded: those whose chain of parents loops (a
+ * queue its own parent, or a cycle of any length), to be refused. @objs:
+ * indices of the Queue objects in d->objs.
+ */
+void gt_dec_queue_cycles(struct gt_dec *x, const size_t *objs, size_t n);
+/*
+ * Second pass over the queues decoded: parents. A queue whose parent is
+ * missing or refused is an orphan: its jobs are not scheduled, and say why.
+ */
 void gt_dec_queue_parents(struct gt_dec *x, struct gt_doc *const *queues, size_t n);
+void gt_dec_queues_release(struct gt_dec *x);
 int gt_dec_node(struct gt_dec *x, const struct gt_doc *o);
 /* A PersistentVolumeClaim: only that it exists (pods mounting a missing one are not searched). */
 int gt_dec_claim(struct gt_dec *x, const struct gt_doc *o);
@@ -90,5 +123,8 @@ int gt_dec_add_podset(struct gt_dec *x, const struct gt_doc *o, struct gt_job *j
 /* decode_pod.c */
 int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o);
 int gt_dec_configmap(struct gt_dec *x, const struct gt_doc *o);
+/* The warning for the pending pods of other schedulers, after the pods. */
+void gt_dec_pods_not_ours(struct gt_dec *x);
+void gt_dec_pods_not_ours_release(struct gt_dec *x);
 
 #endif /* GT_DECODE_INT_H */

@@ -89,6 +89,8 @@ static void set_job_queue(struct gt_dec *x, struct gt_job *j, const char *queue)
 	j->queue = gt_dec_lookup(x, x->queue_by_name, queue);
 	if (j->queue != GT_NONE && x->orphan_queue && x->orphan_queue[j->queue])
 		j->queue = GT_NONE;	/* an orphan queue: treated as missing */
+	if (j->queue == GT_NONE)
+		j->queue_problem = gt_smap_get(&x->queue_problem, queue);	/* why, when known */
 }
 
 int gt_dec_add_podset(struct gt_dec *x, const struct gt_doc *o, struct gt_job *j, const char *name,
@@ -359,10 +361,6 @@ static int podgroup_fields(struct gt_dec *x, const struct gt_doc *o, struct pg_f
 int gt_dec_podgroup(struct gt_dec *x, const struct gt_doc *o)
 {
 	const char *name = gt_obj_name(o), *ns = gt_obj_ns(o);
-	if (!*name)
-		return gt_dec_fail(x, o, "metadata.name", "is missing", NULL);
-	if (gt_dec_find_job(x, ns, name) != GT_NONE)
-		return gt_dec_fail(x, o, "metadata.name", "duplicate PodGroup", name);
 	struct pg_fields f;
 	int rc = podgroup_fields(x, o, &f);
 	if (rc)

@@ -14,20 +14,26 @@
 #include "util/strtab.h"
 #include "util/time.h"
 
+/* A quantity of resource @name: milli-units for cpu, units otherwise. */
+static int quantity(const char *name, const char *val, int64_t *v)
+{
+	int rc = !strcmp(name, "cpu") ? gt_quantity_parse_milli(val, v) : gt_quantity_parse(val, v);
+	return rc || *v < 0 ? GT_EINVAL : 0;
+}
+
 static int add_request(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p,
 		       const struct gt_doc *res, const char *field, bool max_not_sum)
 {
 	for (size_t i = 0; res && res->kind == GT_DOC_MAP && i < res->n; i++) {
 		const char *name = res->keys[i];
 		const char *val = res->items[i]->kind == GT_DOC_SCALAR ? res->items[i]->scalar : "";
-		char f[200];
+		char f[400];
 		snprintf(f, sizeof(f), "%s.%s", field, name);
 		int64_t v;
-		bool cpu = !strcmp(name, "cpu");
-		if ((cpu ? gt_quantity_parse_milli(val, &v) : gt_quantity_parse(val, &v)) || v < 0)
+		if (quantity(name, val, &v))
 			return gt_dec_fail(x, o, f, "not a valid quantity", val);
 		int64_t *dst = NULL;
-		if (cpu)
+		if (!strcmp(name, "cpu"))
 			dst = &p->cpu_milli;
 		else if (!strcmp(name, "memory"))
 			dst = &p->mem_bytes;
@@ -35,8 +41,11 @@ static int add_request(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *
 			int64_t whole;
 			if (gt_quantity_parse_milli(val, &whole) || whole % 1000)
 				return gt_dec_fail(x, o, f, "must be a whole number of GPUs (use the gpu-fraction annotation for a part of one)", val);
+			if (v > INT32_MAX)
+				return gt_dec_fail(x, o, f, "is more GPUs than a pod can ask for", val);
 			int64_t cur = p->gpus;
-			p->gpus = (int32_t)(max_not_sum ? (v > cur ? v : cur) : cur + v);
+			int64_t sum = max_not_sum ? (v > cur ? v : cur) : cur + v;
+			p->gpus = (int32_t)(sum > INT32_MAX ? INT32_MAX : sum);
 			continue;
 		} else if (gt_dec_is_extended(name)) {
 			int e = gt_dec_ext_index(x, name);
@@ -46,6 +55,66 @@ static int add_request(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *
 		if (!dst)
 			continue;
 		*dst = max_not_sum ? (v > *dst ? v : *dst) : *dst + v;
+		if (*dst < 0)
+			return gt_dec_fail(x, o, f, "adds up to more than Gantry can count", val);
+	}
+	return 0;
+}
+
+/*
+ * A container's limits, as the API server checks them: each a quantity,
+ * and no request above its limit.
+ */
+static int check_limits(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *req,
+			const struct gt_doc *lim, const char *field)
+{
+	for (size_t i = 0; lim && lim->kind == GT_DOC_MAP && i < lim->n; i++) {
+		const char *name = lim->keys[i];
+		const char *val = lim->items[i]->kind == GT_DOC_SCALAR ? lim->items[i]->scalar : "";
+		char f[400];
+		snprintf(f, sizeof(f), "%s.limits.%s", field, name);
+		int64_t l, r;
+		if (quantity(name, val, &l))
+			return gt_dec_fail(x, o, f, "not a valid quantity", val);
+		const char *rs = gt_doc_str(req, name);
+		if (rs && !quantity(name, rs, &r) && r > l) {
+			snprintf(f, sizeof(f), "%s.requests.%s", field, name);
+			char why[200];
+			snprintf(why, sizeof(why), "is more than its limit (%s), which the API server refuses:", val);
+			return gt_dec_fail(x, o, f, why, rs);
+		}
+	}
+	return 0;
+}
+
+/*
+ * One container's resources into @p (@init: an init container, which runs
+ * alone, so the pod needs the largest). Requests default to the limits,
+ * as Kubernetes fills them in; the message names the one that is wrong.
+ */
+static int container(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p, const char *list, size_t i,
+		     bool init)
+{
+	const struct gt_doc *c = gt_doc_get(gt_doc_path(o, "spec"), list)->items[i];
+	const struct gt_doc *res = gt_doc_get(c, "resources");
+	const struct gt_doc *req = gt_doc_get(res, "requests"), *lim = gt_doc_get(res, "limits");
+	char field[160], f[200];
+	snprintf(field, sizeof(field), "spec.%s[%zu].resources", list, i);
+	int rc = check_limits(x, o, req, lim, field);
+	if (rc)
+		return rc;
+	snprintf(f, sizeof(f), "%s.%s", field, req ? "requests" : "limits");
+	rc = add_request(x, o, p, req ? req : lim, f, init);
+	if (rc || init)
+		return rc;
+	/* extended resources may be given as limits only */
+	if (req && lim && gt_doc_get(lim, "nvidia.com/gpu") && !gt_doc_get(req, "nvidia.com/gpu")) {
+		struct gt_pod tmp = { 0 };
+		snprintf(f, sizeof(f), "%s.limits", field);
+		rc = add_request(x, o, &tmp, lim, f, false);
+		if (rc)
+			return rc;
+		p->gpus += tmp.gpus;
 	}
 	return 0;
 }
@@ -73,20 +142,9 @@ static int pod_resources(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 {
 	const struct gt_doc *containers = gt_doc_path(o, "spec.containers");
 	for (size_t i = 0; containers && containers->kind == GT_DOC_SEQ && i < containers->n; i++) {
-		const struct gt_doc *res = gt_doc_get(containers->items[i], "resources");
-		const struct gt_doc *req = gt_doc_get(res, "requests");
-		const struct gt_doc *lim = gt_doc_get(res, "limits");
-		int rc = add_request(x, o, p, req ? req : lim, "spec.containers[].resources.requests", false);
+		int rc = container(x, o, p, "containers", i, false);
 		if (rc)
 			return rc;
-		/* extended resources may be given as limits only */
-		if (req && lim && gt_doc_get(lim, "nvidia.com/gpu") && !gt_doc_get(req, "nvidia.com/gpu")) {
-			struct gt_pod tmp = { 0 };
-			rc = add_request(x, o, &tmp, lim, "spec.containers[].resources.limits", false);
-			if (rc)
-				return rc;
-			p->gpus += tmp.gpus;
-		}
 	}
 	/*
 	 * Init containers, as kube-scheduler counts them: plain ones run one at
@@ -97,11 +155,8 @@ static int pod_resources(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 	struct gt_pod sidecars = { 0 }, init_peak = { 0 };
 	const struct gt_doc *inits = gt_doc_path(o, "spec.initContainers");
 	for (size_t i = 0; inits && inits->kind == GT_DOC_SEQ && i < inits->n; i++) {
-		const struct gt_doc *res = gt_doc_get(inits->items[i], "resources");
-		const struct gt_doc *req = gt_doc_get(res, "requests");
 		struct gt_pod one = { 0 };
-		int rc = add_request(x, o, &one, req ? req : gt_doc_get(res, "limits"),
-				     "spec.initContainers[].resources.requests", false);
+		int rc = container(x, o, &one, "initContainers", i, true);
 		if (rc)
 			return rc;
 		const char *restart = gt_doc_str(inits->items[i], "restartPolicy");
@@ -167,7 +222,7 @@ static int gpu_sharing(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *
 }
 
 static int read_selector_exprs(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *exprs,
-			       const struct gt_doc *match_labels, struct gt_selector *out)
+			       const struct gt_doc *match_labels, const char *field, struct gt_selector *out)
 {
 	size_t n = (exprs && exprs->kind == GT_DOC_SEQ ? exprs->n : 0) +
 		   (match_labels && match_labels->kind == GT_DOC_MAP ? match_labels->n : 0);
@@ -180,16 +235,20 @@ static int read_selector_exprs(struct gt_dec *x, const struct gt_doc *o, const s
 		e->vals[0] = gt_dec_intern(x, match_labels->items[i]->scalar ? match_labels->items[i]->scalar : "");
 		e->n_vals = 1;
 	}
+	char f[600];
 	for (size_t i = 0; exprs && exprs->kind == GT_DOC_SEQ && i < exprs->n; i++) {
 		const struct gt_doc *ed = exprs->items[i];
 		const char *key = gt_doc_str(ed, "key"), *op = gt_doc_str(ed, "operator");
+		snprintf(f, sizeof(f), "%s.matchExpressions[%zu]", field, i);
 		if (!key || !op)
-			return gt_dec_fail(x, o, "spec.affinity...matchExpressions[]", "needs key and operator", NULL);
+			return gt_dec_fail(x, o, f, "needs key and operator", NULL);
 		struct gt_sel_expr *e = &out->exprs[out->n_exprs++];
 		e->key = gt_dec_intern(x, key);
 		int opi = gt_name_index(gt_dec_selector_ops, GT_SEL_LT + 1, op);
-		if (opi < 0)
-			return gt_dec_fail(x, o, "spec.affinity...matchExpressions[].operator", "unknown operator", op);
+		if (opi < 0) {
+			snprintf(f, sizeof(f), "%s.matchExpressions[%zu].operator", field, i);
+			return gt_dec_fail(x, o, f, "unknown operator", op);
+		}
 		e->op = (enum gt_sel_op)opi;
 		const struct gt_doc *vals = gt_doc_get(ed, "values");
 		if (vals && vals->kind == GT_DOC_SEQ) {
@@ -197,9 +256,10 @@ static int read_selector_exprs(struct gt_dec *x, const struct gt_doc *o, const s
 			for (size_t k = 0; k < vals->n; k++)
 				e->vals[e->n_vals++] = gt_dec_intern(x, vals->items[k]->scalar ? vals->items[k]->scalar : "");
 			if ((e->op == GT_SEL_GT || e->op == GT_SEL_LT) &&
-			    (vals->n != 1 || gt_parse_int(vals->items[0]->scalar, &e->num)))
-				return gt_dec_fail(x, o, "spec.affinity...matchExpressions[].values",
-					    "Gt and Lt take one integer", NULL);
+			    (vals->n != 1 || !vals->items[0]->scalar || gt_parse_int(vals->items[0]->scalar, &e->num))) {
+				snprintf(f, sizeof(f), "%s.matchExpressions[%zu].values", field, i);
+				return gt_dec_fail(x, o, f, "Gt and Lt take one integer", NULL);
+			}
 		}
 	}
 	return 0;
@@ -272,12 +332,15 @@ static int term_namespaces(struct gt_dec *x, const struct gt_doc *o, const struc
 
 /* One pod (anti-)affinity term @t, required (@weight 0) or preferred. */
 static int affinity_term(struct gt_dec *x, const struct gt_doc *o, const struct gt_pod *p, const struct gt_doc *t,
-			 bool anti, int32_t weight, struct gt_pod_affinity_term *term)
+			 bool anti, int32_t weight, const char *field, struct gt_pod_affinity_term *term)
 {
 	memset(term, 0, sizeof(*term));
 	const char *tk = gt_doc_str(t, "topologyKey");
-	if (!tk)
-		return gt_dec_fail(x, o, "spec.affinity.podAffinity[].topologyKey", "is missing", NULL);
+	char f[400];
+	if (!tk) {
+		snprintf(f, sizeof(f), "%s.topologyKey", field);
+		return gt_dec_fail(x, o, f, "is missing", NULL);
+	}
 	term->anti = anti;
 	term->weight = weight;
 	term->topology_key = gt_dec_intern(x, tk);
@@ -285,7 +348,8 @@ static int affinity_term(struct gt_dec *x, const struct gt_doc *o, const struct 
 	if (rc)
 		return rc;
 	const struct gt_doc *sel = gt_doc_get(t, "labelSelector");
-	return read_selector_exprs(x, o, gt_doc_get(sel, "matchExpressions"), gt_doc_get(sel, "matchLabels"),
+	snprintf(f, sizeof(f), "%s.labelSelector", field);
+	return read_selector_exprs(x, o, gt_doc_get(sel, "matchExpressions"), gt_doc_get(sel, "matchLabels"), f,
 				   &term->selector);
 }
 
@@ -293,13 +357,16 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 {
 	const struct gt_doc *spec = gt_doc_get(o, "spec");
 	gt_dec_labels(x, gt_doc_get(spec, "nodeSelector"), &p->node_selector);
-	const struct gt_doc *terms = gt_doc_path(spec,
-		"affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+	static const char node_terms[] =
+		"affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
+	const struct gt_doc *terms = gt_doc_path(spec, node_terms);
+	char f[600];
 	if (terms && terms->kind == GT_DOC_SEQ && terms->n) {
 		p->affinity_terms = gt_xcalloc(terms->n, sizeof(*p->affinity_terms));
 		for (size_t i = 0; i < terms->n; i++) {
+			snprintf(f, sizeof(f), "spec.%s[%zu]", node_terms, i);
 			int rc = read_selector_exprs(x, o, gt_doc_get(terms->items[i], "matchExpressions"),
-						     NULL, &p->affinity_terms[p->n_affinity_terms++]);
+						     NULL, f, &p->affinity_terms[p->n_affinity_terms++]);
 			if (rc)
 				return rc;
 		}
@@ -332,7 +399,8 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 		for (size_t i = 0; pts && pts->kind == GT_DOC_SEQ && i < pts->n; i++) {
 			GT_GROW(p->pod_affinity, p->n_pod_affinity + 1, p->cap_pod_affinity);
 			struct gt_pod_affinity_term *term = &p->pod_affinity[p->n_pod_affinity++];
-			rc = affinity_term(x, o, p, pts->items[i], k == 1, 0, term);
+			snprintf(f, sizeof(f), "spec.%s[%zu]", path, i);
+			rc = affinity_term(x, o, p, pts->items[i], k == 1, 0, f, term);
 			if (rc)
 				return rc;
 		}
@@ -342,13 +410,14 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 		for (size_t i = 0; pts && pts->kind == GT_DOC_SEQ && i < pts->n; i++) {
 			const char *w = gt_doc_str(pts->items[i], "weight");
 			int64_t weight;
+			snprintf(f, sizeof(f), "spec.%s[%zu].weight", path, i);
 			if (!w || gt_parse_int(w, &weight) || weight < 1 || weight > 100)
-				return gt_dec_fail(x, o, "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[].weight",
-						   "must be a whole number from 1 to 100, not", w ? w : "(none)");
+				return gt_dec_fail(x, o, f, "must be a whole number from 1 to 100, not", w ? w : "(none)");
 			GT_GROW(p->preferred_affinity, p->n_preferred_affinity + 1, p->cap_preferred_affinity);
 			struct gt_pod_affinity_term *term = &p->preferred_affinity[p->n_preferred_affinity++];
+			snprintf(f, sizeof(f), "spec.%s[%zu].podAffinityTerm", path, i);
 			rc = affinity_term(x, o, p, gt_doc_get(pts->items[i], "podAffinityTerm"), k == 1,
-					   (int32_t)weight, term);
+					   (int32_t)weight, f, term);
 			if (rc)
 				return rc;
 		}
@@ -464,8 +533,9 @@ static int pod_job(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 	if (pg) {
 		p->job = gt_dec_find_job(x, gt_obj_ns(o), pg);
 		if (p->job == GT_NONE && p->ours)
-			gt_dec_warn(x, "pod %s: PodGroup '%s' does not exist; the pod waits for it", gt_obj_name(o), pg);
-	} else if (p->ours) {
+			gt_dec_note(x, o, "metadata.annotations.pod-group-name",
+				    "PodGroup '%s' does not exist; the pod waits for it", pg);
+	} else if (p->ours && !x->d->no_implicit_jobs) {
 		if (sg && strcmp(sg, "default"))	/* a bare pod's job has the default podset only */
 			return gt_dec_fail(x, o, "metadata.labels.kai.scheduler/subgroup-name",
 					   "names no sub-group of its PodGroup", sg);
@@ -591,12 +661,60 @@ static void pod_claims(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *
 	}
 }
 
+/* A pending pod another scheduler places: counted, to be said once (gt_dec_pods_not_ours). */
+static void foreign(struct gt_dec *x, const struct gt_doc *o)
+{
+	const char *sched = gt_doc_str(gt_doc_get(o, "spec"), "schedulerName");
+	sched = sched ? sched : "";
+	struct gt_dec_foreign *f = NULL;
+	for (size_t i = 0; i < x->n_foreign && !f; i++)
+		if (!strcmp(x->foreign[i].scheduler, sched))
+			f = &x->foreign[i];
+	if (!f) {
+		struct gt_dec_foreign nf = { .scheduler = gt_xstrdup(sched) };
+		GT_PUSH(x->foreign, x->n_foreign, x->cap_foreign, nf);
+		f = &x->foreign[x->n_foreign - 1];
+	}
+	if (f->n++ < 4) {
+		size_t off = strlen(f->names);
+		snprintf(f->names + off, sizeof(f->names) - off, "%s%s/%s", off ? ", " : "", gt_obj_ns(o),
+			 gt_obj_name(o));
+	}
+}
+
+void gt_dec_pods_not_ours(struct gt_dec *x)
+{
+	for (size_t i = 0; i < x->n_foreign; i++) {
+		const struct gt_dec_foreign *f = &x->foreign[i];
+		char msg[900];
+		bool one = f->n == 1;
+		if (*f->scheduler)
+			snprintf(msg, sizeof(msg), "%zu pending pod%s name%s schedulerName '%.80s', not '%s': Gantry "
+				 "leaves %s to that scheduler (%s%s)", f->n, one ? "" : "s", one ? "s" : "", f->scheduler,
+				 x->d->scheduler_name, one ? "it" : "them", f->names, f->n > 4 ? ", ..." : "");
+		else
+			snprintf(msg, sizeof(msg), "%zu pending pod%s ha%s no schedulerName, so Kubernetes gives %s "
+				 "default-scheduler, not '%s', and Gantry leaves %s alone (%s%s); set spec.schedulerName: "
+				 "%s to have Gantry schedule %s", f->n, one ? "" : "s", one ? "s" : "ve", one ? "it" : "them",
+				 x->d->scheduler_name, one ? "it" : "them", f->names, f->n > 4 ? ", ..." : "",
+				 x->d->scheduler_name, one ? "it" : "them");
+		gt_dec_warn(x, "%s%s", msg, "");
+	}
+}
+
+void gt_dec_pods_not_ours_release(struct gt_dec *x)
+{
+	for (size_t i = 0; i < x->n_foreign; i++)
+		free(x->foreign[i].scheduler);
+	free(x->foreign);
+	x->foreign = NULL;
+	x->n_foreign = 0;
+}
+
 int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 {
 	struct gt_cluster *c = x->c;
 	const char *name = gt_obj_name(o);
-	if (!*name)
-		return gt_dec_fail(x, o, "metadata.name", "is missing", NULL);
 	struct gt_pod p = { .ns = gt_dec_intern(x, gt_obj_ns(o)), .name = gt_dec_intern(x, name),
 			    .job = GT_NONE, .node = GT_NONE, .nominated_node = -1 };
 	p.ours = gt_pod_is_ours(o, x->d->scheduler_name);
@@ -618,6 +736,8 @@ int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 		/* another scheduler's pending pod is not ours to place: no job */
 		if (p.ours || p.node != GT_NONE)
 			rc = pod_job(x, o, &p);
+		else if (p.status == GT_PENDING)
+			foreign(x, o);
 	}
 	if (rc) {
 		gt_pod_release(&p);

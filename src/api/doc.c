@@ -1,273 +1,265 @@
+/*
+ * doc.c - the document tree: inputs, lookups, changes, copies, and which
+ * reader reads a text
+ */
 #include "api/doc.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
+#include "api/doc_int.h"
+#include "util/hash.h"
 #include "util/mem.h"
 
-struct anchor {
-	char *name;
-	struct gt_doc *node;
-};
+/* ---------------------------------------------------------------- inputs */
 
-struct builder {
-	yaml_parser_t parser;
-	const char *name;
-	struct anchor *anchors;
-	size_t n_anchors, cap_anchors;
-};
-
-static struct gt_doc *doc_new(enum gt_doc_kind kind, int line)
+struct gt_doc_input *gt_doc_input_new(struct gt_doc_list *l, const char *name)
 {
-	struct gt_doc *d = gt_xcalloc(1, sizeof(*d));
+	struct gt_doc_input *in = gt_xcalloc(1, sizeof(*in));
+	in->name = gt_xstrdup(name);
+	gt_arena_init(&in->arena);
+	GT_PUSH(l->inputs, l->n_inputs, l->cap_inputs, in);
+	return in;
+}
+
+static void input_free(struct gt_doc_input *in)
+{
+	free(in->name);
+	gt_arena_release(&in->arena);
+	free(in->slots);
+	free(in);
+}
+
+/* The first eight bytes of @s (@len long), zeros after its end. */
+static uint64_t prefix_of(const char *s, size_t len)
+{
+	uint64_t p = 0;
+	memcpy(&p, s, len < sizeof(p) ? len : sizeof(p));
+	return p;
+}
+
+static uint32_t key_hash(const char *s, size_t len)
+{
+	uint64_t h = GT_HASH_INIT;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * GT_HASH_PRIME;
+	return (uint32_t)(h ^ h >> 32);
+}
+
+static void rehash(struct gt_doc_input *in)
+{
+	size_t n = in->n_slots ? in->n_slots * 2 : 256;
+	struct gt_doc_key **slots = gt_xcalloc(n, sizeof(*slots));
+	for (size_t i = 0; i < in->n_slots; i++) {
+		struct gt_doc_key *k = in->slots[i];
+		if (!k)
+			continue;
+		size_t j = k->hash & (n - 1);
+		while (slots[j])
+			j = (j + 1) & (n - 1);
+		slots[j] = k;
+	}
+	free(in->slots);
+	in->slots = slots;
+	in->n_slots = n;
+}
+
+char *gt_doc_input_key(struct gt_doc_input *in, const char *key, size_t len)
+{
+	uint32_t h = key_hash(key, len);
+	if ((in->n_keys + 1) * 2 > in->n_slots)
+		rehash(in);
+	size_t j = h & (in->n_slots - 1);
+	for (struct gt_doc_key *k; (k = in->slots[j]); j = (j + 1) & (in->n_slots - 1))
+		if (k->hash == h && k->len == len && !memcmp(k->s, key, len))
+			return k->s;
+	size_t room = len + 1 > sizeof(uint64_t) ? len + 1 : sizeof(uint64_t);
+	struct gt_doc_key *k = gt_arena_alloc(&in->arena, sizeof(*k) + room);
+	memset(k->s, 0, room);
+	memcpy(k->s, key, len);
+	k->len = (uint32_t)len;
+	k->hash = h;
+	k->prefix = prefix_of(key, len);
+	in->slots[j] = k;
+	in->n_keys++;
+	return k->s;
+}
+
+struct gt_doc *gt_doc_input_node(struct gt_doc_input *in, enum gt_doc_kind kind, int line, int col)
+{
+	struct gt_doc *d = gt_arena_alloc(&in->arena, sizeof(*d));
+	memset(d, 0, sizeof(*d));
 	d->kind = kind;
 	d->line = line;
+	d->col = col;
+	d->input = in;
 	return d;
 }
 
-void gt_doc_free(struct gt_doc *d)
+struct gt_doc *gt_doc_input_copy(struct gt_doc_input *in, const struct gt_doc *s, size_t *budget)
 {
-	if (!d)
-		return;
-	free(d->scalar);
-	for (size_t i = 0; i < d->n; i++) {
-		if (d->keys)
-			free(d->keys[i]);
-		gt_doc_free(d->items[i]);
-	}
-	free(d->keys);
-	free(d->items);
-	free(d);
-}
-
-static struct gt_doc *doc_copy(const struct gt_doc *s)
-{
-	struct gt_doc *d = doc_new(s->kind, s->line);
+	if (!*budget)
+		return NULL;
+	--*budget;
+	struct gt_doc *d = gt_doc_input_node(in, s->kind, s->line, s->col);
 	d->quoted = s->quoted;
-	if (s->scalar)
-		d->scalar = gt_xstrdup(s->scalar);
+	if (s->kind == GT_DOC_SCALAR) {
+		d->scalar = gt_arena_strndup(&in->arena, s->scalar, strlen(s->scalar));
+		return d;
+	}
 	d->n = d->cap = s->n;
-	if (s->n) {
-		d->items = gt_xmalloc(s->n * sizeof(*d->items));
-		if (s->keys)
-			d->keys = gt_xmalloc(s->n * sizeof(*d->keys));
-		for (size_t i = 0; i < s->n; i++) {
-			d->items[i] = doc_copy(s->items[i]);
-			if (s->keys)
-				d->keys[i] = gt_xstrdup(s->keys[i]);
-		}
+	d->items = gt_arena_alloc(&in->arena, (s->n ? s->n : 1) * sizeof(*d->items));
+	if (s->kind == GT_DOC_MAP)
+		d->keys = gt_arena_alloc(&in->arena, (s->n ? s->n : 1) * sizeof(*d->keys));
+	for (size_t i = 0; i < s->n; i++) {
+		d->items[i] = gt_doc_input_copy(in, s->items[i], budget);
+		if (!d->items[i])
+			return NULL;
+		if (s->kind == GT_DOC_MAP)
+			d->keys[i] = s->input == in ? s->keys[i] : gt_doc_input_key(in, s->keys[i], strlen(s->keys[i]));
 	}
 	return d;
 }
 
-static void remember_anchor(struct builder *b, const yaml_char_t *anchor,
-			    struct gt_doc *node)
+void gt_doc_problem_add(struct gt_doc_list *l, bool warning, const char *fmt, ...)
 {
-	if (!anchor)
-		return;
-	struct anchor a = { gt_xstrdup((const char *)anchor), node };
-	GT_PUSH(b->anchors, b->n_anchors, b->cap_anchors, a);
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	struct gt_doc_problem p = { warning, gt_xstrdup(buf) };
+	GT_PUSH(l->problems, l->n_problems, l->cap_problems, p);
+	l->n_errors += !warning;
 }
 
-static int parse_error(struct builder *b, struct gt_err *err)
+void gt_doc_list_move(struct gt_doc_list *to, struct gt_doc_list *from)
 {
-	return gt_errf(err, GT_EPARSE, "%s: line %zu: %s%s%s", b->name,
-		       (size_t)b->parser.problem_mark.line + 1,
-		       b->parser.problem ? b->parser.problem : "malformed YAML",
-		       b->parser.context ? " " : "",
-		       b->parser.context ? b->parser.context : "");
-}
-
-static int next_event(struct builder *b, yaml_event_t *ev, struct gt_err *err)
-{
-	if (!yaml_parser_parse(&b->parser, ev))
-		return parse_error(b, err);
-	return 0;
-}
-
-static int build_node(struct builder *b, yaml_event_t *ev, struct gt_doc **out,
-		      struct gt_err *err);
-
-static int build_children(struct builder *b, struct gt_doc *d,
-			  yaml_event_type_t end, struct gt_err *err)
-{
-	for (;;) {
-		yaml_event_t ev;
-		int rc = next_event(b, &ev, err);
-		if (rc)
-			return rc;
-		if (ev.type == end) {
-			yaml_event_delete(&ev);
-			return 0;
-		}
-		char *key = NULL;
-		if (d->kind == GT_DOC_MAP) {
-			if (ev.type != YAML_SCALAR_EVENT) {
-				int line = (int)ev.start_mark.line + 1;
-				yaml_event_delete(&ev);
-				return gt_errf(err, GT_EPARSE,
-					       "%s: line %d: only scalar map keys are supported",
-					       b->name, line);
-			}
-			key = gt_xstrdup((const char *)ev.data.scalar.value);
-			yaml_event_delete(&ev);
-			rc = next_event(b, &ev, err);
-			if (rc) {
-				free(key);
-				return rc;
-			}
-		}
-		struct gt_doc *child = NULL;
-		rc = build_node(b, &ev, &child, err);
-		yaml_event_delete(&ev);
-		if (rc) {
-			free(key);
-			return rc;
-		}
-		GT_GROW(d->items, d->n + 1, d->cap);
-		if (d->kind == GT_DOC_MAP) {
-			d->keys = gt_xrealloc(d->keys, d->cap * sizeof(*d->keys));
-			d->keys[d->n] = key;
-		}
-		d->items[d->n++] = child;
-	}
-}
-
-static int build_node(struct builder *b, yaml_event_t *ev, struct gt_doc **out,
-		      struct gt_err *err)
-{
-	int line = (int)ev->start_mark.line + 1;
-	switch (ev->type) {
-	case YAML_SCALAR_EVENT: {
-		struct gt_doc *d = doc_new(GT_DOC_SCALAR, line);
-		d->scalar = gt_xstrndup((const char *)ev->data.scalar.value,
-					ev->data.scalar.length);
-		d->quoted = ev->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-			    ev->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE ||
-			    ev->data.scalar.style == YAML_LITERAL_SCALAR_STYLE ||
-			    ev->data.scalar.style == YAML_FOLDED_SCALAR_STYLE;
-		remember_anchor(b, ev->data.scalar.anchor, d);
-		*out = d;
-		return 0;
-	}
-	case YAML_MAPPING_START_EVENT:
-	case YAML_SEQUENCE_START_EVENT: {
-		bool map = ev->type == YAML_MAPPING_START_EVENT;
-		struct gt_doc *d = doc_new(map ? GT_DOC_MAP : GT_DOC_SEQ, line);
-		int rc = build_children(b, d, map ? YAML_MAPPING_END_EVENT
-						  : YAML_SEQUENCE_END_EVENT, err);
-		if (rc) {
-			gt_doc_free(d);
-			return rc;
-		}
-		remember_anchor(b, map ? ev->data.mapping_start.anchor
-				       : ev->data.sequence_start.anchor, d);
-		*out = d;
-		return 0;
-	}
-	case YAML_ALIAS_EVENT:
-		for (size_t i = b->n_anchors; i-- > 0;) {
-			if (!strcmp(b->anchors[i].name,
-				    (const char *)ev->data.alias.anchor)) {
-				*out = doc_copy(b->anchors[i].node);
-				return 0;
-			}
-		}
-		return gt_errf(err, GT_EPARSE, "%s: line %d: unknown alias '%s'",
-			       b->name, line, ev->data.alias.anchor);
-	default:
-		return gt_errf(err, GT_EPARSE, "%s: line %d: unexpected YAML event",
-			       b->name, line);
-	}
-}
-
-static void release_anchors(struct builder *b)
-{
-	for (size_t i = 0; i < b->n_anchors; i++)
-		free(b->anchors[i].name);
-	free(b->anchors);
-	b->anchors = NULL;
-	b->n_anchors = b->cap_anchors = 0;
-}
-
-static int parse_stream(struct builder *b, struct gt_doc_list *out,
-			struct gt_err *err)
-{
-	int rc = 0;
-	for (;;) {
-		yaml_event_t ev;
-		rc = next_event(b, &ev, err);
-		if (rc)
-			break;
-		yaml_event_type_t type = ev.type;
-		if (type == YAML_STREAM_END_EVENT) {
-			yaml_event_delete(&ev);
-			break;
-		}
-		if (type == YAML_STREAM_START_EVENT || type == YAML_DOCUMENT_END_EVENT) {
-			yaml_event_delete(&ev);
-			continue;
-		}
-		if (type == YAML_DOCUMENT_START_EVENT) {
-			yaml_event_delete(&ev);
-			release_anchors(b);
-			continue;
-		}
-		struct gt_doc *d = NULL;
-		rc = build_node(b, &ev, &d, err);
-		yaml_event_delete(&ev);
-		if (rc)
-			break;
-		if (gt_doc_is_null(d)) {
-			gt_doc_free(d);
-			continue;
-		}
-		GT_PUSH(out->docs, out->n, out->cap, d);
-	}
-	release_anchors(b);
-	yaml_parser_delete(&b->parser);
-	return rc;
-}
-
-int gt_doc_parse_file(FILE *f, const char *name, struct gt_doc_list *out,
-		      struct gt_err *err)
-{
-	struct builder b = { .name = name };
-	if (!yaml_parser_initialize(&b.parser))
-		return gt_errf(err, GT_EINTERNAL, "%s: cannot start YAML parser", name);
-	yaml_parser_set_input_file(&b.parser, f);
-	return parse_stream(&b, out, err);
-}
-
-int gt_doc_parse_string(const char *text, size_t len, const char *name,
-			struct gt_doc_list *out, struct gt_err *err)
-{
-	struct builder b = { .name = name };
-	if (!yaml_parser_initialize(&b.parser))
-		return gt_errf(err, GT_EINTERNAL, "%s: cannot start YAML parser", name);
-	yaml_parser_set_input_string(&b.parser, (const unsigned char *)text, len);
-	return parse_stream(&b, out, err);
+	for (size_t i = 0; i < from->n; i++)
+		GT_PUSH(to->docs, to->n, to->cap, from->docs[i]);
+	for (size_t i = 0; i < from->n_inputs; i++)
+		GT_PUSH(to->inputs, to->n_inputs, to->cap_inputs, from->inputs[i]);
+	for (size_t i = 0; i < from->n_problems; i++)
+		GT_PUSH(to->problems, to->n_problems, to->cap_problems, from->problems[i]);
+	to->n_errors += from->n_errors;
+	free(from->docs);
+	free(from->inputs);
+	free(from->problems);
+	memset(from, 0, sizeof(*from));
 }
 
 void gt_doc_list_release(struct gt_doc_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		gt_doc_free(l->docs[i]);
+		gt_doc_free(l->docs[i]);	/* the heap ones; the parsed ones go with their input */
+	for (size_t i = 0; i < l->n_inputs; i++)
+		input_free(l->inputs[i]);
+	for (size_t i = 0; i < l->n_problems; i++)
+		free(l->problems[i].text);
 	free(l->docs);
-	l->docs = NULL;
-	l->n = l->cap = 0;
+	free(l->inputs);
+	free(l->problems);
+	memset(l, 0, sizeof(*l));
+}
+
+const char *gt_doc_source(const struct gt_doc *d)
+{
+	return d && d->input ? d->input->name : NULL;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+int gt_doc_parse_yaml(const char *text, size_t len, const char *name, struct gt_doc_list *out);
+int gt_doc_parse_json(const char *text, size_t len, const char *name, struct gt_doc_list *out,
+		      bool try_only);
+
+/* JSON starts with an object or an array (after a byte-order mark and white space). */
+static bool looks_like_json(const char *text, size_t len)
+{
+	size_t i = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+	while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+		i++;
+	return i < len && (text[i] == '{' || text[i] == '[');
+}
+
+static bool json_name(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 5 && !strcmp(name + n - 5, ".json");
+}
+
+int gt_doc_parse_string(const char *text, size_t len, const char *name, struct gt_doc_list *out,
+			struct gt_err *err)
+{
+	size_t first = out->n_problems, errors = out->n_errors;
+	/*
+	 * A .json file is JSON. Other text that starts as JSON does is read as
+	 * JSON, and as YAML only when it is not (YAML's flow style starts the
+	 * same way: "{kind: Pod, ...}").
+	 */
+	if (json_name(name))
+		gt_doc_parse_json(text, len, name, out, false);
+	else if (!looks_like_json(text, len) || gt_doc_parse_json(text, len, name, out, true))
+		gt_doc_parse_yaml(text, len, name, out);
+	if (out->n_errors == errors)
+		return 0;
+	for (size_t i = first; i < out->n_problems; i++)
+		if (!out->problems[i].warning)
+			return gt_errf(err, GT_EPARSE, "%s", out->problems[i].text);
+	return GT_EPARSE;
+}
+
+int gt_doc_parse_file(FILE *f, const char *name, struct gt_doc_list *out, struct gt_err *err)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = gt_xmalloc(cap);
+	for (;;) {
+		if (len == cap) {
+			cap *= 2;
+			buf = gt_xrealloc(buf, cap);
+		}
+		size_t got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		return gt_errf(err, GT_EIO, "%s: cannot read: %s", name, strerror(errno));
+	}
+	int rc = gt_doc_parse_string(buf, len, name, out, err);
+	free(buf);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- lookups */
+
+const struct gt_doc *gt_doc_getn(const struct gt_doc *d, const char *key, size_t len)
+{
+	if (!d || d->kind != GT_DOC_MAP)
+		return NULL;
+	if (d->input) {
+		/* keys carry their length and first eight bytes: integers to compare */
+		uint64_t p = prefix_of(key, len);
+		for (size_t i = 0; i < d->n; i++) {
+			const struct gt_doc_key *k = gt_doc_key_of(d->keys[i]);
+			if (k->prefix == p && k->len == len &&
+			    (len <= sizeof(p) || !memcmp(k->s + sizeof(p), key + sizeof(p), len - sizeof(p))))
+				return d->items[i];
+		}
+		return NULL;
+	}
+	for (size_t i = 0; i < d->n; i++)
+		if (!strncmp(d->keys[i], key, len) && d->keys[i][len] == '\0')
+			return d->items[i];
+	return NULL;
 }
 
 const struct gt_doc *gt_doc_get(const struct gt_doc *d, const char *key)
 {
-	if (!d || d->kind != GT_DOC_MAP)
-		return NULL;
-	for (size_t i = 0; i < d->n; i++)
-		if (!strcmp(d->keys[i], key))
-			return d->items[i];
-	return NULL;
+	return gt_doc_getn(d, key, strlen(key));
 }
 
 const char *gt_doc_str(const struct gt_doc *d, const char *key)
@@ -280,17 +272,160 @@ const char *gt_doc_str(const struct gt_doc *d, const char *key)
 
 const struct gt_doc *gt_doc_path(const struct gt_doc *d, const char *path)
 {
-	char key[128];
 	while (d && *path) {
 		const char *dot = strchr(path, '.');
 		size_t len = dot ? (size_t)(dot - path) : strlen(path);
-		if (len >= sizeof(key))
-			return NULL;
-		memcpy(key, path, len);
-		key[len] = '\0';
-		d = gt_doc_get(d, key);
+		d = gt_doc_getn(d, path, len);
 		path += len + (dot ? 1 : 0);
 	}
 	return d;
 }
 
+/* ---------------------------------------------------------------- the heap */
+
+struct gt_doc *gt_doc_new(enum gt_doc_kind kind)
+{
+	struct gt_doc *d = gt_xcalloc(1, sizeof(*d));
+	d->kind = kind;
+	if (kind == GT_DOC_SCALAR)
+		d->scalar = gt_xstrdup("");
+	return d;
+}
+
+struct gt_doc *gt_doc_new_scalar(const char *s, bool quoted)
+{
+	struct gt_doc *d = gt_xcalloc(1, sizeof(*d));
+	d->kind = GT_DOC_SCALAR;
+	d->scalar = gt_xstrdup(s);
+	d->quoted = quoted;
+	return d;
+}
+
+struct gt_doc *gt_doc_copy(const struct gt_doc *s)
+{
+	struct gt_doc *d = gt_xcalloc(1, sizeof(*d));
+	d->kind = s->kind;
+	d->line = s->line;
+	d->col = s->col;
+	d->quoted = s->quoted;
+	if (s->kind == GT_DOC_SCALAR) {
+		d->scalar = gt_xstrdup(s->scalar ? s->scalar : "");
+		return d;
+	}
+	d->cap = s->n ? s->n : 1;
+	d->items = gt_xmalloc(d->cap * sizeof(*d->items));
+	if (s->kind == GT_DOC_MAP)
+		d->keys = gt_xmalloc(d->cap * sizeof(*d->keys));
+	for (size_t i = 0; i < s->n; i++) {
+		d->items[i] = gt_doc_copy(s->items[i]);
+		if (s->kind == GT_DOC_MAP)
+			d->keys[i] = gt_xstrdup(s->keys[i]);
+	}
+	d->n = s->n;
+	return d;
+}
+
+void gt_doc_free(struct gt_doc *d)
+{
+	if (!d || d->input)
+		return;	/* a parsed node belongs to its input */
+	free(d->scalar);
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->keys)
+			free(d->keys[i]);
+		gt_doc_free(d->items[i]);
+	}
+	free(d->keys);
+	free(d->items);
+	free(d);
+}
+
+/* ---------------------------------------------------------------- changes */
+
+/* Room for one more child of @d, in its input's arena or on the heap. */
+static void grow(struct gt_doc *d)
+{
+	if (d->n < d->cap)
+		return;
+	size_t cap = d->cap ? d->cap * 2 : 4;
+	if (!d->input) {
+		d->items = gt_xrealloc(d->items, cap * sizeof(*d->items));
+		if (d->kind == GT_DOC_MAP)
+			d->keys = gt_xrealloc(d->keys, cap * sizeof(*d->keys));
+	} else {
+		struct gt_doc **items = gt_arena_alloc(&d->input->arena, cap * sizeof(*items));
+		memcpy(items, d->items, d->n * sizeof(*items));
+		d->items = items;
+		if (d->kind == GT_DOC_MAP) {
+			char **keys = gt_arena_alloc(&d->input->arena, cap * sizeof(*keys));
+			memcpy(keys, d->keys, d->n * sizeof(*keys));
+			d->keys = keys;
+		}
+	}
+	d->cap = cap;
+}
+
+/* @value as a child of @parent: copied into a parsed parent's input (and freed). */
+static struct gt_doc *adopt(struct gt_doc *parent, struct gt_doc *value)
+{
+	if (!parent->input || value->input == parent->input)
+		return value;
+	size_t budget = SIZE_MAX;
+	struct gt_doc *copy = gt_doc_input_copy(parent->input, value, &budget);
+	gt_doc_free(value);
+	return copy;
+}
+
+static ptrdiff_t key_index(const struct gt_doc *map, const char *key)
+{
+	const struct gt_doc *v = gt_doc_get(map, key);
+	for (size_t i = 0; v && i < map->n; i++)
+		if (map->items[i] == v)
+			return (ptrdiff_t)i;
+	return -1;
+}
+
+struct gt_doc *gt_doc_put(struct gt_doc *map, const char *key, struct gt_doc *value)
+{
+	value = adopt(map, value);
+	ptrdiff_t i = key_index(map, key);
+	if (i >= 0) {
+		gt_doc_free(map->items[i]);
+		map->items[i] = value;
+		return value;
+	}
+	grow(map);
+	map->keys[map->n] = map->input ? gt_doc_input_key(map->input, key, strlen(key)) : gt_xstrdup(key);
+	map->items[map->n++] = value;
+	return value;
+}
+
+struct gt_doc *gt_doc_append(struct gt_doc *seq, struct gt_doc *value)
+{
+	value = adopt(seq, value);
+	grow(seq);
+	seq->items[seq->n++] = value;
+	return value;
+}
+
+void gt_doc_del(struct gt_doc *map, const char *key)
+{
+	ptrdiff_t i = map && map->kind == GT_DOC_MAP ? key_index(map, key) : -1;
+	if (i < 0)
+		return;
+	gt_doc_free(map->items[i]);
+	if (!map->input)
+		free(map->keys[i]);
+	size_t after = map->n - (size_t)i - 1;
+	memmove(&map->items[i], &map->items[i + 1], after * sizeof(*map->items));
+	memmove(&map->keys[i], &map->keys[i + 1], after * sizeof(*map->keys));
+	map->n--;
+}
+
+struct gt_doc *gt_doc_child_map(struct gt_doc *map, const char *key)
+{
+	const struct gt_doc *v = gt_doc_get(map, key);
+	if (v && v->kind == GT_DOC_MAP)
+		return (struct gt_doc *)v;
+	return gt_doc_put(map, key, gt_doc_new(GT_DOC_MAP));
+}

@@ -1,11 +1,29 @@
 /*
  * doc.h - YAML and JSON documents as a small tree
  *
- * Kubernetes objects arrive as YAML (kubectl get -o yaml, manifests) or JSON
- * (the API server). libyaml parses both (JSON is, for these objects, a subset
- * of YAML 1.1); this module turns its event stream into a tree of maps,
- * sequences and scalars that the decoders walk. Each node remembers its line
- * so errors can point at it. Aliases are expanded by copying.
+ * Kubernetes objects arrive as YAML (manifests, kubectl get -o yaml) or JSON
+ * (kubectl get -o json, the API server). Each goes through a parser of its
+ * own language: YAML through libyaml (doc_yaml.c), JSON through jansson
+ * (doc_json.c; so "\ud83d\ude80" is one character and not a YAML 1.1
+ * error). Both build the same tree of maps, sequences and scalars, which
+ * the decoders walk. Every node knows its line, and its column where the
+ * parser says it (col 0: not known, inside a JSON value jansson read whole;
+ * the line is then its object's), so a message can point at the field.
+ *
+ * The documents parsed from one input live in one arena with the input's
+ * name (struct gt_doc_input): no allocation per node or string, and the
+ * whole set is freed at once by gt_doc_list_release(). Map keys are
+ * interned per input, so looking a key up is one hash of the key asked for
+ * and a scan comparing pointers, never a string comparison per key.
+ * Documents made on the heap (gt_doc_from_json in json.h, gt_doc_new_*) have
+ * no input: they are freed with gt_doc_free() and looked up by comparing
+ * strings.
+ *
+ * A reader reports and carries on: a document it cannot read is left out
+ * with an error in the list's problems ("file:line:col: Pod ns/name: field
+ * spec.x: why"), and so is an object of a v1 List; the documents before and
+ * after it are kept. Suspicious input that can be read (a key given twice,
+ * as when two objects are concatenated without "---") is a warning.
  */
 #ifndef GT_DOC_H
 #define GT_DOC_H
@@ -20,40 +38,83 @@
 
 enum gt_doc_kind { GT_DOC_SCALAR, GT_DOC_MAP, GT_DOC_SEQ };
 
+/* Documents nest at most this deep; deeper ones are an error (doc.h's readers, and the walkers). */
+#define GT_DOC_MAX_DEPTH 256
+
+struct gt_doc_input;
+
 struct gt_doc {
 	enum gt_doc_kind kind;
-	char *scalar;		/* SCALAR: the text */
+	int line, col;		/* 1-based place in the source; 0 when made, not parsed (col: or not known) */
 	bool quoted;		/* SCALAR: was quoted (so "1" is a string) */
 	size_t n;		/* MAP: pairs; SEQ: items */
+	size_t cap;
+	char *scalar;		/* SCALAR: the text */
 	char **keys;		/* MAP: keys (scalar keys only) */
 	struct gt_doc **items;	/* MAP: values; SEQ: items */
-	size_t cap;
-	int line;		/* 1-based line in the source */
+	struct gt_doc_input *input;	/* what it was parsed from; NULL: made on the heap */
+};
+
+/* Something a reader met: an error (what it names was left out) or a warning. */
+struct gt_doc_problem {
+	bool warning;
+	char *text;		/* "file:line:col: Pod ns/name: field spec.x: message" */
 };
 
 struct gt_doc_list {
 	struct gt_doc **docs;	/* non-empty documents in stream order */
 	size_t n, cap;
+	struct gt_doc_input **inputs;	/* the memory of those documents */
+	size_t n_inputs, cap_inputs;
+	struct gt_doc_problem *problems;	/* in the order met */
+	size_t n_problems, cap_problems;
+	size_t n_errors;	/* problems that are errors */
 };
 
 /*
- * Parse every document of @f (named @name for messages) and append the
- * non-empty ones to @out. Returns 0, or GT_EPARSE with the line in @err; on
- * error @out keeps the documents parsed before the bad one.
+ * Parse every document of @f (read to its end) or @text (named @name for
+ * messages) and append them to @out, and what was wrong to out->problems.
+ * YAML or JSON by content: JSON when the text starts with '{' or '[' and
+ * reads as JSON (a stream of values, with or without "---" between them).
+ * Returns 0, or GT_EPARSE when something was left out (@err holds the first
+ * error; the documents that could be read are in @out either way), or
+ * GT_EIO when @f cannot be read.
  */
-int gt_doc_parse_file(FILE *f, const char *name, struct gt_doc_list *out,
-		      struct gt_err *err);
-int gt_doc_parse_string(const char *text, size_t len, const char *name,
-			struct gt_doc_list *out, struct gt_err *err);
+int gt_doc_parse_file(FILE *f, const char *name, struct gt_doc_list *out, struct gt_err *err);
+int gt_doc_parse_string(const char *text, size_t len, const char *name, struct gt_doc_list *out,
+			struct gt_err *err);
 void gt_doc_list_release(struct gt_doc_list *l);
-void gt_doc_free(struct gt_doc *d);
+/* The name of the input @d was parsed from, or NULL for a document made on the heap. */
+const char *gt_doc_source(const struct gt_doc *d);
 
 /* Value under @key of map @d, or NULL (also when @d is NULL or not a map). */
 const struct gt_doc *gt_doc_get(const struct gt_doc *d, const char *key);
-/* Scalar text under @key, or NULL if missing or not a scalar. */
+/* The same for the @len bytes at @key. */
+const struct gt_doc *gt_doc_getn(const struct gt_doc *d, const char *key, size_t len);
+/* Scalar text under @key, or NULL if missing, null or not a scalar. */
 const char *gt_doc_str(const struct gt_doc *d, const char *key);
 /* Follow a dotted path of map keys ("metadata.name"). */
 const struct gt_doc *gt_doc_path(const struct gt_doc *d, const char *path);
+
+/*
+ * Made on the heap, and changed. A node is freed with gt_doc_free() (a
+ * no-op for a parsed one: its input owns it). gt_doc_put() and
+ * gt_doc_append() take @value over: into a parsed map or sequence it is
+ * copied into the input and freed, so the returned pointer is the one to
+ * use; into a heap one it is stored as it is (the caller may keep borrowed
+ * nodes there, as long as it frees that container itself).
+ */
+struct gt_doc *gt_doc_new(enum gt_doc_kind kind);
+struct gt_doc *gt_doc_new_scalar(const char *s, bool quoted);
+/* A deep copy on the heap. */
+struct gt_doc *gt_doc_copy(const struct gt_doc *d);
+void gt_doc_free(struct gt_doc *d);
+struct gt_doc *gt_doc_put(struct gt_doc *map, const char *key, struct gt_doc *value);
+struct gt_doc *gt_doc_append(struct gt_doc *seq, struct gt_doc *value);
+/* Remove @key from @map (its value freed); nothing when it is not there. */
+void gt_doc_del(struct gt_doc *map, const char *key);
+/* The map under @key, made (replacing whatever else was there) when missing. */
+struct gt_doc *gt_doc_child_map(struct gt_doc *map, const char *key);
 
 static inline bool gt_doc_is_null(const struct gt_doc *d)
 {

@@ -7,28 +7,12 @@
 #include "util/mem.h"
 #include "util/num.h"
 
-static struct gt_doc *node(enum gt_doc_kind kind, int line)
-{
-	struct gt_doc *d = gt_xcalloc(1, sizeof(*d));
-	d->kind = kind;
-	d->line = line;
-	return d;
-}
-
-static struct gt_doc *scalar(const char *s, bool quoted, int line)
-{
-	struct gt_doc *d = node(GT_DOC_SCALAR, line);
-	d->scalar = gt_xstrdup(s);
-	d->quoted = quoted;
-	return d;
-}
-
-static struct gt_doc *from_json(const json_t *v, int line)
+static struct gt_doc *from_json(const json_t *v)
 {
 	char buf[64];
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: {
-		struct gt_doc *d = node(GT_DOC_MAP, line);
+		struct gt_doc *d = gt_doc_new(GT_DOC_MAP);
 		size_t n = json_object_size(v);
 		d->cap = n ? n : 1;
 		d->keys = gt_xmalloc(d->cap * sizeof(*d->keys));
@@ -37,94 +21,50 @@ static struct gt_doc *from_json(const json_t *v, int line)
 		json_t *val;
 		json_object_foreach((json_t *)v, k, val) {
 			d->keys[d->n] = gt_xstrdup(k);
-			d->items[d->n++] = from_json(val, line);
+			d->items[d->n++] = from_json(val);
 		}
 		return d;
 	}
 	case JSON_ARRAY: {
-		struct gt_doc *d = node(GT_DOC_SEQ, line);
+		struct gt_doc *d = gt_doc_new(GT_DOC_SEQ);
 		size_t n = json_array_size(v);
 		d->cap = n ? n : 1;
 		d->items = gt_xmalloc(d->cap * sizeof(*d->items));
 		for (size_t i = 0; i < n; i++)
-			d->items[d->n++] = from_json(json_array_get(v, i), line);
+			d->items[d->n++] = from_json(json_array_get(v, i));
 		return d;
 	}
 	case JSON_STRING:
-		return scalar(json_string_value(v), true, line);
+		return gt_doc_new_scalar(json_string_value(v), true);
 	case JSON_INTEGER:
 		snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		return scalar(buf, false, line);
+		return gt_doc_new_scalar(buf, false);
 	case JSON_REAL:
 		/* 15 digits: 0.1 prints as 0.1, not 0.10000000000000001 */
 		snprintf(buf, sizeof(buf), "%.15g", json_real_value(v));
-		return scalar(buf, false, line);
+		return gt_doc_new_scalar(buf, false);
 	case JSON_TRUE:
-		return scalar("true", false, line);
+		return gt_doc_new_scalar("true", false);
 	case JSON_FALSE:
-		return scalar("false", false, line);
+		return gt_doc_new_scalar("false", false);
 	case JSON_NULL:
 	default:
-		return scalar("null", false, line);
+		return gt_doc_new_scalar("null", false);
 	}
 }
 
 struct gt_doc *gt_doc_from_json(const json_t *v)
 {
-	return from_json(v, 0);	/* no source lines: an object is named by kind and name */
-}
-
-struct gt_doc *gt_doc_copy(const struct gt_doc *s)
-{
-	struct gt_doc *d = node(s->kind, s->line);
-	d->quoted = s->quoted;
-	if (s->scalar)
-		d->scalar = gt_xstrdup(s->scalar);
-	if (s->kind == GT_DOC_SCALAR)
-		return d;
-	d->cap = s->n ? s->n : 1;
-	d->items = gt_xmalloc(d->cap * sizeof(*d->items));
-	if (s->kind == GT_DOC_MAP)
-		d->keys = gt_xmalloc(d->cap * sizeof(*d->keys));
-	for (size_t i = 0; i < s->n; i++) {
-		d->items[i] = gt_doc_copy(s->items[i]);
-		if (s->kind == GT_DOC_MAP)
-			d->keys[i] = gt_xstrdup(s->keys[i]);
-	}
-	d->n = s->n;
-	return d;
-}
-
-/* The value slot of @key in map @d, appending a new pair if missing. */
-static struct gt_doc **slot(struct gt_doc *d, const char *key)
-{
-	for (size_t i = 0; i < d->n; i++)
-		if (!strcmp(d->keys[i], key))
-			return &d->items[i];
-	if (d->n + 1 > d->cap) {
-		d->cap = d->cap ? d->cap * 2 : 4;
-		d->items = gt_xrealloc(d->items, d->cap * sizeof(*d->items));
-		d->keys = gt_xrealloc(d->keys, d->cap * sizeof(*d->keys));
-	}
-	d->keys[d->n] = gt_xstrdup(key);
-	d->items[d->n] = NULL;
-	return &d->items[d->n++];
+	return from_json(v);	/* no source lines: an object is named by kind and name */
 }
 
 void gt_doc_set(struct gt_doc *d, const char *const *keys, size_t n, const char *value,
 		 bool quoted)
 {
-	for (size_t i = 0; i < n && d->kind == GT_DOC_MAP; i++) {
-		struct gt_doc **s = slot(d, keys[i]);
-		bool last = i + 1 == n;
-		if (*s && (last || (*s)->kind != GT_DOC_MAP)) {
-			gt_doc_free(*s);
-			*s = NULL;
-		}
-		if (!*s)
-			*s = last ? scalar(value, quoted, d->line) : node(GT_DOC_MAP, d->line);
-		d = *s;
-	}
+	for (size_t i = 0; i + 1 < n && d->kind == GT_DOC_MAP; i++)
+		d = gt_doc_child_map(d, keys[i]);
+	if (n && d->kind == GT_DOC_MAP)
+		gt_doc_put(d, keys[n - 1], gt_doc_new_scalar(value, quoted));
 }
 
 json_t *gt_doc_to_json(const struct gt_doc *d)

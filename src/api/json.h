@@ -7,9 +7,10 @@
  * exactly as the decoder expects them from YAML: strings are quoted scalars,
  * numbers and booleans plain ones, null the plain scalar "null".
  *
- * Converted nodes carry no line (0): messages name an object by its kind,
- * namespace and name, and the decoder reports rejections by object
- * (decode.h), not by text.
+ * Converted nodes are made on the heap and carry no place (line 0):
+ * messages name an object by its kind, namespace and name, and the decoder
+ * reports rejections by object (decode.h), not by text. Files are read by
+ * doc.h's readers, not here.
  */
 #ifndef GT_JSON_H
 #define GT_JSON_H
@@ -22,7 +23,6 @@
 #include "api/doc.h"
 
 struct gt_doc *gt_doc_from_json(const json_t *v);
-struct gt_doc *gt_doc_copy(const struct gt_doc *d);
 /*
  * Set the scalar at the path of map keys @keys[0..n) in @d, creating maps on
  * the way and replacing whatever was there. Keys are literal: "runai-gpu-group"

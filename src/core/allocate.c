@@ -384,7 +384,7 @@ static bool allocatable_job(struct gt_session *s, int32_t job)
 		char msg[300];
 		snprintf(msg, sizeof(msg), "Queue '%s' does not exist",
 			 gt_strtab_str(c->names, j->queue_name));
-		gt_job_set_message(s, job, msg);
+		gt_job_set_message(s, job, j->queue_problem ? j->queue_problem : msg);
 		return false;
 	}
 	if (c->queues[j->queue].n_children > 0) {

@@ -233,6 +233,7 @@ struct gt_job {
 	uint32_t ns, name;
 	int32_t queue;		/* GT_NONE when the queue does not exist */
 	uint32_t queue_name;	/* as written, for messages */
+	const char *queue_problem;	/* with queue GT_NONE: why, when the decoder knows (a string of names) */
 	int32_t priority;
 	bool preemptible;
 	struct gt_podset *podsets;

@@ -82,14 +82,16 @@ static bool matches_ref(const struct gt_doc *o, const struct gt_doc *ref)
 	return !api || gt_pg_in_group(o, group);
 }
 
-/* The owners of @pod, nearest first; false when one is not among the objects. */
+/* The owners of @pod, nearest first; false when one is not among the objects (*@missing: its reference). */
 static bool owner_chain(const struct batch *b, const struct gt_doc *pod,
-			const struct gt_doc **chain, size_t *n)
+			const struct gt_doc **chain, size_t *n, const struct gt_doc **missing)
 {
 	const char *ns = gt_pg_ns(pod);
 	const struct gt_doc *cur = pod, *ref;
 	*n = 0;
+	*missing = NULL;
 	while ((ref = gt_pg_owner_ref(cur))) {
+		*missing = ref;
 		const char *kind = gt_doc_str(ref, "kind"), *name = gt_doc_str(ref, "name");
 		int32_t cursor;
 		const struct gt_doc *owner = kind && name ? gt_pg_index_find(&b->index, kind, ns,
@@ -157,8 +159,19 @@ static void group_one(struct batch *b, struct gt_doc *pod)
 {
 	const struct gt_doc *chain[MAX_OWNER_DEPTH];
 	size_t n;
-	if (!owner_chain(b, pod, chain, &n))
-		return;	/* an owner is not in the input: the pod stays as it is */
+	const struct gt_doc *missing;
+	if (!owner_chain(b, pod, chain, &n, &missing)) {
+		/* an owner is not in the input: the pod stays as it is, as in a cluster, but not in silence */
+		char msg[600];
+		const char *uid = gt_doc_str(missing, "uid");
+		snprintf(msg, sizeof(msg), "its owner %.60s '%.253s'%s%.60s%s is not among the objects (missing, or "
+			 "with another uid): the podgrouper makes it no PodGroup, so it is not scheduled",
+			 gt_doc_str(missing, "kind") ? gt_doc_str(missing, "kind") : "object",
+			 gt_doc_str(missing, "name") ? gt_doc_str(missing, "name") : "", uid ? " (uid " : "",
+			 uid ? uid : "", uid ? ")" : "");
+		warn(b, pod, msg);
+		return;
+	}
 	struct gt_pg_request req = {
 		.pod = pod, .owners = chain, .n_owners = n,
 		.related = (const struct gt_doc *const *)b->objs, .n_related = b->n_objs,

@@ -215,37 +215,26 @@ void gt_podgroup_release(struct gt_podgroup *pg)
 
 /* ---------------------------------------------------------------- documents */
 
-static struct gt_doc *doc_new(enum gt_doc_kind kind)
-{
-	struct gt_doc *d = gt_xcalloc(1, sizeof(*d));
-	d->kind = kind;
-	return d;
-}
-
+/* The podgrouper's documents are api/doc.h's, made and changed there. */
 struct gt_doc *gt_pg_doc_new_map(void)
 {
-	return doc_new(GT_DOC_MAP);
+	return gt_doc_new(GT_DOC_MAP);
 }
 
 /* Quoted, so that a value like "true" or "1" stays a string when read back. */
 struct gt_doc *gt_pg_doc_new_str(const char *s)
 {
-	struct gt_doc *d = doc_new(GT_DOC_SCALAR);
-	d->scalar = gt_xstrdup(s);
-	d->quoted = true;
-	return d;
+	return gt_doc_new_scalar(s, true);
 }
 
 struct gt_doc *gt_pg_doc_new_seq(void)
 {
-	return doc_new(GT_DOC_SEQ);
+	return gt_doc_new(GT_DOC_SEQ);
 }
 
 struct gt_doc *gt_pg_doc_new_plain(const char *s)
 {
-	struct gt_doc *d = doc_new(GT_DOC_SCALAR);
-	d->scalar = gt_xstrdup(s);
-	return d;
+	return gt_doc_new_scalar(s, false);
 }
 
 struct gt_doc *gt_pg_doc_new_int(int64_t v)
@@ -257,75 +246,27 @@ struct gt_doc *gt_pg_doc_new_int(int64_t v)
 
 struct gt_doc *gt_pg_doc_copy(const struct gt_doc *d)
 {
-	if (!d)
-		return NULL;
-	struct gt_doc *c = doc_new(d->kind);
-	c->line = d->line;
-	c->quoted = d->quoted;
-	if (d->kind == GT_DOC_SCALAR) {
-		c->scalar = gt_xstrdup(d->scalar ? d->scalar : "");
-		return c;
-	}
-	for (size_t i = 0; i < d->n; i++) {
-		struct gt_doc *item = gt_pg_doc_copy(d->items[i]);
-		if (d->kind == GT_DOC_MAP)
-			gt_pg_doc_put(c, d->keys[i], item);
-		else
-			gt_pg_doc_append(c, item);
-	}
-	return c;
-}
-
-static void doc_push(struct gt_doc *d, const char *key, struct gt_doc *value)
-{
-	GT_GROW(d->items, d->n + 1, d->cap);
-	if (d->kind == GT_DOC_MAP) {
-		/* doc.c sizes keys by the items' capacity; keep it so */
-		d->keys = gt_xrealloc(d->keys, d->cap * sizeof(*d->keys));
-		d->keys[d->n] = gt_xstrdup(key);
-	}
-	d->items[d->n++] = value;
+	return d ? gt_doc_copy(d) : NULL;
 }
 
 void gt_pg_doc_append(struct gt_doc *seq, struct gt_doc *value)
 {
-	doc_push(seq, NULL, value);
+	gt_doc_append(seq, value);
 }
 
 void gt_pg_doc_del(struct gt_doc *map, const char *key)
 {
-	for (size_t i = 0; map && map->kind == GT_DOC_MAP && i < map->n; i++) {
-		if (strcmp(map->keys[i], key))
-			continue;
-		gt_doc_free(map->items[i]);
-		free(map->keys[i]);
-		memmove(&map->items[i], &map->items[i + 1], (map->n - i - 1) * sizeof(*map->items));
-		memmove(&map->keys[i], &map->keys[i + 1], (map->n - i - 1) * sizeof(*map->keys));
-		map->n--;
-		return;
-	}
+	gt_doc_del(map, key);
 }
 
 void gt_pg_doc_put(struct gt_doc *map, const char *key, struct gt_doc *value)
 {
-	for (size_t i = 0; i < map->n; i++) {
-		if (!strcmp(map->keys[i], key)) {
-			gt_doc_free(map->items[i]);
-			map->items[i] = value;
-			return;
-		}
-	}
-	doc_push(map, key, value);
+	gt_doc_put(map, key, value);
 }
 
 struct gt_doc *gt_pg_doc_child_map(struct gt_doc *map, const char *key)
 {
-	for (size_t i = 0; i < map->n; i++)
-		if (!strcmp(map->keys[i], key) && map->items[i]->kind == GT_DOC_MAP)
-			return map->items[i];
-	struct gt_doc *child = gt_pg_doc_new_map();
-	gt_pg_doc_put(map, key, child);
-	return child;
+	return gt_doc_child_map(map, key);
 }
 
 static void put_str(struct gt_doc *map, const char *key, const char *value)
@@ -380,8 +321,8 @@ static struct gt_doc *metadata_doc(const struct gt_podgroup *pg)
 		put_str(ref, "kind", pg->owner.kind);
 		put_str(ref, "name", pg->owner.name);
 		put_str(ref, "uid", pg->owner.uid);
-		struct gt_doc *refs = doc_new(GT_DOC_SEQ);
-		doc_push(refs, NULL, ref);
+		struct gt_doc *refs = gt_pg_doc_new_seq();
+		gt_pg_doc_append(refs, ref);
 		gt_pg_doc_put(m, "ownerReferences", refs);
 	}
 	return m;
@@ -389,7 +330,7 @@ static struct gt_doc *metadata_doc(const struct gt_podgroup *pg)
 
 static struct gt_doc *subgroups_doc(const struct gt_podgroup *pg)
 {
-	struct gt_doc *seq = doc_new(GT_DOC_SEQ);
+	struct gt_doc *seq = gt_pg_doc_new_seq();
 	for (size_t i = 0; i < pg->n_subgroups; i++) {
 		const struct gt_pg_subgroup *sg = &pg->subgroups[i];
 		struct gt_doc *d = gt_pg_doc_new_map();
@@ -401,7 +342,7 @@ static struct gt_doc *subgroups_doc(const struct gt_podgroup *pg)
 		put_str(d, "parent", sg->parent);
 		if (has_topology(&sg->topology))
 			gt_pg_doc_put(d, "topologyConstraint", topology_doc(&sg->topology));
-		doc_push(seq, NULL, d);
+		gt_pg_doc_append(seq, d);
 	}
 	return seq;
 }

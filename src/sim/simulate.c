@@ -76,13 +76,19 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 	return 0;
 }
 
-static int load_files(const struct sim_opts *o, struct gt_doc_list *docs)
+/*
+ * Every document of the inputs; what cannot be read is said and left out
+ * (*@bad set: the exit status will be 2). 2 when an input cannot be opened.
+ */
+static int load_files(const struct sim_opts *o, struct gt_doc_list *docs, bool *bad)
 {
 	struct gt_err err = { 0 };
-	if (!gt_manifests_load(o->files.v, o->files.n, o->recursive, docs, stderr, "gantry simulate", &err))
+	int rc = gt_manifests_load(o->files.v, o->files.n, o->recursive, docs, stderr, "gantry simulate", &err);
+	if (!rc)
 		return 0;
 	fprintf(stderr, "gantry simulate: %s\n", err.msg);
-	return 2;
+	*bad = true;
+	return rc == GT_EPARSE ? 0 : 2;
 }
 
 void gt_sim_advance(struct gt_cluster *c, struct gt_plan *plan)
@@ -137,21 +143,27 @@ static int group_pods(struct gt_doc_list *docs, struct gt_pg_batch *pg)
 	return rc ? 2 : 0;
 }
 
-/* The objects into @c; every bad one is said (and makes this fail: 2), all at once. */
-static int decode(const struct gt_doc_list *docs, const struct gt_pg_batch *pg, struct gt_cluster *c)
+/*
+ * The objects into @c; every bad one is said, all at once, and left out
+ * (*@bad set); the rest is simulated. Pods the podgrouper did not group
+ * (their owner is missing, or not the one they name) get no PodGroup, as
+ * in a cluster: the podgrouper said why.
+ */
+static void decode(const struct gt_doc_list *docs, const struct gt_pg_batch *pg, struct gt_cluster *c, bool *bad)
 {
 	struct gt_decoder dec;
 	struct gt_err err = { 0 };
 	gt_decoder_init(&dec);
 	dec.claims_listed = true;	/* the input is the whole cluster: a claim it lacks is missing */
+	dec.no_implicit_jobs = true;
 	for (size_t i = 0; i < pg->n_podgroups; i++)
 		gt_decoder_add(&dec, pg->podgroups[i]);
 	for (size_t i = 0; i < docs->n; i++)
 		gt_decoder_add(&dec, docs->docs[i]);
 	gt_decoder_build(&dec, c, &err);
-	int rc = gt_decoder_report(&dec, stderr, "gantry simulate") ? 2 : 0;
+	if (gt_decoder_report(&dec, stderr, "gantry simulate"))
+		*bad = true;
 	gt_decoder_release(&dec);
-	return rc;
 }
 
 /*
@@ -201,12 +213,15 @@ int gt_simulate_main(int argc, char **argv)
 	struct gt_cluster c;
 	gt_strtab_init(&names);
 	gt_cluster_init(&c, &names);
-	rc = load_files(&o, &docs);
+	bool bad = false;	/* something was left out: exit 2 after the simulation of the rest */
+	rc = load_files(&o, &docs, &bad);
 	rc = rc ? rc : group_pods(&docs, &pg);
-	rc = rc ? rc : decode(&docs, &pg, &c);
-	c.config.clock_ms = gt_mono_ms_clock;	/* the victim search's time budgets */
-	if (!rc)
+	if (!rc) {
+		decode(&docs, &pg, &c, &bad);
+		c.config.clock_ms = gt_mono_ms_clock;	/* the victim search's time budgets */
 		run_cycles(&o, &c);
+		rc = bad ? 2 : 0;
+	}
 	gt_pg_batch_release(&pg);
 	gt_doc_list_release(&docs);
 	gt_cluster_release(&c);

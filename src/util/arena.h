@@ -1,5 +1,6 @@
 /*
- * arena.h - memory that dies together: one scheduling cycle, one search
+ * arena.h - memory that dies together: one scheduling cycle, one search, the
+ * documents parsed from one input (api/doc.h)
  *
  * A session allocates its per-pod, per-node, per-job and per-queue books and
  * the victim search's scratch from arenas instead of malloc/free pairs:
@@ -59,6 +60,21 @@ static inline struct gt_arena_mark gt_arena_mark(const struct gt_arena *a)
 
 /* Give back everything allocated since @m (blocks stay for reuse). */
 void gt_arena_pop(struct gt_arena *a, struct gt_arena_mark m);
+
+/* Give back everything, keeping the blocks for what comes next. */
+static inline void gt_arena_reset(struct gt_arena *a)
+{
+	gt_arena_pop(a, (struct gt_arena_mark){ 0 });
+}
+
+/* @n bytes of @s and a NUL. */
+static inline char *gt_arena_strndup(struct gt_arena *a, const char *s, size_t n)
+{
+	char *d = gt_arena_alloc(a, n + 1);
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
 
 /*
  * Make room for @need elements in @arr (capacity @cap), both lvalues, from

@@ -75,7 +75,8 @@ kind: Pod
 metadata: {name: nb, namespace: team-a, annotations: {gpu-fraction: "1.5"}}
 spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x}]}
 Y
-check bad_fraction_names_pod_and_field expect_exit 2 "Pod team-a/nb .*gpu-fraction.*1\.5" simulate -f "$tmp/frac.yaml"
+check bad_fraction_names_pod_and_field expect_exit 2 \
+	"frac.yaml:3:69: Pod team-a/nb: field metadata.annotations.gpu-fraction: .*'1\.5'" simulate -f "$tmp/frac.yaml"
 cat >"$tmp/two-bad.yaml" <<'Y'
 apiVersion: v1
 kind: Pod
@@ -87,10 +88,11 @@ kind: Pod
 metadata: {name: two, namespace: team-b}
 spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x, resources: {requests: {cpu: lots}}}]}
 Y
-check every_bad_object_named_at_once expect_exit 2 "Pod team-b/two .*requests.cpu.*lots" simulate -f "$tmp/two-bad.yaml"
-check every_bad_object_named_at_once_first grep -qE "Pod team-a/one \(line 1\): field metadata.annotations.gpu-fraction" "$tmp/err"
+check every_bad_object_named_at_once expect_exit 2 \
+	"two-bad.yaml:9:99: Pod team-b/two: field spec.containers\[0\].resources.requests.cpu: .*'lots'" simulate -f "$tmp/two-bad.yaml"
+check every_bad_object_named_at_once_first grep -qE "two-bad.yaml:3:70: Pod team-a/one: field metadata.annotations.gpu-fraction" "$tmp/err"
 printf 'kind: Node\nmetadata: {name: [oops\n' >"$tmp/broken.yaml"
-check malformed_yaml_names_line expect_exit 2 "broken.yaml: line" simulate -f "$tmp/broken.yaml"
+check malformed_yaml_names_line expect_exit 2 "broken.yaml:3:1: Node \(no name\): .*not valid YAML: " simulate -f "$tmp/broken.yaml"
 check unknown_action expect_exit 2 "unknown action 'defrag'" simulate -f "$demo" --actions defrag
 check missing_file expect_exit 2 "cannot open" simulate -f "$tmp/nope.yaml"
 # gantry replay: the keys outside tools read (../shared/docs/REPLAY.md), a bad row named, repeats said
@@ -202,7 +204,7 @@ kind: PodGroup
 metadata: {name: pg, namespace: team-a}
 spec: {queue: q, minMember: 1, stalenessGracePeriod: soon}
 Y
-check pg_bad_staleness_named expect_exit 2 "PodGroup team-a/pg .*spec.stalenessGracePeriod.*soon" \
+check pg_bad_staleness_named expect_exit 2 "PodGroup team-a/pg.*spec.stalenessGracePeriod.*soon" \
 	simulate -f "$tmp/pg-dur.yaml"
 # a Queue without a cpu limit: 0 as in KAI, said, and its CPU pods wait over the limit
 cat >"$tmp/q-nocpu.yaml" <<'Y'
@@ -263,5 +265,190 @@ check status_label_map_reserved expect_exit 2 '"queue_name" is no metric label o
 check status_nothing_to_do expect_exit 2 "leave nothing to do" \
 	status-controllers --queue-controller=false --podgroup-controller=false
 check status_kubeconfig expect_exit 2 "nonexistent" status-controllers --kubeconfig "$tmp/nonexistent"
+# ---- bad input (issue 17 item 4, issue 16 item 3): said at the object and field, the rest scheduled
+bad="$tmp/bad"
+mkdir -p "$bad"
+cat >"$bad/cluster.yaml" <<'Y'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: '64', memory: 512Gi, nvidia.com/gpu: '8'}, conditions: [{type: Ready, status: 'True'}]}
+---
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata: {name: root}
+spec: {resources: {gpu: {quota: 8, limit: -1, overQuotaWeight: 1}}}
+---
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata: {name: leaf}
+spec: {parentQueue: root, resources: {gpu: {quota: 8, limit: -1, overQuotaWeight: 1}}}
+Y
+# pod NAME QUEUE [EXTRA-METADATA [RESOURCES]]: a pending pod of ours (1 GPU unless RESOURCES say)
+pod() {
+	printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: ns, labels: {kai.scheduler/queue: %s}%s}\n' \
+		"$1" "$2" "${3:-}"
+	printf 'spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x, resources: %s}]}\n' \
+		"${4:-{limits: {nvidia.com/gpu: \"1\"\}\}}"
+}
+# placed NAME...: each pod is bound in $tmp/out (simulate -o json)
+placed() {
+	python3 - "$tmp/out" "$@" <<'P'
+import json, sys
+pods = {p["name"]: p for p in json.load(open(sys.argv[1]))["pods"]}
+for n in sys.argv[2:]:
+    assert pods.get(n, {}).get("status") == "Binding", (n, pods.get(n))
+P
+}
+# waiting NAME: the pod is in $tmp/out and not bound
+waiting() {
+	python3 - "$tmp/out" "$1" <<'P'
+import json, sys
+pods = {p["name"]: p for p in json.load(open(sys.argv[1]))["pods"]}
+assert sys.argv[2] in pods and pods[sys.argv[2]]["status"] != "Binding", pods.get(sys.argv[2])
+P
+}
+
+# a queue cycle of two, of three and a queue its own parent: refused, named; their pods are not placed
+{
+	for q in "qa qb" "qb qa" "qc qd" "qd qe" "qe qc" "qs qs"; do
+		set -- $q
+		printf -- '---\napiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: %s}\nspec: {parentQueue: %s}\n' "$1" "$2"
+	done
+	pod in-qa qa; pod in-qd qd; pod in-qs qs; pod fine leaf
+} >"$bad/cycles.yaml"
+"$gantry" simulate -f "$bad/cluster.yaml" -f "$bad/cycles.yaml" -o json --now 2026-01-01T09:00:00Z >"$tmp/out" 2>"$tmp/err"
+check queue_cycle_named grep -qE "cycles.yaml:[0-9]+:[0-9]+: Queue qa: field spec.parentQueue: .*cycle.*qa.*qb" "$tmp/err"
+check queue_cycle_of_three_named grep -qE "Queue qc: field spec.parentQueue: .*cycle" "$tmp/err"
+check queue_self_parent_named grep -qE "Queue qs: field spec.parentQueue: names the queue itself" "$tmp/err"
+check queue_cycle_pods_not_placed waiting in-qa
+check queue_cycle_of_three_pods_not_placed waiting in-qd
+check queue_self_parent_pods_not_placed waiting in-qs
+check queue_cycle_rest_placed placed fine
+
+# JSON through a JSON parser: a surrogate pair (Python's json.dumps of an emoji) is one character
+python3 - "$bad/emoji.json" <<'P'
+import json, sys
+pod = {"apiVersion": "v1", "kind": "Pod",
+       "metadata": {"name": "rocket", "namespace": "ns", "labels": {"kai.scheduler/queue": "leaf"},
+                    "annotations": {"note": "\U0001F680 launch"}},
+       "spec": {"schedulerName": "kai-scheduler",
+                "containers": [{"name": "c", "image": "x", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}
+open(sys.argv[1], "w").write(json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod]}, indent=4))
+P
+check json_surrogate_pair_read grep -q '\\ud83d\\ude80' "$bad/emoji.json"
+check json_surrogate_pair_accepted runs_ok simulate -f "$bad/cluster.yaml" -f "$bad/emoji.json" -o json \
+	--now 2026-01-01T09:00:00Z
+check json_surrogate_pair_pod_placed placed rocket
+
+# a JSON List with one pod jansson refuses (a lone surrogate) and one with a key twice: that pod left out,
+# named at its field; the other warned about; the rest placed
+python3 - "$bad/list.json" <<'P'
+import json, sys
+def pod(name, note):
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "ns", "labels": {"kai.scheduler/queue": "leaf"},
+                         "annotations": {"note": note}},
+            "spec": {"schedulerName": "kai-scheduler",
+                     "containers": [{"name": "c", "image": "x", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}
+text = json.dumps({"apiVersion": "v1", "kind": "List",
+                   "items": [pod("j-1", "a"), pod("j-lone", "LONE"), pod("j-twice", "TWICE"), pod("j-2", "b")]},
+                  indent=4)
+text = text.replace('"LONE"', '"\\udc00"').replace('"note": "TWICE"', '"note": "x", "note": "y"')
+open(sys.argv[1], "w").write(text)
+P
+"$gantry" simulate -f "$bad/cluster.yaml" -f "$bad/list.json" -o json --now 2026-01-01T09:00:00Z >"$tmp/out" 2>"$tmp/err"
+check json_bad_item_named grep -qE "list.json:[0-9]+:[0-9]+: Pod ns/j-lone: field metadata.annotations.note: not valid JSON: " "$tmp/err"
+check json_duplicate_key_warned grep -qE "warning: .*list.json:[0-9]+:[0-9]+: Pod ns/j-twice: field metadata.annotations.note: given twice" "$tmp/err"
+check json_bad_item_rest_placed placed j-1 j-twice j-2
+
+# absurd numbers, names over Kubernetes' limits, a second object of the same name: each named, the rest placed
+long=$(printf 'x%.0s' $(seq 260))
+{
+	pod ok-1 leaf
+	pod nan-gpu leaf ', annotations: {gpu-fraction: .nan}'
+	pod huge-cpu leaf '' '{requests: {cpu: "1e308"}}'
+	pod "$long" leaf
+	pod ok-1 leaf
+	printf -- '---\napiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: neg}\n'
+	printf 'spec: {parentQueue: root, resources: {gpu: {quota: 1, limit: -1, overQuotaWeight: -5}}}\n'
+	pod ok-2 leaf
+} >"$bad/absurd.yaml"
+"$gantry" simulate -f "$bad/cluster.yaml" -f "$bad/absurd.yaml" -o json --now 2026-01-01T09:00:00Z >"$tmp/out" 2>"$tmp/err"
+check absurd_nan_named grep -qE "absurd.yaml:[0-9]+:[0-9]+: Pod ns/nan-gpu: field metadata.annotations.gpu-fraction: " "$tmp/err"
+check absurd_huge_cpu_named grep -qE "absurd.yaml:[0-9]+:[0-9]+: Pod ns/huge-cpu: field spec.containers\[0\].resources.requests.cpu: " "$tmp/err"
+check name_over_limit_named grep -qE "Pod ns/x{260}: field metadata.name: .*253" "$tmp/err"
+check duplicate_object_named grep -qE "Pod ns/ok-1: .*(second|twice|again|duplicate).*absurd.yaml:[0-9]+" "$tmp/err"
+check negative_weight_named grep -qE "Queue neg: field spec.resources.gpu.overQuotaWeight: " "$tmp/err"
+check absurd_rest_placed placed ok-2
+
+# deep nesting and binary noise: the object or input named, not a crash; the other files read
+python3 -c 'import sys; sys.stdout.write("apiVersion: v1\nkind: Pod\nmetadata: {name: deep, namespace: ns}\nspec: {x: " + "["*400 + "]"*400 + "}\n")' \
+	>"$bad/deep.yaml"
+head -c 4096 /dev/urandom >"$bad/noise.json"
+printf '\x00\xff\xfe{"kind": \x01' >>"$bad/noise.json"
+{ pod after-noise leaf; } >"$bad/after.yaml"
+"$gantry" simulate -f "$bad/cluster.yaml" -f "$bad/deep.yaml" -f "$bad/noise.json" -f "$bad/after.yaml" -o json \
+	--now 2026-01-01T09:00:00Z >"$tmp/out" 2>"$tmp/err"
+check deep_nesting_named grep -qE "deep.yaml:[0-9]+:[0-9]+: Pod ns/deep: field spec.x.*nested deeper than 256" "$tmp/err"
+check binary_noise_named grep -qE "noise.json:[0-9]+:[0-9]+: .*not valid JSON" "$tmp/err"
+check noise_rest_placed placed after-noise
+
+# ---- errors at the field (issue 16 item 3): file of several -f, line and column, container index, limits
+{
+	printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: lim, namespace: ns, labels: {kai.scheduler/queue: leaf}}\n'
+	printf 'spec:\n  schedulerName: kai-scheduler\n  containers:\n  - name: a\n    image: x\n'
+	printf '  - name: b\n    image: x\n    resources:\n      limits:\n        cpu: lots\n'
+} >"$bad/limits.yaml"
+check field_error_file_line_column_index_limits expect_exit 2 \
+	"limits.yaml:14:14: Pod ns/lim: field spec.containers\[1\].resources.limits.cpu: .*'lots'" \
+	simulate -f "$bad/cluster.yaml" -f "$bad/limits.yaml"
+# in JSON: the file, the object's line, the field's path (docs/decoding.md)
+python3 - "$bad/limits.json" <<'P'
+import json, sys
+pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "lim", "namespace": "ns"},
+       "spec": {"schedulerName": "kai-scheduler", "containers": [{"name": "a", "image": "x"},
+                {"name": "b", "image": "x", "resources": {"limits": {"cpu": "lots"}}}]}}
+open(sys.argv[1], "w").write(json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod]}, indent=4))
+P
+check json_field_error_file_line_path expect_exit 2 \
+	"limits.json:5: Pod ns/lim: field spec.containers\[1\].resources.limits.cpu: .*'lots'" \
+	simulate -f "$bad/cluster.yaml" -f "$bad/limits.json"
+
+# ---- silent cases said (issue 16 item 3)
+# two objects concatenated without '---': their keys are given twice
+{
+	printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: first, namespace: ns, labels: {kai.scheduler/queue: leaf}}\n'
+	printf 'spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x}]}\n'
+	printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: second, namespace: ns, labels: {kai.scheduler/queue: leaf}}\n'
+	printf 'spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x}]}\n'
+} >"$bad/concat.yaml"
+check duplicate_keys_warned expect_exit 0 "concat.yaml:5:1: .*field apiVersion: given twice .*without '---'" \
+	simulate -f "$bad/cluster.yaml" -f "$bad/concat.yaml" -o json --now 2026-01-01T09:00:00Z
+: >"$bad/empty.yaml"
+mkdir -p "$bad/emptydir"
+check empty_file_warned expect_exit 0 "warning: .*empty.yaml holds no objects" simulate -f "$bad/cluster.yaml" -f "$bad/empty.yaml" -o json
+check empty_dir_warned expect_exit 0 "warning: directory .*emptydir holds no .yaml, .yml or .json files" simulate -f "$bad/cluster.yaml" -f "$bad/emptydir" -o json
+check dev_null_warned expect_exit 0 "warning: /dev/null holds no objects" simulate -f "$bad/cluster.yaml" -f /dev/null -o json
+# a pending pod of another scheduler (or of none): said, not silently Pending
+{
+	printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: theirs, namespace: ns}\n'
+	printf 'spec: {schedulerName: default-scheduler, containers: [{name: c, image: x}]}\n'
+	printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: nobodys, namespace: ns}\n'
+	printf 'spec: {containers: [{name: c, image: x}]}\n'
+} >"$bad/others.yaml"
+check other_scheduler_warned expect_exit 0 "warning: .*(another scheduler|schedulerName).*" \
+	simulate -f "$bad/cluster.yaml" -f "$bad/others.yaml" -o json --now 2026-01-01T09:00:00Z
+# a pod whose owner is missing or has another uid: no PodGroup (as KAI's podgrouper), said, not a gang of one
+{
+	pod orphan leaf ', uid: u-1, ownerReferences: [{apiVersion: batch/v1, kind: Job, name: gone, uid: j-1, controller: true}]'
+	printf -- '---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: other, namespace: ns, uid: j-2}\nspec: {}\n'
+	pod wrong-uid leaf ', uid: u-2, ownerReferences: [{apiVersion: batch/v1, kind: Job, name: other, uid: j-9, controller: true}]'
+} >"$bad/owners.yaml"
+"$gantry" simulate -f "$bad/cluster.yaml" -f "$bad/owners.yaml" -o json --now 2026-01-01T09:00:00Z >"$tmp/out" 2>"$tmp/err"
+check owner_missing_warned grep -qE "Pod ns/orphan: .*owner" "$tmp/err"
+check owner_wrong_uid_warned grep -qE "Pod ns/wrong-uid: .*owner" "$tmp/err"
+check owner_missing_not_placed waiting orphan
+check owner_wrong_uid_not_placed waiting wrong-uid
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

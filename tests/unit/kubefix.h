@@ -18,6 +18,7 @@
 /* A pod as `kubectl get pod -o json` prints it: server-set fields and all. */
 static const char pod_json[] __attribute__((unused)) =
 	"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"annotations\":{\"gpu-fraction\":\"0.5\","
+	"\"pod-group-name\":\"pg-nb-5d8f\","
 	"\"kubectl.kubernetes.io/last-applied-configuration\":\"{\\\"apiVersion\\\":\\\"v1\\\"}\\n\"},"
 	"\"creationTimestamp\":\"2026-01-01T00:00:05Z\",\"generateName\":\"nb-\",\"labels\":{\"app\":\"notebook\","
 	"\"kai.scheduler/queue\":\"research\",\"pod-template-hash\":\"5d8f\"},\"managedFields\":[{\"apiVersion\":\"v1\","
@@ -59,6 +60,13 @@ static const char queue_json[] __attribute__((unused)) =
 	"\"spec\":{\"resources\":{\"cpu\":{\"limit\":-1,\"overQuotaWeight\":1,\"quota\":-1},\"gpu\":{\"limit\":-1,"
 	"\"overQuotaWeight\":1,\"quota\":4.5},\"memory\":{\"limit\":-1,\"overQuotaWeight\":1,\"quota\":-1}}},"
 	"\"status\":{\"allocated\":{\"cpu\":\"0\"},\"childQueues\":[]}}";
+
+/* the notebook's PodGroup, as the podgrouper makes one for its ReplicaSet */
+static const char nb_pg_json[] __attribute__((unused)) =
+	"{\"apiVersion\":\"scheduling.run.ai/v2alpha2\",\"kind\":\"PodGroup\",\"metadata\":{\"name\":"
+	"\"pg-nb-5d8f\",\"namespace\":\"team-a\",\"uid\":\"pg-0\",\"resourceVersion\":\"80\","
+	"\"creationTimestamp\":\"2026-01-01T00:00:05Z\",\"labels\":{\"kai.scheduler/queue\":\"research\"}},"
+	"\"spec\":{\"minMember\":1,\"queue\":\"research\"}}";
 
 static const char pg_json[] __attribute__((unused)) =
 	"{\"apiVersion\":\"scheduling.run.ai/v2alpha2\",\"kind\":\"PodGroup\",\"metadata\":{\"name\":\"big\","

@@ -97,7 +97,7 @@ TEST(gpu_memory_negative)
 TEST(bad_cpu_quantity)
 {
 	static const char *const want[] = { "team-a/bad-pod",
-					    "spec.containers[].resources.requests.cpu", "'12Kb'",
+					    "spec.containers[0].resources.requests.cpu", "'12Kb'",
 					    NULL };
 	ASSERT_TRUE(fails_with(POD_WITH("a: b", "cpu: 12Kb"), want));
 }
@@ -105,7 +105,7 @@ TEST(bad_cpu_quantity)
 TEST(bad_memory_quantity)
 {
 	static const char *const want[] = { "team-a/bad-pod",
-					    "spec.containers[].resources.requests.memory", "'1 Gi'",
+					    "spec.containers[0].resources.requests.memory", "'1 Gi'",
 					    NULL };
 	ASSERT_TRUE(fails_with(POD_WITH("a: b", "memory: '1 Gi'"), want));
 }
@@ -113,7 +113,7 @@ TEST(bad_memory_quantity)
 TEST(half_a_whole_gpu)
 {
 	static const char *const want[] = { "team-a/bad-pod",
-					    "spec.containers[].resources.requests.nvidia.com/gpu",
+					    "spec.containers[0].resources.requests.nvidia.com/gpu",
 					    "'0.5'", NULL };
 	ASSERT_TRUE(fails_with(POD_WITH("a: b", "nvidia.com/gpu: '0.5'"), want));
 }
@@ -149,7 +149,7 @@ TEST(node_bad_allocatable)
 
 TEST(error_names_the_line)
 {
-	/* the object's line in the stream, so a user finds it in a long file */
+	/* the field's line and column in the stream, so a user finds it in a long file */
 	struct tl_world w;
 	tl_init(&w);
 	tl_yaml(&w, "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n"
@@ -158,7 +158,11 @@ TEST(error_names_the_line)
 		    "metadata: {name: p, annotations: {gpu-fraction: '2'}}\n"
 		    "spec: {schedulerName: kai-scheduler}\n");
 	ASSERT_EQ(GT_EINVAL, tl_build(&w));
-	ASSERT_CONTAINS(w.err.msg, "line 5");
+	/* line 7, where the value '2' is: column 49 */
+	ASSERT_CONTAINS(w.err.msg, "test.yaml:7:49: Pod p: field metadata.annotations.gpu-fraction: ");
+	ASSERT_STR("test.yaml", w.dec.rejections[0].source);
+	ASSERT_EQ(7, w.dec.rejections[0].line);
+	ASSERT_EQ(49, w.dec.rejections[0].col);
 	tl_free(&w);
 }
 
@@ -276,8 +280,8 @@ TEST(bad_objects_are_reported_together)
 	ASSERT_EQ(GT_NONE, w.dec.job_obj[0]);
 	char line[600];
 	gt_rejection_format(&w.dec.rejections[2], line, sizeof(line));
-	ASSERT_CONTAINS(line, "Pod default/bad (line ");
-	ASSERT_CONTAINS(line, "): field metadata.annotations.gpu-fraction: must be");
+	ASSERT_CONTAINS(line, "test.yaml:10:");
+	ASSERT_CONTAINS(line, ": Pod default/bad: field metadata.annotations.gpu-fraction: must be");
 	tl_free(&w);
 }
 
@@ -629,7 +633,7 @@ TEST(shard_unknown_action)
 
 TEST(preferred_affinity_bad_weight)
 {
-	static const char *const want[] = { "Pod", "preferredDuringSchedulingIgnoredDuringExecution[].weight", "'0'",
+	static const char *const want[] = { "Pod", "preferredDuringSchedulingIgnoredDuringExecution[0].weight", "'0'",
 					    NULL };
 	ASSERT_TRUE(fails_with("{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {schedulerName: kai-scheduler, "
 			       "affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 0, "

@@ -21,8 +21,8 @@ static struct gt_doc *yaml(const char *text)
 		fprintf(stderr, "bad fixture: %s\n", err.msg);
 		abort();
 	}
-	struct gt_doc *d = l.docs[0];
-	l.n = 0;
+	/* parsed documents live in their input's arena: a copy of our own, on the heap */
+	struct gt_doc *d = gt_doc_copy(l.docs[0]);
 	gt_doc_list_release(&l);
 	return d;
 }

@@ -387,7 +387,12 @@ TEST(group_all_skips_what_is_not_its_business)
 	ASSERT_EQ(0, group_all(yaml, NULL, &docs, &b, &err));
 	ASSERT_EQ(0, b.n_pods);
 	ASSERT_EQ(0, b.n_podgroups);
-	ASSERT_EQ(0, b.n_warnings);
+	/* those whose owner is not there are not grouped, as in a cluster, but not in silence */
+	ASSERT_EQ(4, b.n_warnings);
+	ASSERT_CONTAINS(b.warnings[0], "Pod ns/orphan: its owner ReplicaSet 'gone' is not among the objects");
+	ASSERT_CONTAINS(b.warnings[1], "Pod ns/stale: its owner ReplicaSet 'rs' (uid u0) is not among the objects");
+	ASSERT_CONTAINS(b.warnings[2], "Pod ns/alien: ");
+	ASSERT_CONTAINS(b.warnings[3], "Pod other/far: ");
 	gt_pg_batch_release(&b);
 	gt_doc_list_release(&docs);
 }

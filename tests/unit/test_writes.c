@@ -30,6 +30,7 @@ TEST(plan_binds_and_conditions)
 	add(c, GT_KRES_NODES, node_json);
 	add(c, GT_KRES_QUEUES, queue_json);
 	add(c, GT_KRES_PODS, pod_json);
+	add(c, GT_KRES_PODGROUPS, nb_pg_json);
 	add(c, GT_KRES_PODGROUPS, pg_json);
 	add(c, GT_KRES_PODS, fmt(BIG_POD, "big-0", "big-0"));
 	add(c, GT_KRES_PODS, fmt(BIG_POD, "big-1", "big-1"));
