@@ -27,6 +27,8 @@ void gt_config_defaults(struct gt_config *c)
 	c->allow_consolidating_reclaim = true;
 	c->k_value = 1.0;
 	c->saturation_multiplier = 1.0;
+	c->usage.window_s = 7 * 86400;	/* KAI's defaults (usagedb/api/defaults.go) */
+	c->usage.fetch_interval_s = 60;
 }
 
 void gt_cluster_init(struct gt_cluster *c, struct gt_strtab *names)
