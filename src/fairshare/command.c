@@ -7,6 +7,7 @@
 
 #include "fairshare/fairshare.h"
 #include "fairshare/serve.h"
+#include "util/file.h"
 #include "util/flags.h"
 #include "util/mem.h"
 
@@ -19,35 +20,14 @@ struct fs_opts {
 	struct gt_strings positional;
 };
 
-/* The whole of @path ("-": stdin) in *@out. 0, or 2 (said). */
+/* The whole of @path ("-" or NULL: stdin) in *@out. 0, or 2 (said). */
 static int slurp(const char *path, char **out, size_t *len)
 {
-	FILE *f = !path || !strcmp(path, "-") ? stdin : fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "gantry fairshare: cannot open '%s'\n", path);
-		return 2;
-	}
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	for (;;) {
-		GT_GROW(buf, n + 65536 + 1, cap);
-		size_t got = fread(buf + n, 1, 65536, f);
-		n += got;
-		if (got < 65536)
-			break;
-	}
-	bool bad = ferror(f);
-	if (f != stdin)
-		fclose(f);
-	if (bad) {
-		fprintf(stderr, "gantry fairshare: cannot read '%s'\n", path ? path : "-");
-		free(buf);
-		return 2;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
+	struct gt_err err = { 0 };
+	if (!gt_file_read(path ? path : "-", out, len, &err))
+		return 0;
+	fprintf(stderr, "gantry fairshare: %s\n", err.msg);
+	return 2;
 }
 
 static int parse_args(int argc, char **argv, struct fs_opts *o)
