@@ -8,6 +8,7 @@
 
 #include "core/actions.h"
 #include "core/fairshare.h"
+#include "core/usage.h"
 #include "kube/cache.h"
 #include "kube/config.h"
 #include "kube/http.h"
@@ -15,7 +16,9 @@
 #include "kube/reflector.h"
 #include "pgctl/pgctl.h"
 #include "scheduler/metrics.h"
+#include "scheduler/snapserve.h"
 #include "scheduler/snapshot.h"
+#include "scheduler/usagestore.h"
 #include "scheduler/writer.h"
 #include "scheduler/writes.h"
 #include "util/clock.h"
@@ -43,6 +46,8 @@ struct opts {
 	bool podgrouper;	/* run the podgrouper controller in this process */
 	const char *podgrouper_config;
 	bool require_podgroup, require_podgroup_given;	/* not given: as --podgrouper */
+	bool snapshot_endpoint;	/* serve GET /get-snapshot */
+	int64_t plugin_port;
 };
 
 static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_len)
@@ -130,6 +135,11 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	  .help = "metric name prefix (default kai)" },                                              \
 	{ .type = GT_FLAG_FUNC, .name = "log-level", .dest = &(o)->log_level, .arg = "L",            \
 	  .parse = gt_flag_log_level, .help = "error, warn, info or debug (default info)" },         \
+	{ .type = GT_FLAG_BOOL, .name = "snapshot-endpoint", .dest = &(o)->snapshot_endpoint,       \
+	  .help = "serve GET /get-snapshot, KAI's snapshot plugin, on 127.0.0.1; it holds\n"         \
+		  "every cached object, pod specs included (docs/snapshots.md; default false)" },    \
+	{ .type = GT_FLAG_INT, .name = "plugin-server-port", .dest = &(o)->plugin_port, .arg = "N",   \
+	  .min = 0, .max = 65535, .help = "the port of /get-snapshot, as KAI's (default 8081)" },    \
 	{ .type = GT_FLAG_INT, .name = "page-size", .dest = &(o)->page_size, .arg = "N", .min = 1,    \
 	  .max = 100000, .help = "LIST page size (default 500)" },                                   \
 	{ .type = GT_FLAG_DURATION, .name = "watch-timeout", .dest = &(o)->watch_timeout_s, .arg = "D", \
@@ -143,7 +153,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		.scheduler_name = "kai-scheduler", .ns = "kai-scheduler", .shard = "default",
 		.period_s = 1, .actions = GT_ACTIONS_ALL, .workers = 16, .page_size = 500,
 		.watch_timeout_s = 300, .metrics_addr = ":8080", .metrics_ns = "kai",
-		.log_level = GT_LOG_INFO, .grace_s = -1,
+		.log_level = GT_LOG_INFO, .grace_s = -1, .plugin_port = 8081,
 	};
 	const struct gt_flag flags[] = { GT_CONN_FLAGS(&o->conn), SCHEDULING_FLAGS(o), SHARING_FLAGS(o),
 					 GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o) };
@@ -170,7 +180,59 @@ struct sched {
 	char *identity;
 	char **announced;	/* pipelined pods already announced */
 	size_t n_announced;
+	struct gt_snapserve *snapserve;	/* NULL: no --snapshot-endpoint */
+	/* time-based fair share: the usage history, loaded from its ConfigMap once */
+	struct gt_usage_history usage;
+	bool usage_loaded;
+	int64_t usage_saved;	/* when it was last written */
 };
+
+/* The usage history to the cluster, so that the next leader or a restart keeps it. */
+static void usage_save(struct sched *S, int64_t now)
+{
+	char name[300];
+	struct gt_err err = { 0 };
+	gt_usage_store_name(S->o.shard, name, sizeof(name));
+	if (gt_usage_store_save(S->cl, S->o.ns, name, &S->usage, &err))
+		gt_log(GT_LOG_WARN, "usage", "%s", err.msg);
+	S->usage_saved = now;
+}
+
+/*
+ * Time-based fair share (the shard's usageDBConfig): the history read back
+ * from its ConfigMap at the first cycle that needs it, integrated up to
+ * now and applied to the queues before fair shares are computed.
+ */
+static void usage_before(struct sched *S, struct gt_cluster *c, int64_t now)
+{
+	if (!c->config.usage.on)
+		return;
+	if (!S->usage_loaded) {
+		char name[300];
+		struct gt_err err = { 0 };
+		gt_usage_store_name(S->o.shard, name, sizeof(name));
+		int rc = gt_usage_store_load(S->cl, S->o.ns, name, &c->config.usage, now, &S->usage, &err);
+		if (rc && rc != GT_ENOTFOUND)
+			gt_log(GT_LOG_WARN, "usage", "starting a new usage history: %s", err.msg);
+		else
+			gt_log(GT_LOG_INFO, "usage", "time-based fair share: %s usage history in ConfigMap %s/%s",
+			       rc ? "a new" : "the", S->o.ns, name);
+		S->usage_loaded = true;
+		S->usage_saved = now;
+	}
+	gt_usage_configure(&S->usage, &c->config.usage, now);
+	gt_usage_advance(&S->usage, now);
+	gt_usage_apply(&S->usage, &c->config.usage, c, now);
+}
+
+static void usage_after(struct sched *S, const struct gt_session *s, int64_t now)
+{
+	if (!s->c->config.usage.on)
+		return;
+	gt_usage_set_rates(&S->usage, s);
+	if (now - S->usage_saved >= s->c->config.usage.fetch_interval_s)
+		usage_save(S, now);
+}
 
 static void free_announced(struct sched *S)
 {
@@ -197,6 +259,9 @@ static void cycle(struct sched *S)
 	gt_snapshot_take(S->cache, &so, &pool, &snap);
 	double t1 = gt_mono_ms();
 	int64_t now = (int64_t)time(NULL);
+	usage_before(S, &snap.c, now);
+	if (S->snapserve)
+		gt_snapserve_set(S->snapserve, &snap.c.config, snap.node_pool);
 	struct gt_session s;
 	gt_session_open(&s, &snap.c, now);
 	gt_fairshare_compute(&s);
@@ -208,6 +273,7 @@ static void cycle(struct sched *S)
 		gt_action_run(&s, (enum gt_action)a);
 		action_ms[a] = gt_mono_ms() - ta;
 	}
+	usage_after(S, &s, now);
 	struct gt_plan plan;
 	gt_plan_build(&plan, &s, NULL);
 	struct gt_writes_opts wo = { .node_pool = "default", .reservation_ns = S->o.reservation.ns, .now = now,
@@ -307,6 +373,25 @@ static int configure(struct sched *S, struct gt_kube_config *cfg)
 	return 0;
 }
 
+/* --snapshot-endpoint: KAI's /get-snapshot on loopback. 0, or 1 when the port cannot be had (said). */
+static int serve_snapshots(struct sched *S)
+{
+	if (!S->o.snapshot_endpoint)
+		return 0;
+	struct gt_snapserve_opts so = { .port = (int)S->o.plugin_port, .scheduler_name = S->o.scheduler_name,
+					.pool_key = S->o.node_pool_key, .actions = S->o.actions,
+					.schedule_period_s = S->o.period_s };
+	struct gt_err err = { 0 };
+	S->snapserve = gt_snapserve_start(S->cache, &so, &err);
+	if (!S->snapserve) {
+		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
+		return 1;
+	}
+	gt_log(GT_LOG_INFO, "scheduler", "serving GET /get-snapshot on 127.0.0.1:%d (every cached object)",
+	       gt_snapserve_port(S->snapserve));
+	return 0;
+}
+
 /* The client, the cache and /metrics. 0, or 1 when the metrics port cannot be had (said). */
 static int connect_api(struct sched *S, struct gt_kube_config *cfg)
 {
@@ -317,14 +402,14 @@ static int connect_api(struct sched *S, struct gt_kube_config *cfg)
 	S->metrics.api = gt_kube_client_stats(S->cl);
 	atomic_store(&S->metrics.leader, !S->o.lease.elect);
 	if (!strcmp(S->o.metrics_addr, "0") || !*S->o.metrics_addr)
-		return 0;
+		return serve_snapshots(S);
 	struct gt_err err = { 0 };
 	if (gt_metrics_serve(&S->metrics, S->o.metrics_addr, &err)) {
 		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
 		return 1;
 	}
 	gt_log(GT_LOG_INFO, "scheduler", "serving /metrics, /healthz and /readyz on port %d", S->metrics.port);
-	return 0;
+	return serve_snapshots(S);
 }
 
 /* The threads: reflectors, the writer (and binder), the election, the podgrouper. */
@@ -363,6 +448,10 @@ static void stop(struct sched *S)
 	gt_log(GT_LOG_INFO, "scheduler", "shutting down%s", gt_stop_requested() ? " (signal)" : "");
 	/* /metrics reads the writer's and reflectors' counters: stop serving first */
 	gt_metrics_stop(&S->metrics);
+	gt_snapserve_stop(S->snapserve);
+	S->snapserve = NULL;
+	if (S->usage_loaded && !(S->leader && gt_leader_lost(S->leader)))	/* a new leader owns it now */
+		usage_save(S, (int64_t)time(NULL));
 	gt_writer_free(S->writer);
 	gt_leader_stop(S->leader);
 	gt_kube_client_stop(S->cl);
@@ -397,6 +486,9 @@ int gt_scheduler_main(int argc, char **argv)
 		stop(&S);
 	}
 	gt_metrics_release(&S.metrics);
+	gt_snapserve_stop(S.snapserve);	/* when start() was never reached */
+	if (S.usage_loaded)
+		gt_usage_release(&S.usage);
 	gt_cache_free(S.cache);
 	gt_kube_client_free(S.cl);
 	gt_pg_config_release(&S.pg_cfg);
