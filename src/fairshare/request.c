@@ -33,7 +33,7 @@
 /* KAI's units to Gantry's: milli-GPU, milli-CPU, bytes. */
 static const double scale[GT_NQRES] = { 1000, 1, 1 };
 static const char *const res_key[GT_NQRES] = { "gpu", "cpu", "memory" };
-static const char *const total_key[GT_NQRES] = { "GPU", "CPU", "Memory" };
+static const char *const total_key[GT_NQRES + 1] = { "GPU", "CPU", "Memory", NULL };
 
 void gt_go_float(double v, char *buf, size_t len)
 {
