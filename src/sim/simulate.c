@@ -256,7 +256,10 @@ static int decode_snapshot(struct sim_opts *o, struct gt_kai_snapshot *snap, str
 	for (size_t i = 0; i < snap->n_bindings; i++)
 		gt_decoder_bind(&dec, &snap->bindings[i]);
 	gt_decoder_build(&dec, c, &err);
-	int rc = gt_decoder_report(&dec, stderr, "gantry simulate") ? 2 : 0;
+	/* an object the decoder refuses is named with the snapshot it came from */
+	char prefix[1100];
+	snprintf(prefix, sizeof(prefix), "gantry simulate: %s", o->snapshot);
+	int rc = gt_decoder_report(&dec, stderr, prefix) ? 2 : 0;
 	gt_decoder_release(&dec);
 	gt_kai_snapshot_apply(snap, c);
 	if (!o->actions_given)

@@ -108,7 +108,7 @@ def main():
     docs = [d for d in yaml.safe_load_all(open(src)) if d]
     for i, d in enumerate(docs):
         d.setdefault("metadata", {}).setdefault(
-            "creationTimestamp", "2026-01-01T08:%02d:%02dZ" % (i // 60, i % 60))
+            "creationTimestamp", "2026-01-01T%02d:%02d:%02dZ" % (8 + i // 3600, i // 60 % 60, i % 60))
     if yaml_out:  # in the order Gantry decodes a snapshot's objects: creation time, then ns/name
         def age(d):
             m = d["metadata"]

@@ -230,6 +230,14 @@ json.dump(s, open(sys.argv[2], "w"))
 ' "$tmp/snap.json" "$tmp/notlist.json"
 check snapshot_not_a_list expect_exit 2 "rawObjects.pods: must be a list of Pod objects or null" \
 	simulate --snapshot "$tmp/notlist.json"
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["rawObjects"]["pods"][0]["metadata"]["creationTimestamp"] = "yesterday"
+json.dump(s, open(sys.argv[2], "w"))
+' "$tmp/snap.json" "$tmp/badobject.json"
+check snapshot_bad_object expect_exit 2 "badobject.json: Pod [a-z-]+/[a-z0-9-]+: field metadata.creationTimestamp: not an RFC 3339 time 'yesterday'" \
+	simulate --snapshot "$tmp/badobject.json"
 
 # gantry fairshare (docs/fairshare.md): KAI's fairshare-simulator README request, stdin and -f
 cat >"$tmp/fs.json" <<'JSON'
