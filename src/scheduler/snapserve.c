@@ -96,6 +96,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return reply(conn, 404, gt_xstrdup("404 page not found\n"), 19, "text/plain; charset=utf-8");
 	if (strcmp(method, "GET"))
 		return reply(conn, 405, gt_xstrdup("method not allowed\n"), 19, "text/plain");
+	/*
+	 * Before every list is synced the cache holds part of the cluster (pods
+	 * but no nodes yet, say): a snapshot of it would be wrong, not small.
+	 * KAI's plugin serves only from a session, after its caches synced.
+	 */
+	if (!gt_cache_all_synced(s->cache, GT_KRES_ALL)) {
+		static const char msg[] = "the scheduler's caches are not synced yet; try again\n";
+		return reply(conn, 503, gt_xstrdup(msg), sizeof(msg) - 1, "text/plain; charset=utf-8");
+	}
 	char *zip;
 	size_t len;
 	struct gt_err err = { 0 };

@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import time
+import urllib.error
 import urllib.request
 import zipfile
 
@@ -22,9 +23,16 @@ def snapshot_port(s):
 
 
 def get_snapshot(port):
-    with urllib.request.urlopen("http://127.0.0.1:%d/get-snapshot" % port, timeout=30) as r:
-        check(r.headers.get("Content-Type") == "application/zip", "Content-Type %s" % r.headers.get("Content-Type"))
-        return r.read()
+    """The ZIP, or None while the scheduler's caches are not synced (503, as the endpoint says)."""
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d/get-snapshot" % port, timeout=30) as r:
+            check(r.headers.get("Content-Type") == "application/zip",
+                  "Content-Type %s" % r.headers.get("Content-Type"))
+            return r.read()
+    except urllib.error.HTTPError as e:
+        body = e.read().decode()
+        check(e.code == 503 and "not synced yet" in body, "/get-snapshot answered %d: %s" % (e.code, body))
+        return None
 
 
 def snapshot_json(data):
@@ -71,10 +79,14 @@ def test_snapshot_round_trip(t):
 
     def complete():
         data = get_snapshot(port)
+        if data is None:
+            return None
         snap = snapshot_json(data)
         pods = [p for p in snap["rawObjects"]["pods"] or [] if p["metadata"]["namespace"] == t.ns]
         return (data, snap) if {p["metadata"]["name"] for p in pods} >= names else None
     data, snap = wait_for("every pod in the snapshot", complete, timeout=30)
+    snap_nodes = {n["metadata"]["name"] for n in snap["rawObjects"]["nodes"] or []}
+    check(snap_nodes >= {"snap-a", "snap-b"}, "nodes in the snapshot: %s" % snap_nodes)
     # KAI's layout: no kind in list items, null for what is not cached, actions as one string
     check(set(snap) == {"config", "schedulerParams", "rawObjects", "discovery"}, "keys %s" % list(snap))
     check(all("kind" not in o and "apiVersion" not in o for lst in snap["rawObjects"].values() for o in lst or []),
