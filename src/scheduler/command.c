@@ -185,6 +185,7 @@ struct sched {
 	struct gt_usage_history usage;
 	bool usage_loaded;
 	int64_t usage_saved;	/* when it was last written */
+	bool usage_save_failing;	/* the last write failed (said once) */
 };
 
 /* The usage history to the cluster, so that the next leader or a restart keeps it. */
@@ -193,8 +194,15 @@ static void usage_save(struct sched *S, int64_t now)
 	char name[300];
 	struct gt_err err = { 0 };
 	gt_usage_store_name(S->o.shard, name, sizeof(name));
-	if (gt_usage_store_save(S->cl, S->o.ns, name, &S->usage, &err))
-		gt_log(GT_LOG_WARN, "usage", "%s", err.msg);
+	/* a write that keeps failing is said when it starts failing and when it works again */
+	if (gt_usage_store_save(S->cl, S->o.ns, name, &S->usage, &err)) {
+		if (!S->usage_save_failing)
+			gt_log(GT_LOG_WARN, "usage", "%s", err.msg);
+		S->usage_save_failing = true;
+	} else if (S->usage_save_failing) {
+		gt_log(GT_LOG_INFO, "usage", "the usage history is written to ConfigMap %s/%s again", S->o.ns, name);
+		S->usage_save_failing = false;
+	}
 	S->usage_saved = now;
 }
 

@@ -181,6 +181,15 @@ int gt_usage_store_save(struct gt_kube_client *cl, const char *ns, const char *n
 			const struct gt_usage_history *h, struct gt_err *err)
 {
 	char *text = gt_usage_store_encode(h);
+	size_t len = strlen(text);
+	if (len > GT_USAGE_STORE_MAX) {
+		/* the API server would refuse it (a ConfigMap holds 1 MiB): say why, plainly */
+		free(text);
+		return gt_errf(err, GT_EINVAL,
+			       "the usage history of %u queues is %zu kB, more than ConfigMap %s/%s can hold "
+			       "(1 MiB): it is kept in memory only and a restart loses it",
+			       h->n_queues, len / 1024, ns, name);
+	}
 	json_t *cm = json_object(), *meta = json_object(), *data = json_object(), *labels = json_object();
 	json_object_set_new(cm, "apiVersion", json_string("v1"));
 	json_object_set_new(cm, "kind", json_string("ConfigMap"));

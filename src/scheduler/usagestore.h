@@ -37,7 +37,15 @@ int gt_usage_store_decode(const char *text, struct gt_usage_history *h, struct g
 int gt_usage_store_load(struct gt_kube_client *cl, const char *ns, const char *name,
 			const struct gt_usage_params *p, int64_t now, struct gt_usage_history *h,
 			struct gt_err *err);
-/* Write @h to the cluster (update, or create the first time). 0 or GT_EIO with @err. */
+/*
+ * The largest usage.json written: a ConfigMap holds 1 MiB of data, and its
+ * metadata and JSON framing need a little of it.
+ */
+#define GT_USAGE_STORE_MAX (1024u * 1024u - 8192u)
+/*
+ * Write @h to the cluster (update, or create the first time). 0, GT_EIO with
+ * @err, or GT_EINVAL with @err when it is over GT_USAGE_STORE_MAX.
+ */
 int gt_usage_store_save(struct gt_kube_client *cl, const char *ns, const char *name,
 			const struct gt_usage_history *h, struct gt_err *err);
 

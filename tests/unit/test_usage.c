@@ -295,6 +295,49 @@ TEST(store_round_trip)
 	tl_free(&w2);
 }
 
+/*
+ * A week's window is 514 buckets of 1182 s; a queue allocated all week has
+ * a non-zero sum in each, about 25 kB of JSON. 100 such queues are 2.5 MB:
+ * more than a ConfigMap holds, so the write is refused before any request
+ * (no client is needed) with a message that says what it means; 10 fit.
+ */
+static void busy_week(struct gt_usage_history *h, int queues)
+{
+	struct gt_usage_params p = sliding(7 * 86400, 0);
+	gt_usage_init(h, &p, T0);
+	gt_usage_advance(h, T0);
+	h->cap_rate[GT_QGPU] = 512000;
+	for (int q = 0; q < queues; q++) {
+		char name[32];
+		snprintf(name, sizeof(name), "team-%03d", q);
+		struct gt_usage_queue *u = gt_usage_queue(h, name);
+		u->rate[GT_QGPU] = 8000 + 37.0 * q;
+		u->rate[1] = 64000 + q;
+		u->rate[2] = 1e12 / 3 + q;
+	}
+	for (int m = 1; m <= 7 * 24 * 60; m++)
+		gt_usage_advance(h, T0 + 60LL * m);
+}
+
+TEST(store_refuses_what_a_configmap_cannot_hold)
+{
+	struct gt_usage_history h;
+	struct gt_err err = { 0 };
+	busy_week(&h, 100);
+	char *text = gt_usage_store_encode(&h);
+	ASSERT_TRUE(strlen(text) > GT_USAGE_STORE_MAX);
+	free(text);
+	ASSERT_EQ(GT_EINVAL, gt_usage_store_save(NULL, "kai-scheduler", "gantry-usage-default", &h, &err));
+	ASSERT_CONTAINS(err.msg, "the usage history of 100 queues is ");
+	ASSERT_CONTAINS(err.msg, "more than ConfigMap kai-scheduler/gantry-usage-default can hold (1 MiB)");
+	gt_usage_release(&h);
+	busy_week(&h, 10);
+	text = gt_usage_store_encode(&h);
+	ASSERT_TRUE(strlen(text) < GT_USAGE_STORE_MAX);
+	free(text);
+	gt_usage_release(&h);
+}
+
 const struct gt_test gt_tests[] = {
 	T(usage_is_allocation_over_capacity),
 	T(half_life_decays_old_usage),
@@ -305,5 +348,6 @@ const struct gt_test gt_tests[] = {
 	T(prometheus_durations),
 	T(reconfigure_keeps_the_totals),
 	T(store_round_trip),
+	T(store_refuses_what_a_configmap_cannot_hold),
 	{ NULL, NULL },
 };
