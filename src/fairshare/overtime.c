@@ -217,8 +217,10 @@ static char *objects(const struct ot_config *o)
 			"spec:\n  priority: %.0f\n", q->name, q->priority);
 		if (*q->parent)
 			fprintf(f, "  parentQueue: \"%s\"\n", q->parent);
-		fprintf(f, "  resources:\n    gpu: {quota: %.17g, overQuotaWeight: %.17g, limit: -1}\n", q->deserved,
-			q->weight);
+		/* KAI's simulator sets the GPU section only: CPU and memory are Go's zero values */
+		fprintf(f, "  resources:\n    gpu: {quota: %.17g, overQuotaWeight: %.17g, limit: -1}\n"
+			"    cpu: {quota: 0, overQuotaWeight: 0, limit: 0}\n"
+			"    memory: {quota: 0, overQuotaWeight: 0, limit: 0}\n", q->deserved, q->weight);
 	}
 	for (size_t i = 0; i < o->n_jobs; i++) {
 		const struct ot_jobs *j = &o->jobs[i];

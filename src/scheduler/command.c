@@ -15,6 +15,7 @@
 #include "kube/leader.h"
 #include "kube/reflector.h"
 #include "pgctl/pgctl.h"
+#include "scheduler/kai_flags.h"
 #include "scheduler/metrics.h"
 #include "scheduler/snapserve.h"
 #include "scheduler/snapshot.h"
@@ -26,6 +27,7 @@
 #include "util/flags.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/version.h"
 #include "util/stop.h"
 
 struct opts {
@@ -46,8 +48,9 @@ struct opts {
 	bool podgrouper;	/* run the podgrouper controller in this process */
 	const char *podgrouper_config;
 	bool require_podgroup, require_podgroup_given;	/* not given: as --podgrouper */
-	bool snapshot_endpoint;	/* serve GET /get-snapshot */
-	int64_t plugin_port;
+	bool snapshot_endpoint;	/* serve GET /get-snapshot on kai.plugin_server_port */
+	struct gt_kai_flags kai;
+	struct gt_config_overrides overrides;	/* from kai */
 };
 
 static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_len)
@@ -137,9 +140,8 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	  .parse = gt_flag_log_level, .help = "error, warn, info or debug (default info)" },         \
 	{ .type = GT_FLAG_BOOL, .name = "snapshot-endpoint", .dest = &(o)->snapshot_endpoint,       \
 	  .help = "serve GET /get-snapshot, KAI's snapshot plugin, on 127.0.0.1; it holds\n"         \
-		  "every cached object, pod specs included (docs/snapshots.md; default false)" },    \
-	{ .type = GT_FLAG_INT, .name = "plugin-server-port", .dest = &(o)->plugin_port, .arg = "N",   \
-	  .min = 0, .max = 65535, .help = "the port of /get-snapshot, as KAI's (default 8081)" },    \
+		  "every cached object, pod specs included, on KAI's --plugin-server-port\n"        \
+		  "(docs/snapshots.md; default false)" },                                            \
 	{ .type = GT_FLAG_INT, .name = "page-size", .dest = &(o)->page_size, .arg = "N", .min = 1,    \
 	  .max = 100000, .help = "LIST page size (default 500)" },                                   \
 	{ .type = GT_FLAG_DURATION, .name = "watch-timeout", .dest = &(o)->watch_timeout_s, .arg = "D", \
@@ -153,10 +155,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		.scheduler_name = "kai-scheduler", .ns = "kai-scheduler", .shard = "default",
 		.period_s = 1, .actions = GT_ACTIONS_ALL, .workers = 16, .page_size = 500,
 		.watch_timeout_s = 300, .metrics_addr = ":8080", .metrics_ns = "kai",
-		.log_level = GT_LOG_INFO, .grace_s = -1, .plugin_port = 8081,
+		.log_level = GT_LOG_INFO, .grace_s = -1, .kai = GT_KAI_FLAGS_DEFAULTS,
 	};
 	const struct gt_flag flags[] = { GT_CONN_FLAGS(&o->conn), SCHEDULING_FLAGS(o), SHARING_FLAGS(o),
-					 GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o) };
+					 GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o), GT_KAI_FLAGS(&o->kai) };
 	const struct gt_command cmd = {
 		.name = "scheduler", .synopsis = "[flags]",
 		.about = "Schedule a real cluster (kubeconfig or in-cluster), as KAI's scheduler does\n"
@@ -164,7 +166,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		.flags = flags, .n_flags = GT_FLAGS_N(flags),
 	};
 	int rc = gt_flags_parse(&cmd, argc, argv);
-	return rc ? rc : gt_lease_flags_check("scheduler", &o->lease);
+	rc = rc ? rc : gt_lease_flags_check("scheduler", &o->lease);
+	o->kai.plugin_server_used = o->snapshot_endpoint;
+	return rc ? rc : gt_kai_flags_apply(&o->kai, &o->overrides, &o->log_level);
 }
 
 struct sched {
@@ -261,7 +265,8 @@ static void cycle(struct sched *S)
 	double t0 = gt_mono_ms();
 	struct gt_snapshot_opts so = { .scheduler_name = S->o.scheduler_name, .shard = S->o.shard,
 				       .grouped_only = S->o.require_podgroup_given ? S->o.require_podgroup
-										  : S->o.podgrouper };
+										  : S->o.podgrouper,
+				       .overrides = &S->o.overrides };
 	struct gt_kube_snapshot snap;
 	struct gt_node_pool pool = { .value = S->o.node_pool, .key = S->o.node_pool_key };
 	gt_snapshot_take(S->cache, &so, &pool, &snap);
@@ -275,7 +280,7 @@ static void cycle(struct sched *S)
 	gt_fairshare_compute(&s);
 	double t2 = gt_mono_ms(), action_ms[GT_N_ACTIONS] = { 0 };
 	for (int a = 1; a < GT_N_ACTIONS; a++) {
-		if (!(S->o.actions & (1u << a)))
+		if (!(S->o.actions & ~snap.c.config.actions_off & (1u << a)))
 			continue;
 		double ta = gt_mono_ms();
 		gt_action_run(&s, (enum gt_action)a);
@@ -386,7 +391,7 @@ static int serve_snapshots(struct sched *S)
 {
 	if (!S->o.snapshot_endpoint)
 		return 0;
-	struct gt_snapserve_opts so = { .port = (int)S->o.plugin_port, .scheduler_name = S->o.scheduler_name,
+	struct gt_snapserve_opts so = { .port = (int)S->o.kai.plugin_server_port, .scheduler_name = S->o.scheduler_name,
 					.pool_key = S->o.node_pool_key, .actions = S->o.actions,
 					.schedule_period_s = S->o.period_s };
 	struct gt_err err = { 0 };
@@ -420,6 +425,12 @@ static int connect_api(struct sched *S, struct gt_kube_config *cfg)
 	return serve_snapshots(S);
 }
 
+/* The podgrouper's series on the scheduler's /metrics. */
+static void pgctl_metrics(void *pgctl, FILE *out)
+{
+	gt_pgctl_metrics_write(pgctl, out);
+}
+
 /* The threads: reflectors, the writer (and binder), the election, the podgrouper. */
 static void start(struct sched *S)
 {
@@ -445,8 +456,12 @@ static void start(struct sched *S)
 		S->leader = gt_leader_start(S->cl, &lo);
 	}
 	if (S->o.podgrouper) {
-		struct gt_pgctl_opts po = { .cfg = &S->pg_cfg, .active = &S->metrics.leader };
+		struct gt_pgctl_opts po = { .cfg = &S->pg_cfg, .active = &S->metrics.leader,
+					    .page_size = (int)S->o.page_size,
+					    .watch_timeout_s = (int)S->o.watch_timeout_s };
 		S->pgctl = gt_pgctl_start(S->cl, S->cache, &po);
+		S->metrics.extra_arg = S->pgctl;
+		atomic_store(&S->metrics.extra, pgctl_metrics);
 	}
 }
 
@@ -476,6 +491,8 @@ int gt_scheduler_main(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	gt_log_set_level((enum gt_log_level)S.o.log_level);
+	if (S.o.kai.version)	/* KAI's --version: the version at start */
+		gt_log(GT_LOG_INFO, "scheduler", "gantry %s", GANTRY_VERSION);
 	struct gt_kube_config cfg;
 	rc = configure(&S, &cfg);	/* initialises S.pg_cfg whatever happens */
 	if (rc) {

@@ -342,5 +342,57 @@ check podgrouper_lease_group expect_exit 2 "--leader-elect-lease-duration: must 
 	podgrouper --leader-elect-lease-duration soon
 check scheduler_bad_duration expect_exit 2 "--schedule-period: must be a duration" scheduler --schedule-period=-1s
 check scheduler_positional_refused expect_exit 2 "unexpected argument 'extra'" scheduler extra
+# PodGroup v2alpha2 durations: a bad one named at its field
+cat >"$tmp/pg-dur.yaml" <<'Y'
+apiVersion: scheduling.run.ai/v2alpha2
+kind: PodGroup
+metadata: {name: pg, namespace: team-a}
+spec: {queue: q, minMember: 1, stalenessGracePeriod: soon}
+Y
+check pg_bad_staleness_named expect_exit 2 "PodGroup team-a/pg .*spec.stalenessGracePeriod.*soon" \
+	simulate -f "$tmp/pg-dur.yaml"
+# a Queue without a cpu limit: 0 as in KAI, said, and its CPU pods wait over the limit
+cat >"$tmp/q-nocpu.yaml" <<'Y'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata: {name: q}
+spec: {resources: {gpu: {quota: 0, limit: -1}, memory: {quota: -1, limit: -1}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default, labels: {kai.scheduler/queue: q}}
+spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
+Y
+check queue_missing_limit_warned expect_exit 0 "queue q: no spec.resources limit for cpu: 0 as in KAI" \
+	simulate -f "$tmp/q-nocpu.yaml"
+check queue_missing_limit_blocks grep -q "default/p .*Pending" "$tmp/out"
+# KAI's scheduler flags: taken under their names; what Gantry cannot act on is said
+check scheduler_conf_refused expect_exit 2 "--scheduler-conf /x: KAI's actions-and-tiers file is not read" \
+	scheduler --scheduler-conf /x
+check scheduler_kai_flags_inert_warned expect_exit 2 "--enable-profiler is accepted but has no effect" \
+	scheduler --enable-profiler --v=4 --max-consolidation-preemptees=4 --kubeconfig "$tmp/nonexistent"
+check scheduler_kai_grace_negative_ok expect_exit 2 "nonexistent" \
+	scheduler --default-staleness-grace-period=-1s --stuck-in-releasing-threshold=5m --kubeconfig "$tmp/nonexistent"
+check scheduler_kai_bad_bool expect_exit 2 "--allow-consolidating-reclaim" scheduler --allow-consolidating-reclaim=maybe
+cat >"$tmp/shard-args.yaml" <<'Y'
+apiVersion: kai.scheduler/v1
+kind: SchedulingShard
+metadata: {name: default}
+spec: {args: {detailed-fit-errors: "true"}, actions: {consolidation: {priority: 3}}}
+Y
+check shard_args_not_taken_warned expect_exit 0 "spec.args.detailed-fit-errors is not taken from the shard" \
+	simulate -f "$tmp/shard-args.yaml"
+check shard_action_priority_warned grep -q "spec.actions.consolidation.priority is not applied" "$tmp/err"
+# the README's preemption-delay example: waits at 09:02 with KAI's message, preempts at 09:06
+pd="$dir/../../examples/preemption-delay.yaml"
+check preemption_delay_waits runs_ok simulate -f "$pd" --now 2026-01-01T09:02:00Z
+check preemption_delay_waits_message grep -q "Workload is within its preemption delay window (5m0s) and may not trigger evictions before 2026-01-01T09:05:00Z" "$tmp/out"
+check preemption_delay_then_preempts runs_ok simulate -f "$pd" --now 2026-01-01T09:06:00Z
+check preemption_delay_then_preempts_evicts grep -qE "research/pretrain-0 +pretrain +Releasing" "$tmp/out"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
