@@ -196,12 +196,6 @@ static void read_actions(struct gt_kai_snapshot *s, const char *list)
 	}
 }
 
-/* Go durations are integer nanoseconds in SchedulerParams. */
-static const char *go_duration(json_t *ns, char *buf, size_t len)
-{
-	snprintf(buf, len, "%llds", (long long)(json_integer_value(ns) / 1000000000));
-	return buf;
-}
 
 static int read_params(struct gt_kai_snapshot *s, json_t *p, json_t *spec, const char **pool_key,
 		       const char **pool_value, struct gt_err *err)
@@ -234,7 +228,19 @@ static int read_params(struct gt_kai_snapshot *s, json_t *p, json_t *spec, const
 		return gt_errf(err, GT_EINVAL, "schedulerParams.globalDefaultStalenessGracePeriod: must be integer "
 			       "nanoseconds");
 	}
-	json_object_set_new(args, "default-staleness-grace-period", json_string(go_duration(v, buf, sizeof(buf))));
+	/* Go durations are integer nanoseconds in SchedulerParams; the shard's args take Go's text */
+	char dur[GT_DURATION_GO_MAX];
+	gt_duration_format_go(json_integer_value(v), dur);
+	json_object_set_new(args, "default-staleness-grace-period", json_string(dur));
+	v = json_object_get(p, "stuckInReleasingThreshold");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 0)) {
+		json_decref(args);
+		return gt_errf(err, GT_EINVAL, "schedulerParams.stuckInReleasingThreshold: must be integer nanoseconds");
+	}
+	if (json_integer_value(v) > 0) {	/* absent or 0: the scheduler's default */
+		gt_duration_format_go(json_integer_value(v), dur);
+		json_object_set_new(args, "stuck-in-releasing-threshold", json_string(dur));
+	}
 	json_object_set_new(spec, "args", args);
 	s->allow_consolidating_reclaim = json_is_true(json_object_get(p, "allowConsolidatingReclaim"));
 	static const char *const not_acted[] = { "restrictSchedulingNodes", "scheduleCSIStorage" };

@@ -141,6 +141,8 @@ static json_t *params(const struct gt_kaisnap_meta *m)
 	if (c->staleness_grace_s)
 		json_object_set_new(p, "globalDefaultStalenessGracePeriod",
 				    json_integer(c->staleness_grace_s * 1000000000LL));
+	if (c->stuck_releasing_s)
+		json_object_set_new(p, "stuckInReleasingThreshold", json_integer(c->stuck_releasing_s * 1000000000LL));
 	if (m->schedule_period_s > 0)
 		json_object_set_new(p, "schedulePeriod", json_integer(llround(m->schedule_period_s * 1e9)));
 	return p;

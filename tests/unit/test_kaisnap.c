@@ -26,6 +26,7 @@ static const char *snapshot_text =
 	"  \"scenarioSearchBudgets\": {\"maxActionSearchDuration\": {\"default\": \"5m0s\"}}},"
 	" \"schedulerParams\": {\"schedulerName\": \"my-sched\", \"maxNumberConsolidationPreemptees\": 4,"
 	"  \"globalDefaultStalenessGracePeriod\": 90000000000, \"schedulePeriod\": 1000000000,"
+	"  \"stuckInReleasingThreshold\": 150000000000,"
 	"  \"partitionParams\": {\"NodePoolLabelKey\": \"pool\", \"NodePoolLabelValue\": \"a\"}},"
 	" \"rawObjects\": {"
 	"  \"nodes\": [{\"metadata\": {\"name\": \"n1\", \"labels\": {\"pool\": \"a\"}},"
@@ -90,7 +91,9 @@ TEST(reads_kai_layout)
 	ASSERT_STR("spread", gt_doc_str(gt_doc_path(shard, "spec.plugins.nodeplacement.arguments"), "gpu"));
 	ASSERT_STR("false", gt_doc_str(gt_doc_path(shard, "spec.plugins.nodeavailability"), "enabled"));
 	ASSERT_STR("4", gt_doc_str(gt_doc_path(shard, "spec.args"), "max-consolidation-preemptees"));
-	ASSERT_STR("90s", gt_doc_str(gt_doc_path(shard, "spec.args"), "default-staleness-grace-period"));
+	/* nanoseconds as Go writes a duration, which the shard's args take */
+	ASSERT_STR("1m30s", gt_doc_str(gt_doc_path(shard, "spec.args"), "default-staleness-grace-period"));
+	ASSERT_STR("2m30s", gt_doc_str(gt_doc_path(shard, "spec.args"), "stuck-in-releasing-threshold"));
 	/* what Gantry does not act on is said, each by name */
 	ASSERT_TRUE(warned(&s, "plugin mystery is not one Gantry knows"));
 	ASSERT_TRUE(warned(&s, "plugin nodeplacement: argument future"));
@@ -116,6 +119,7 @@ TEST(reads_kai_layout)
 	ASSERT_TRUE(c.config.gpu_spread);
 	ASSERT_TRUE(c.config.k_value == 2);
 	ASSERT_EQ(90, c.config.staleness_grace_s);
+	ASSERT_EQ(150, c.config.stuck_releasing_s);
 	gt_decoder_release(&d);
 	gt_cluster_release(&c);
 	gt_strtab_release(&names);
@@ -194,6 +198,7 @@ TEST(write_then_read)
 	ASSERT_CONTAINS(json, "\"configMaps\":null");
 	ASSERT_CONTAINS(json, "\"NodePoolLabelValue\":\"a\"");
 	ASSERT_CONTAINS(json, "\"globalDefaultStalenessGracePeriod\":60000000000");
+	ASSERT_CONTAINS(json, "\"stuckInReleasingThreshold\":120000000000");
 	ASSERT_TRUE(!strstr(json, "\"kind\""));
 	ASSERT_EQ(0, gt_zip_write(GT_KAISNAP_MEMBER, json, len, &zip, &zlen, &err));
 	struct gt_kai_snapshot back;
