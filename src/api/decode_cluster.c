@@ -42,6 +42,7 @@ static const struct {
 	{ "resourcetype", GT_PLUGIN_RESOURCETYPE },
 	{ "nodeplacement", GT_PLUGIN_NODEPLACEMENT },
 	{ "nominatednode", GT_PLUGIN_NOMINATEDNODE },
+	{ "podaffinity", GT_PLUGIN_PODAFFINITY },
 };
 
 /* spec.plugins: switches, placement arguments, proportion's kValue. */

@@ -88,7 +88,13 @@ void gt_pod_release(struct gt_pod *p)
 		free(p->pod_affinity[i].namespaces);
 	}
 	free(p->pod_affinity);
+	for (uint32_t i = 0; i < p->n_preferred_affinity; i++) {
+		gt_selector_release(&p->preferred_affinity[i].selector);
+		free(p->preferred_affinity[i].namespaces);
+	}
+	free(p->preferred_affinity);
 	free(p->host_ports);
+	free(p->configmaps);
 }
 
 void gt_node_release(struct gt_node *n)
@@ -114,6 +120,7 @@ void gt_cluster_release(struct gt_cluster *c)
 		gt_job_release(&c->jobs[i]);
 	for (uint32_t i = 0; i < c->n_queues; i++)
 		free(c->queues[i].children);
+	free(c->configmaps);
 	for (uint32_t i = 0; i < c->n_topologies; i++) {
 		free(c->topologies[i].levels);
 		free(c->topologies[i].aliases);

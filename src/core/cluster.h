@@ -126,6 +126,7 @@ struct gt_pod_affinity_term {
 	uint32_t *namespaces;
 	uint32_t n_namespaces;
 	bool all_namespaces;
+	int32_t weight;		/* a preferred term's weight (1..100); 0 for a required one */
 };
 
 struct gt_node {
@@ -190,9 +191,13 @@ struct gt_pod {
 	struct gt_toleration *tolerations;
 	uint32_t n_tolerations;
 	struct gt_pod_affinity_term *pod_affinity;
-	uint32_t n_pod_affinity;
+	uint32_t n_pod_affinity, cap_pod_affinity;
+	struct gt_pod_affinity_term *preferred_affinity;	/* scored, not required */
+	uint32_t n_preferred_affinity, cap_preferred_affinity;
 	struct gt_host_port *host_ports;	/* containers[].ports[] with a hostPort */
 	uint32_t n_host_ports;
+	uint32_t *configmaps;	/* ConfigMaps it needs in its namespace (interned names) */
+	uint32_t n_configmaps;
 };
 
 static inline bool gt_pod_is_shared(const struct gt_pod *p)
@@ -282,7 +287,7 @@ struct gt_topology {
 
 /* Scoring plugins that can be switched off in the SchedulingShard. */
 enum gt_plugin { GT_PLUGIN_NODEAVAILABILITY, GT_PLUGIN_RESOURCETYPE, GT_PLUGIN_NODEPLACEMENT,
-		 GT_PLUGIN_GPUPACK, GT_PLUGIN_NOMINATEDNODE, GT_N_PLUGINS };
+		 GT_PLUGIN_GPUPACK, GT_PLUGIN_NOMINATEDNODE, GT_PLUGIN_PODAFFINITY, GT_N_PLUGINS };
 
 /* KAI's usageDBConfig.usageParams.windowType */
 enum gt_usage_window { GT_WINDOW_SLIDING, GT_WINDOW_TUMBLING, GT_WINDOW_CRON };
@@ -336,9 +341,19 @@ struct gt_cluster {
 	uint32_t ext_names[GT_MAX_EXT];	/* interned names of extended resources */
 	int64_t ext_gpu_milli[GT_MAX_EXT];	/* a MIG profile's GPU slices (1g = 1000); 0 else */
 	uint32_t n_ext;
+	/* ConfigMaps that exist, as interned "namespace/name" keys, sorted; the
+	 * ConfigMap predicate applies when configmaps_known */
+	uint32_t *configmaps;
+	uint32_t n_configmaps, cap_configmaps;
+	bool configmaps_known;
 };
 
 void gt_config_defaults(struct gt_config *c);
+/* Sort c->configmaps by text (after decoding; core/configmaps.c). */
+void gt_cluster_sort_configmaps(struct gt_cluster *c);
+/* Does pod @pod need a ConfigMap that does not exist? Then @msg holds KAI's words
+ * ("Missing required configmaps: [a b]"). Never when the ConfigMaps are unknown. */
+bool gt_pod_configmaps_missing(const struct gt_cluster *c, int32_t pod, char *msg, size_t cap);
 
 /* Settings given outside the cluster's objects (KAI's scheduler flags): each
  * one given wins over the SchedulingShard. */

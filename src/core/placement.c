@@ -353,6 +353,24 @@ static bool has_fitting_group(const struct gt_session *s, int32_t pod, int32_t n
 	return false;
 }
 
+/*
+ * KAI's podaffinity plugin (kube-scheduler's InterPodAffinity score): the
+ * weights of the pod's preferred affinity terms that a placed pod in the
+ * node's domain satisfies, less those of its preferred anti-affinity terms.
+ */
+static int64_t preferred_affinity_score(const struct gt_session *s, int32_t pod, int32_t node)
+{
+	const struct gt_pod *p = &s->c->pods[pod];
+	int64_t score = 0;
+	for (uint32_t i = 0; i < p->n_preferred_affinity; i++) {
+		const struct gt_pod_affinity_term *t = &p->preferred_affinity[i];
+		bool any = false;
+		if (term_matched_near(s, pod, t, node, &any))
+			score += t->anti ? -t->weight : t->weight;
+	}
+	return score;
+}
+
 struct scored {
 	int32_t node;
 	int64_t free, overall;
@@ -369,6 +387,9 @@ static int64_t score_node(const struct gt_session *s, int32_t pod, const struct 
 	unsigned off = c->config.plugins_off;
 	if (p->nominated_node == sc->node && !(off & (1u << GT_PLUGIN_NOMINATEDNODE)))
 		score += 1000000LL * 1000;
+	/* KAI weighs kube-scheduler's scores a tenth of a nominated node each point */
+	if (p->n_preferred_affinity && !(off & (1u << GT_PLUGIN_PODAFFINITY)))
+		score += 100000000LL * preferred_affinity_score(s, pod, sc->node);
 	if (gt_pod_is_shared(p) && c->config.gpu_sharing_order && has_fitting_group(s, pod, sc->node))
 		score += 1000LL * 1000;
 	if (!sc->fit.needs_releasing && !(off & (1u << GT_PLUGIN_NODEAVAILABILITY)))
@@ -426,7 +447,7 @@ static bool fast_path_applies(const struct gt_session *s, const struct gt_pod *p
 	const struct gt_config *cfg = &s->c->config;
 	unsigned off = (1u << GT_PLUGIN_NODEAVAILABILITY) | (1u << GT_PLUGIN_NODEPLACEMENT);
 	return is_gpu_task(p) && !cfg->exhaustive_placement && !cfg->gpu_spread && !(cfg->plugins_off & off) &&
-	       p->nominated_node < 0 && !s->bonus_active && p->num_devices <= 1 &&
+	       p->nominated_node < 0 && !p->n_preferred_affinity && !s->bonus_active && p->num_devices <= 1 &&
 	       s->index.by_free;
 }
 

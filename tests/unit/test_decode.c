@@ -229,13 +229,13 @@ TEST(unknown_kinds_are_ignored_with_a_warning)
 	tl_init(&w);
 	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 1 });
 	tl_yaml(&w, "---\n{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}}\n"
-		    "---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: cfg}, data: {a: b}}\n");
+		    "---\n{apiVersion: v1, kind: Service, metadata: {name: svc}, spec: {}}\n");
 	TL_BUILD(&w);
 	ASSERT_EQ(1, w.c.n_nodes);
 	/* one line for all of them: workload owners are ordinary input */
 	ASSERT_EQ(1, w.dec.n_warnings);
 	ASSERT_CONTAINS(w.dec.warnings[0], "ignoring 2 objects");
-	ASSERT_CONTAINS(w.dec.warnings[0], "Deployment, ConfigMap");
+	ASSERT_CONTAINS(w.dec.warnings[0], "Deployment, Service");
 	tl_free(&w);
 }
 
@@ -627,6 +627,16 @@ TEST(shard_unknown_action)
 			       want));
 }
 
+TEST(preferred_affinity_bad_weight)
+{
+	static const char *const want[] = { "Pod", "preferredDuringSchedulingIgnoredDuringExecution[].weight", "'0'",
+					    NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {schedulerName: kai-scheduler, "
+			       "affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 0, "
+			       "podAffinityTerm: {topologyKey: zone}}]}}, containers: [{name: c}]}}",
+			       want));
+}
+
 TEST(scheduling_shard)
 {
 	struct tl_world w;
@@ -749,6 +759,7 @@ const struct gt_test gt_tests[] = {
 	T(queue_missing_keys_are_zero_as_in_kai),
 	T(shard_actions_switch_off),
 	T(shard_unknown_action),
+	T(preferred_affinity_bad_weight),
 	T(scheduling_shard),
 	T(scheduling_shard_bad_strategy),
 	T(scheduling_shard_bad_duration),
