@@ -47,7 +47,7 @@
 	X(PODGROUPS, "podGroups", "PodGroup", "scheduling.run.ai/v2alpha2", true)     \
 	X(BINDREQUESTS, "bindRequests", "BindRequest", "scheduling.run.ai/v1alpha2", true) \
 	X(PRIORITYCLASSES, "priorityClasses", "PriorityClass", "scheduling.k8s.io/v1", true) \
-	X(CONFIGMAPS, "configMaps", "ConfigMap", "v1", false)                         \
+	X(CONFIGMAPS, "configMaps", "ConfigMap", "v1", true)                          \
 	X(PVS, "persistentVolumes", "PersistentVolume", "v1", false)                  \
 	X(PVCS, "persistentVolumeClaims", "PersistentVolumeClaim", "v1", false)       \
 	X(CSICAPS, "csiStorageCapacities", "CSIStorageCapacity", "storage.k8s.io/v1", false) \
@@ -83,6 +83,7 @@ struct gt_kai_snapshot {
 	double saturation_multiplier;	/* proportion's relcaimerSaturationMultiplier */
 	char *server_version;		/* discovery.serverVersion.gitVersion, or NULL */
 	size_t n_objects[GT_KAISNAP_N_LISTS];
+	bool configmaps_listed;		/* rawObjects.configMaps is a list: every ConfigMap KAI cached */
 	char **warnings;
 	size_t n_warnings, cap_warnings;
 };

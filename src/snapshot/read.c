@@ -318,6 +318,8 @@ static int read_list(struct gt_kai_snapshot *s, json_t *raw, int l, struct gt_do
 		return 0;
 	if (!json_is_array(list))
 		return gt_errf(err, GT_EINVAL, "rawObjects.%s: must be a list of %s objects or null", li->key, li->kind);
+	if (l == GT_KAISNAP_CONFIGMAPS)
+		s->configmaps_listed = true;
 	for (size_t i = 0; i < json_array_size(list); i++) {
 		json_t *o = json_array_get(list, i);
 		if (json_is_null(o))

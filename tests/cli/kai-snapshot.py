@@ -130,6 +130,8 @@ def main():
     if extras:
         raw["configMaps"].append({"metadata": {"name": "kube-root-ca.crt", "namespace": "default"},
                                   "data": {"ca.crt": "x"}})
+        raw["persistentVolumes"].append({"metadata": {"name": "pv-1"},
+                                         "spec": {"capacity": {"storage": "1Gi"}}})
     snap = {"config": config_from(shard, extras), "schedulerParams": params_from(shard, partition),
             "rawObjects": {k: (list(reversed(v)) or None) for k, v in raw.items()},
             "discovery": {"serverVersion": {"major": "1", "minor": "33", "gitVersion": "v1.33.4"},

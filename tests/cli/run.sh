@@ -201,7 +201,7 @@ python3 "$snapshot_tool" "$demo" "$tmp/extras.zip" --extras >/dev/null
 check snapshot_newer_kai_loads runs_ok simulate --snapshot "$tmp/extras.zip" -v -o table
 check snapshot_warns_unknown_field grep -q "config.futureSetting: a field Gantry does not know" "$tmp/err"
 check snapshot_warns_unknown_argument grep -q "plugin priority: argument someFutureKnob is not acted on" "$tmp/err"
-check snapshot_warns_unmodelled_list grep -q "rawObjects.configMaps: 1 objects not read" "$tmp/err"
+check snapshot_warns_unmodelled_list grep -q "rawObjects.persistentVolumes: 1 objects not read" "$tmp/err"
 check snapshot_verbose_timing grep -qE "read in [0-9.]+ ms, decoded in [0-9.]+ ms: [0-9]+ objects; 4 nodes" "$tmp/err"
 check snapshot_verbose_cycle grep -qE "cycle 1: [0-9.]+ ms \\([0-9]+ binds" "$tmp/err"
 # bad snapshots: exit 2, naming the part
@@ -238,6 +238,27 @@ json.dump(s, open(sys.argv[2], "w"))
 ' "$tmp/snap.json" "$tmp/badobject.json"
 check snapshot_bad_object expect_exit 2 "badobject.json: Pod [a-z-]+/[a-z0-9-]+: field metadata.creationTimestamp: not an RFC 3339 time 'yesterday'" \
 	simulate --snapshot "$tmp/badobject.json"
+# a snapshot's configMaps are every ConfigMap KAI cached: KAI's ConfigMap predicate applies
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+for p in s["rawObjects"]["pods"]:
+    if p["metadata"]["name"] == "tokenize-0":
+        p["spec"]["containers"][0]["envFrom"] = [{"configMapRef": {"name": "tokenizer-config"}}]
+s["rawObjects"]["configMaps"] = [{"metadata": {"name": "other", "namespace": "team-a"}}]
+json.dump(s, open(sys.argv[2], "w"))
+s["rawObjects"]["configMaps"].append({"metadata": {"name": "tokenizer-config", "namespace": "team-a"}})
+json.dump(s, open(sys.argv[3], "w"))
+' "$tmp/snap.json" "$tmp/cm-missing.json" "$tmp/cm-there.json"
+tokenize_state='import json, sys
+d = json.load(open(sys.argv[1]))
+print([p["status"] for p in d["pods"] if p["name"] == "tokenize-0"][0],
+      [g["message"] for g in d["podGroups"] if g["name"] == "pg-tokenize"][0])'
+check snapshot_configmap_missing runs_ok simulate --snapshot "$tmp/cm-missing.json" -o json
+check snapshot_configmap_missing_waits test "$(python3 -c "$tokenize_state" "$tmp/out")" = \
+	"Pending Missing required configmaps: [tokenizer-config]"
+check snapshot_configmap_there runs_ok simulate --snapshot "$tmp/cm-there.json" -o json
+check snapshot_configmap_there_binds test "$(python3 -c "$tokenize_state" "$tmp/out")" = "Binding "
 
 # gantry fairshare (docs/fairshare.md): KAI's fairshare-simulator README request, stdin and -f
 cat >"$tmp/fs.json" <<'JSON'
