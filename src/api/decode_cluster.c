@@ -10,6 +10,7 @@
 
 #include "api/quantity.h"
 #include "core/actions.h"
+#include "util/cron.h"
 #include "util/mem.h"
 #include "util/strtab.h"
 #include "util/time.h"
@@ -230,6 +231,97 @@ static int shard_args(struct gt_dec *x, const struct gt_doc *o, struct gt_config
 	return 0;
 }
 
+/* usageDBConfig.usageParams' durations: Go's (metav1.Duration); @dflt when absent. */
+static int usage_duration(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *up, const char *key,
+			  int64_t *out)
+{
+	const char *v = gt_doc_str(up, key);
+	if (!v || gt_doc_is_null(gt_doc_get(up, key)))
+		return 0;
+	char field[96];
+	snprintf(field, sizeof(field), "spec.usageDBConfig.usageParams.%s", key);
+	if (gt_duration_parse_whole(v, out))
+		return gt_dec_fail(x, o, field, "not a duration", v);
+	return 0;
+}
+
+static int usage_window(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *up,
+			struct gt_usage_params *u)
+{
+	const char *size = gt_doc_str(up, "windowSize"), *type = gt_doc_str(up, "windowType");
+	if (size && gt_duration_parse_prom(size, &u->window_s))
+		return gt_dec_fail(x, o, "spec.usageDBConfig.usageParams.windowSize",
+				   "not a Prometheus duration (1w, 168h, 1h30m)", size);
+	if (!type || !strcmp(type, "sliding"))
+		u->window = GT_WINDOW_SLIDING;
+	else if (!strcmp(type, "tumbling"))
+		u->window = GT_WINDOW_TUMBLING;
+	else if (!strcmp(type, "cron"))
+		u->window = GT_WINDOW_CRON;
+	else
+		return gt_dec_fail(x, o, "spec.usageDBConfig.usageParams.windowType",
+				   "must be sliding, tumbling or cron, not", type);
+	const char *start = gt_doc_str(up, "tumblingWindowStartTime");
+	if (u->window == GT_WINDOW_TUMBLING && !start)	/* KAI's usage client refuses it too */
+		return gt_dec_fail(x, o, "spec.usageDBConfig.usageParams.tumblingWindowStartTime",
+				   "is required with windowType tumbling", NULL);
+	if (start && gt_time_parse(start, &u->tumbling_start))
+		return gt_dec_fail(x, o, "spec.usageDBConfig.usageParams.tumblingWindowStartTime",
+				   "not an RFC 3339 time", start);
+	const char *cron = gt_doc_str(up, "cronString");
+	char why[256];
+	if (u->window == GT_WINDOW_CRON && gt_cron_parse(cron ? cron : "", &u->cron, why, sizeof(why)))
+		return gt_dec_fail(x, o, "spec.usageDBConfig.usageParams.cronString", why, NULL);
+	return 0;
+}
+
+/*
+ * spec.kValue and spec.usageDBConfig: time-based fair share. Gantry keeps
+ * the usage history itself (core/usage.h), so what only KAI's usage
+ * database client reads is accepted with a warning.
+ */
+static int shard_usage(struct gt_dec *x, const struct gt_doc *o, struct gt_config *cfg)
+{
+	/* spec.kValue is the proportion plugin's default argument: the plugin's own arguments replace it */
+	const char *k = gt_doc_str(gt_doc_get(o, "spec"), "kValue");
+	double kv;
+	if (k && !gt_doc_is_null(gt_doc_path(o, "spec.kValue")) && gt_dec_number(k, &kv))
+		return gt_dec_fail(x, o, "spec.kValue", "not a number", k);
+	if (k && !gt_doc_is_null(gt_doc_path(o, "spec.kValue")) &&
+	    !gt_doc_path(o, "spec.plugins.proportion.arguments"))
+		cfg->k_value = kv;
+	const struct gt_doc *db = gt_doc_path(o, "spec.usageDBConfig");
+	if (!db || gt_doc_is_null(db))
+		return 0;
+	struct gt_usage_params u = cfg->usage;
+	u.on = true;
+	const char *client = gt_doc_str(db, "clientType");
+	if (!client || !*client)	/* KAI: "client type cannot be empty" */
+		return gt_dec_fail(x, o, "spec.usageDBConfig.clientType", "is required (prometheus)", NULL);
+	static const char *const db_only[] = { "connectionString", "connectionStringEnvVar" };
+	for (size_t i = 0; i < 2; i++)
+		if (gt_doc_str(db, db_only[i]) && *gt_doc_str(db, db_only[i]))
+			gt_dec_warn(x, "SchedulingShard %s: spec.usageDBConfig.%s is not used: Gantry keeps the "
+				    "queues' usage itself, from its own allocations (docs/fairshare.md)",
+				    gt_obj_name(o), db_only[i]);
+	const struct gt_doc *up = gt_doc_get(db, "usageParams");
+	int64_t hl = 0;
+	int rc = usage_duration(x, o, up, "halfLifePeriod", &hl);
+	rc = rc ? rc : usage_duration(x, o, up, "fetchInterval", &u.fetch_interval_s);
+	rc = rc ? rc : usage_window(x, o, up, &u);
+	if (rc)
+		return rc;
+	u.half_life_s = hl > 0 ? hl : 0;	/* KAI: 0 or less means no decay */
+	static const char *const unused[] = { "stalenessPeriod", "waitTimeout", "extraParams" };
+	for (size_t i = 0; i < 3; i++)
+		if (gt_doc_get(up, unused[i]) && !gt_doc_is_null(gt_doc_get(up, unused[i])))
+			gt_dec_warn(x, "SchedulingShard %s: spec.usageDBConfig.usageParams.%s is not used: it "
+				    "concerns KAI's Prometheus queries; Gantry's own usage history is never stale",
+				    gt_obj_name(o), unused[i]);
+	cfg->usage = u;
+	return 0;
+}
+
 int gt_dec_shard(struct gt_dec *x, const struct gt_doc *o)
 {
 	struct gt_config cfg = x->c->config;	/* the whole shard or nothing of it */
@@ -245,6 +337,7 @@ int gt_dec_shard(struct gt_dec *x, const struct gt_doc *o)
 		cfg.gpu_sharing_order = false;
 	int rc = shard_plugins(x, o, &cfg);
 	rc = rc ? rc : shard_args(x, o, &cfg);
+	rc = rc ? rc : shard_usage(x, o, &cfg);
 	rc = rc ? rc : shard_actions(x, o, &cfg);
 	rc = rc ? rc : shard_budgets(x, o, &cfg);
 	if (!rc)

@@ -36,6 +36,8 @@ void gt_config_defaults(struct gt_config *c)
 		.job_ms = 240000, .min_job_ms = 0,
 		.generator_ms = { [GT_GEN_NODE_LOCAL_GREEDY] = 30000, [GT_GEN_MULTI_NODE_GANG] = 120000 },
 	};
+	c->usage.window_s = 7 * 86400;	/* KAI's defaults (usagedb/api/defaults.go) */
+	c->usage.fetch_interval_s = 60;
 }
 
 enum gt_status gt_pod_status_at(const struct gt_pod *p, const struct gt_config *c, int64_t now)

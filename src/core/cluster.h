@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "util/cron.h"
 #include "util/strtab.h"
 
 #define GT_MAX_EXT 8		/* extended resources (MIG profiles, ...) */
@@ -269,6 +270,13 @@ struct gt_queue {
 	double weight[GT_NQRES];
 	int64_t preempt_min_runtime_s;	/* -1: inherit */
 	int64_t reclaim_min_runtime_s;
+	/*
+	 * Time-based fair share (core/usage.h): the queue's historical usage
+	 * per gt_qres as a fraction of the cluster's capacity over the usage
+	 * window; 0 without a usage history, which leaves fair shares as they
+	 * are without time-based fair share.
+	 */
+	double usage[GT_NQRES];
 	int32_t *children;
 	uint32_t n_children, cap_children;
 };
@@ -303,7 +311,22 @@ struct gt_search_budgets {
 
 /* Milliseconds on a monotonic clock, supplied by a front end. */
 typedef int64_t (*gt_clock_ms_fn)(void *ctx);
+/* KAI's usageDBConfig.usageParams.windowType */
+enum gt_usage_window { GT_WINDOW_SLIDING, GT_WINDOW_TUMBLING, GT_WINDOW_CRON };
 
+/*
+ * Time-based fair share: the SchedulingShard's usageDBConfig, as Gantry
+ * acts on it (core/usage.h keeps the history these describe).
+ */
+struct gt_usage_params {
+	bool on;		/* usageDBConfig is set */
+	int64_t half_life_s;	/* 0: no decay */
+	int64_t window_s;	/* windowSize; default one week */
+	enum gt_usage_window window;
+	int64_t tumbling_start;	/* tumblingWindowStartTime, Unix seconds */
+	struct gt_cron cron;	/* cronString */
+	int64_t fetch_interval_s;	/* how often the usage is refreshed (default 60) */
+};
 struct gt_config {
 	unsigned plugins_off;	/* bit per enum gt_plugin */
 	bool gpu_spread;	/* placementStrategy.gpu == spread */
@@ -331,6 +354,7 @@ struct gt_config {
 	struct gt_search_budgets search;
 	gt_clock_ms_fn clock_ms;	/* NULL: the search runs without time budgets */
 	void *clock_ctx;
+	struct gt_usage_params usage;
 };
 
 struct gt_cluster {

@@ -54,6 +54,20 @@ static void deserved_phase(struct division *d, int64_t amount)
 	}
 }
 
+/*
+ * A queue's share of one over-quota round, KAI's calcShareWeights: its
+ * weight normalised over the unsatisfied siblings', raised or lowered by k
+ * times how far its usage (core/usage.h; 0 without time-based fair share)
+ * is below or above that weight, floored at 0:
+ *	max(0, nw + k * (nw - usage))
+ */
+static double share_weight(const struct gt_session *s, int32_t q, int r, double total_w, double k)
+{
+	double nw = s->c->queues[q].weight[r] / total_w;
+	double w = nw + k * (nw - s->c->queues[q].usage[r]);
+	return w > 0 ? w : 0;
+}
+
 /* One priority group's water-filling rounds (KAI-SPEC 6.3 step 2). */
 static void over_quota_group(struct division *d, int32_t prio)
 {
@@ -76,9 +90,7 @@ static void over_quota_group(struct division *d, int32_t prio)
 			int32_t q = d->qs[i];
 			if (s->c->queues[q].priority != prio || satisfied(s, q, r))
 				continue;
-			double nw = s->c->queues[q].weight[r] / total_w;
-			double w = nw + k * nw;	/* usage history is 0: no time-based decay */
-			sum_w += w > 0 ? w : 0;
+			sum_w += share_weight(s, q, r, total_w, k);
 		}
 		if (sum_w <= 0)
 			return;
@@ -88,9 +100,7 @@ static void over_quota_group(struct division *d, int32_t prio)
 			const struct gt_queue *cq = &s->c->queues[q];
 			if (cq->priority != prio || satisfied(s, q, r) || cq->weight[r] <= 0)
 				continue;
-			double nw = cq->weight[r] / total_w;
-			double w = nw + k * nw;
-			double portion = r0 * (w > 0 ? w : 0) / sum_w;
+			double portion = r0 * share_weight(s, q, r, total_w, k) / sum_w;
 			int64_t need = remaining_requested(s, q, r);
 			int64_t give;
 			if ((double)need <= portion) {

@@ -590,12 +590,30 @@ static bool prepare_snapshot(struct gt_replay *r)
 
 /* ---------------------------------------------------------------- the cycle */
 
+/*
+ * Time-based fair share: the usage the run so far left (core/usage.h), on
+ * the virtual clock; a skipped cycle's rates are set too, so departures
+ * between cycles end a queue's usage when they happen.
+ */
+static void usage_before(struct gt_replay *r)
+{
+	if (!r->usage_started) {
+		gt_usage_init(&r->usage, &r->c.config.usage, r->now);
+		r->usage_started = true;
+	}
+	gt_usage_advance(&r->usage, r->now);
+	gt_usage_apply(&r->usage, &r->c.config.usage, &r->c, r->now);
+}
+
 static void cycle(struct gt_replay *r)
 {
 	if (r->need_compact)
 		compact(r);
 	r->dirty = false;
 	struct gt_session s;
+	bool usage = r->c.config.usage.on && !r->single_queue;
+	if (usage)
+		usage_before(r);
 	if ((!r->n_pending && !r->o.exact) || !prepare_snapshot(r)) {
 		/*
 		 * Nothing pending, or nothing that could be placed: a cycle would
@@ -611,6 +629,8 @@ static void cycle(struct gt_replay *r)
 		gt_fairshare_compute(&s);
 		for (uint32_t q = 0; q < r->c.n_queues; q++)
 			r->q_fair_milli[q] = s.queues[q].fair_share[GT_QGPU];
+		if (usage)
+			gt_usage_set_rates(&r->usage, &s);
 		gt_session_release(&s);
 		gt_rp_set_signals(r);
 		return;
@@ -625,6 +645,8 @@ static void cycle(struct gt_replay *r)
 		r->q_fair_milli[q] = s.queues[q].fair_share[GT_QGPU];
 	struct gt_plan plan;
 	struct gt_plan_opts po = { .taken = group_taken, .arg = r };
+	if (usage)
+		gt_usage_set_rates(&r->usage, &s);
 	gt_plan_build(&plan, &s, &po);
 	gt_session_release(&s);
 	r->dirty = apply_plan(r, &plan);

@@ -9,6 +9,7 @@
 #ifndef GT_REPLAY_ENGINE_INT_H
 #define GT_REPLAY_ENGINE_INT_H
 
+#include "core/usage.h"
 #include "replay/engine.h"
 
 enum job_state { JS_FUTURE, JS_PENDING, JS_RUNNING, JS_RELEASING, JS_DONE };
@@ -112,6 +113,9 @@ struct gt_replay {
 	uint64_t n_cycle_ms, cap_cycle_ms;
 	double arrived_milli;
 	struct gt_replay_stats st;
+	/* time-based fair share (c.config.usage.on): the queues' usage on the virtual clock */
+	struct gt_usage_history usage;
+	bool usage_started;
 };
 
 /* A job's GPUs as a number: whole GPUs, or its pods' fractions added up. */

@@ -329,12 +329,18 @@ static char *policy_string(const struct gt_replay_opts *o, const struct gt_confi
 	const char *place = cfg->gpu_spread ? "spread"
 			    : (cfg->plugins_off & (1u << GT_PLUGIN_NODEPLACEMENT)) ? "gpupack"
 										: "binpack";
-	snprintf(buf + off, sizeof(buf) - off,
+	off += (size_t)snprintf(buf + off, sizeof(buf) - off,
 		 " placement=%s cpu-placement=%s order=%s min-runtime=%llds period=%llds bind-latency=%llds evict-grace=%llds evicted=%s%s",
 		 place, cfg->cpu_spread ? "spread" : "binpack", o->fifo ? "fifo" : "kai",
 		 (long long)cfg->reclaim_min_runtime_s,
 		 (long long)o->period, (long long)o->bind_latency, (long long)o->evict_grace,
 		 o->resume ? "resume" : "restart", o->no_departures ? " no-departures" : "");
+	/* time-based fair share changes every answer: a run says it had it */
+	static const char *const window_name[] = { "sliding", "tumbling", "cron" };
+	if (cfg->usage.on && off < sizeof(buf))
+		snprintf(buf + off, sizeof(buf) - off, " usage=%s window=%llds half-life=%llds k=%g",
+			 window_name[cfg->usage.window], (long long)cfg->usage.window_s,
+			 (long long)cfg->usage.half_life_s, cfg->k_value);
 	return gt_xstrdup(buf);
 }
 
@@ -428,6 +434,8 @@ void gt_replay_free(struct gt_replay *r)
 		c->pods[i].n_affinity_terms = 0;
 	}
 	gt_cluster_release(c);
+	if (r->usage_started)
+		gt_usage_release(&r->usage);
 	for (uint32_t sp = 0; sp < r->n_specs; sp++)
 		gt_selector_release(&r->spec_sel[sp]);
 	free(r->spec_sel);

@@ -40,6 +40,12 @@ struct cli {
 	bool quiet;
 	bool actions_given;
 	struct gt_replay_opts o;
+	/* time-based fair share: on with --time-based-fairshare or a shard's usageDBConfig */
+	bool usage;
+	int64_t usage_window, usage_half_life;
+	bool window_given, half_life_given;
+	double k_value;
+	bool k_given;
 };
 
 static const char *const queue_modes[] = { "tenant", "single", NULL };
@@ -114,7 +120,18 @@ static int parse_placement(const char *v, void *dest, char *why, size_t why_len)
 	  .seen = &(o)->min_runtime_given,                                                            \
 	  .help = "reclaim and preempt spare jobs that ran less (KAI's minruntime)" },                \
 	{ .type = GT_FLAG_BOOL, .name = "qos-priority", .dest = &(o)->o.qos_priority,                  \
-	  .help = "openb: qos as priority (LS 125, Guaranteed 100, Burstable 75, BE 50)" }
+	  .help = "openb: qos as priority (LS 125, Guaranteed 100, Burstable 75, BE 50)" },           \
+	{ .type = GT_FLAG_BOOL, .name = "time-based-fairshare", .dest = &(o)->usage,                   \
+	  .help = "KAI's time-based fair share on the virtual clock (a shard's\n"                     \
+		  "usageDBConfig turns it on too; docs/fairshare.md)" },                              \
+	{ .type = GT_FLAG_SECONDS, .name = "usage-window", .dest = &(o)->usage_window, .arg = "D",      \
+	  .min = 1, .max = 100LL * 365 * 86400, .seen = &(o)->window_given,                          \
+	  .help = "its sliding window (default: the shard's windowSize, else 168h)" },                \
+	{ .type = GT_FLAG_SECONDS, .name = "usage-half-life", .dest = &(o)->usage_half_life,            \
+	  .arg = "D", .max = 100LL * 365 * 86400, .seen = &(o)->half_life_given,                     \
+	  .help = "its half-life (default: the shard's halfLifePeriod, else none)" },                 \
+	{ .type = GT_FLAG_DOUBLE, .name = "k-value", .dest = &(o)->k_value, .arg = "K",                \
+	  .seen = &(o)->k_given, .help = "proportion's kValue (default: the shard's, else 1)" }
 
 #define TIME_FLAGS(o)                                                                                \
 	{ .type = GT_FLAG_SECTION, .help = "Time" },                                                  \
@@ -269,6 +286,21 @@ static int build_cluster(const struct cli *o, struct gt_cluster *c)
 		c->config.cpu_spread = o->cpu_placement == 1;
 	if (o->min_runtime_given)
 		c->config.preempt_min_runtime_s = c->config.reclaim_min_runtime_s = o->min_runtime;
+	struct gt_usage_params *u = &c->config.usage;
+	if (o->usage && !u->on)
+		*u = (struct gt_usage_params){ .on = true, .window = GT_WINDOW_SLIDING, .window_s = 7 * 86400,
+					       .fetch_interval_s = 60 };
+	if ((o->window_given || o->half_life_given) && !u->on) {
+		fprintf(stderr, "gantry replay: --usage-window and --usage-half-life go with --time-based-fairshare\n");
+		return 2;
+	}
+	if (o->window_given)
+		*u = (struct gt_usage_params){ .on = true, .window = GT_WINDOW_SLIDING, .window_s = o->usage_window,
+					       .half_life_s = u->half_life_s, .fetch_interval_s = 60 };
+	if (o->half_life_given)
+		u->half_life_s = o->usage_half_life;
+	if (o->k_given)
+		c->config.k_value = o->k_value;
 	return 0;
 }
 

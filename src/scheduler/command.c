@@ -8,6 +8,7 @@
 
 #include "core/actions.h"
 #include "core/fairshare.h"
+#include "core/usage.h"
 #include "kube/cache.h"
 #include "kube/config.h"
 #include "kube/http.h"
@@ -16,7 +17,9 @@
 #include "pgctl/pgctl.h"
 #include "scheduler/kai_flags.h"
 #include "scheduler/metrics.h"
+#include "scheduler/snapserve.h"
 #include "scheduler/snapshot.h"
+#include "scheduler/usagestore.h"
 #include "scheduler/writer.h"
 #include "scheduler/writes.h"
 #include "status/controller.h"
@@ -45,6 +48,7 @@ struct opts {
 	bool podgrouper;	/* run the podgrouper controller in this process */
 	const char *podgrouper_config;
 	bool require_podgroup, require_podgroup_given;	/* not given: as --podgrouper */
+	bool snapshot_endpoint;	/* serve GET /get-snapshot on kai.plugin_server_port */
 	struct gt_kai_flags kai;
 	struct gt_config_overrides overrides;	/* from kai */
 	bool queue_controller, podgroup_controller;	/* KAI's status controllers in this process */
@@ -147,6 +151,10 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	  .help = "metric name prefix (default kai)" },                                              \
 	{ .type = GT_FLAG_FUNC, .name = "log-level", .dest = &(o)->log_level, .arg = "L",            \
 	  .parse = gt_flag_log_level, .help = "error, warn, info or debug (default info)" },         \
+	{ .type = GT_FLAG_BOOL, .name = "snapshot-endpoint", .dest = &(o)->snapshot_endpoint,       \
+	  .help = "serve GET /get-snapshot, KAI's snapshot plugin, on 127.0.0.1; it holds\n"         \
+		  "every cached object, pod specs included, on KAI's --plugin-server-port\n"        \
+		  "(docs/snapshots.md; default false)" },                                            \
 	{ .type = GT_FLAG_INT, .name = "page-size", .dest = &(o)->page_size, .arg = "N", .min = 1,    \
 	  .max = 100000, .help = "LIST page size (default 500)" },                                   \
 	{ .type = GT_FLAG_DURATION, .name = "watch-timeout", .dest = &(o)->watch_timeout_s, .arg = "D", \
@@ -173,6 +181,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	};
 	int rc = gt_flags_parse(&cmd, argc, argv);
 	rc = rc ? rc : gt_lease_flags_check("scheduler", &o->lease);
+	o->kai.plugin_server_used = o->snapshot_endpoint;
 	return rc ? rc : gt_kai_flags_apply(&o->kai, &o->overrides, &o->log_level);
 }
 
@@ -191,7 +200,67 @@ struct sched {
 	char *identity;
 	char **announced;	/* pipelined pods already announced */
 	size_t n_announced;
+	struct gt_snapserve *snapserve;	/* NULL: no --snapshot-endpoint */
+	/* time-based fair share: the usage history, loaded from its ConfigMap once */
+	struct gt_usage_history usage;
+	bool usage_loaded;
+	int64_t usage_saved;	/* when it was last written */
+	bool usage_save_failing;	/* the last write failed (said once) */
 };
+
+/* The usage history to the cluster, so that the next leader or a restart keeps it. */
+static void usage_save(struct sched *S, int64_t now)
+{
+	char name[300];
+	struct gt_err err = { 0 };
+	gt_usage_store_name(S->o.shard, name, sizeof(name));
+	/* a write that keeps failing is said when it starts failing and when it works again */
+	if (gt_usage_store_save(S->cl, S->o.ns, name, &S->usage, &err)) {
+		if (!S->usage_save_failing)
+			gt_log(GT_LOG_WARN, "usage", "%s", err.msg);
+		S->usage_save_failing = true;
+	} else if (S->usage_save_failing) {
+		gt_log(GT_LOG_INFO, "usage", "the usage history is written to ConfigMap %s/%s again", S->o.ns, name);
+		S->usage_save_failing = false;
+	}
+	S->usage_saved = now;
+}
+
+/*
+ * Time-based fair share (the shard's usageDBConfig): the history read back
+ * from its ConfigMap at the first cycle that needs it, integrated up to
+ * now and applied to the queues before fair shares are computed.
+ */
+static void usage_before(struct sched *S, struct gt_cluster *c, int64_t now)
+{
+	if (!c->config.usage.on)
+		return;
+	if (!S->usage_loaded) {
+		char name[300];
+		struct gt_err err = { 0 };
+		gt_usage_store_name(S->o.shard, name, sizeof(name));
+		int rc = gt_usage_store_load(S->cl, S->o.ns, name, &c->config.usage, now, &S->usage, &err);
+		if (rc && rc != GT_ENOTFOUND)
+			gt_log(GT_LOG_WARN, "usage", "starting a new usage history: %s", err.msg);
+		else
+			gt_log(GT_LOG_INFO, "usage", "time-based fair share: %s usage history in ConfigMap %s/%s",
+			       rc ? "a new" : "the", S->o.ns, name);
+		S->usage_loaded = true;
+		S->usage_saved = now;
+	}
+	gt_usage_configure(&S->usage, &c->config.usage, now);
+	gt_usage_advance(&S->usage, now);
+	gt_usage_apply(&S->usage, &c->config.usage, c, now);
+}
+
+static void usage_after(struct sched *S, const struct gt_session *s, int64_t now)
+{
+	if (!s->c->config.usage.on)
+		return;
+	gt_usage_set_rates(&S->usage, s);
+	if (now - S->usage_saved >= s->c->config.usage.fetch_interval_s)
+		usage_save(S, now);
+}
 
 static void free_announced(struct sched *S)
 {
@@ -220,6 +289,9 @@ static void cycle(struct sched *S)
 	double t1 = gt_mono_ms();
 	int64_t now = (int64_t)time(NULL);
 	snap.c.config.clock_ms = gt_mono_ms_clock;	/* the victim search's time budgets */
+	usage_before(S, &snap.c, now);
+	if (S->snapserve)
+		gt_snapserve_set(S->snapserve, &snap.c.config, snap.node_pool);
 	struct gt_session s;
 	gt_session_open(&s, &snap.c, now);
 	double t_fair = gt_mono_ms();
@@ -233,6 +305,7 @@ static void cycle(struct sched *S)
 		action_ms[a] = gt_mono_ms() - ta;
 	}
 	double t_close = gt_mono_ms();
+	usage_after(S, &s, now);
 	struct gt_plan plan;
 	gt_plan_build(&plan, &s, NULL);
 	struct gt_writes_opts wo = { .node_pool = "default", .reservation_ns = S->o.reservation.ns, .now = now,
@@ -343,6 +416,25 @@ static int configure(struct sched *S, struct gt_kube_config *cfg)
 	return 0;
 }
 
+/* --snapshot-endpoint: KAI's /get-snapshot on loopback. 0, or 1 when the port cannot be had (said). */
+static int serve_snapshots(struct sched *S)
+{
+	if (!S->o.snapshot_endpoint)
+		return 0;
+	struct gt_snapserve_opts so = { .port = (int)S->o.kai.plugin_server_port, .scheduler_name = S->o.scheduler_name,
+					.pool_key = S->o.node_pool_key, .actions = S->o.actions,
+					.schedule_period_s = S->o.period_s };
+	struct gt_err err = { 0 };
+	S->snapserve = gt_snapserve_start(S->cache, &so, &err);
+	if (!S->snapserve) {
+		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
+		return 1;
+	}
+	gt_log(GT_LOG_INFO, "scheduler", "serving GET /get-snapshot on 127.0.0.1:%d (every cached object)",
+	       gt_snapserve_port(S->snapserve));
+	return 0;
+}
+
 /* The client, the cache and /metrics. 0, or 1 when the metrics port cannot be had (said). */
 static int connect_api(struct sched *S, struct gt_kube_config *cfg)
 {
@@ -354,14 +446,14 @@ static int connect_api(struct sched *S, struct gt_kube_config *cfg)
 	S->metrics.api = gt_kube_client_stats(S->cl);
 	atomic_store(&S->metrics.leader, !S->o.lease.elect);
 	if (!strcmp(S->o.metrics_addr, "0") || !*S->o.metrics_addr)
-		return 0;
+		return serve_snapshots(S);
 	struct gt_err err = { 0 };
 	if (gt_metrics_serve(&S->metrics, S->o.metrics_addr, &err)) {
 		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
 		return 1;
 	}
 	gt_log(GT_LOG_INFO, "scheduler", "serving /metrics, /healthz and /readyz on port %d", S->metrics.port);
-	return 0;
+	return serve_snapshots(S);
 }
 
 /* The podgrouper's series on the scheduler's /metrics. */
@@ -427,6 +519,10 @@ static void stop(struct sched *S)
 	gt_stop_hooks_off();
 	/* /metrics reads the writer's and reflectors' counters: stop serving first */
 	gt_metrics_stop(&S->metrics);
+	gt_snapserve_stop(S->snapserve);
+	S->snapserve = NULL;
+	if (S->usage_loaded && !(S->leader && gt_leader_lost(S->leader)))	/* a new leader owns it now */
+		usage_save(S, (int64_t)time(NULL));
 	gt_writer_free(S->writer);
 	gt_leader_stop(S->leader);
 	gt_kube_client_stop(S->cl);
@@ -465,6 +561,9 @@ int gt_scheduler_main(int argc, char **argv)
 		stop(&S);
 	}
 	gt_metrics_release(&S.metrics);
+	gt_snapserve_stop(S.snapserve);	/* when start() was never reached */
+	if (S.usage_loaded)
+		gt_usage_release(&S.usage);
 	gt_cache_free(S.cache);
 	gt_kube_client_free(S.cl);
 	gt_pg_config_release(&S.pg_cfg);

@@ -56,6 +56,7 @@ int gt_kai_flags_apply(const struct gt_kai_flags *k, struct gt_config_overrides 
 	inert(k->seen_profiler_port, "profiler-port", "Go's profiler does not exist here");
 	inert(k->seen_pyroscope || k->seen_mutex_rate || k->seen_block_rate, "pyroscope-*",
 	      "Pyroscope profiles Go programs");
-	inert(k->seen_plugin_port, "plugin-server-port", "KAI's plugin server is not part of Gantry");
+	inert(k->seen_plugin_port && !k->plugin_server_used, "plugin-server-port",
+	      "KAI's plugin server is not part of Gantry; only /get-snapshot (--snapshot-endpoint) uses it");
 	return 0;
 }

@@ -30,11 +30,13 @@ struct gt_kai_flags {
 	bool seen_restrict, seen_profiler, seen_json, seen_version, seen_queue_key, seen_app_label, seen_conf;
 	bool seen_cpu_key, seen_gpu_key, seen_mig_key, seen_profiler_port, seen_pyroscope, seen_mutex_rate;
 	bool seen_block_rate, seen_plugin_port, seen_v;
+	/* set by the command: --snapshot-endpoint listens on plugin_server_port */
+	bool plugin_server_used;
 };
 
 #define GT_KAI_FLAGS_DEFAULTS { .max_consolidation_preemptees = 16, .staleness_grace_s = 60, \
 	.stuck_releasing_s = 120, .allow_consolidating_reclaim = true, .full_hierarchy_fairness = true, \
-	.use_scheduling_signatures = true, .version = true, .verbosity = 3 }
+	.use_scheduling_signatures = true, .version = true, .verbosity = 3, .plugin_server_port = 8081 }
 
 /* The flags, for a command's flag table (util/flags.h). */
 #define GT_KAI_FLAGS(k)                                                                              \
@@ -93,7 +95,8 @@ struct gt_kai_flags {
 	{ .type = GT_FLAG_INT, .name = "pyroscope-block-profiler-rate", .dest = &(k)->pyroscope_block_rate, \
 	  .seen = &(k)->seen_block_rate, .arg = "N", .help = "(warned)" },                            \
 	{ .type = GT_FLAG_INT, .name = "plugin-server-port", .dest = &(k)->plugin_server_port,        \
-	  .seen = &(k)->seen_plugin_port, .arg = "PORT", .min = 1, .max = 65535, .help = "(warned)" }
+	  .seen = &(k)->seen_plugin_port, .arg = "PORT", .max = 65535,                                \
+	  .help = "/get-snapshot's port with --snapshot-endpoint (default 8081; 0: any)" }
 
 /*
  * What the flags ask for: overrides of the shard's configuration in @ov, the

@@ -9,9 +9,12 @@
 #include "api/doc.h"
 #include "api/manifest.h"
 #include "core/actions.h"
+#include "core/usage.h"
 #include "podgrouper/podgrouper.h"
 #include "sim/output.h"
+#include "snapshot/kaisnap.h"
 #include "util/clock.h"
+#include "util/file.h"
 #include "util/flags.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -24,6 +27,9 @@ struct sim_opts {
 	int64_t now;
 	int output;		/* enum gt_output */
 	bool show_cycles;	/* log every cycle's binds, pipelines and evictions */
+	const char *snapshot;	/* --snapshot: KAI's snapshot.zip or snapshot.json */
+	bool actions_given;	/* --actions was given (else a snapshot's own actions) */
+	bool verbose;		/* -v: how long decoding and each cycle took */
 };
 
 static int parse_now(const char *v, void *dest, char *why, size_t why_len)
@@ -45,22 +51,28 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 			  "a directory: its .yaml, .yml and .json files (repeatable; FILE alone works too)" },
 		{ .type = GT_FLAG_BOOL, .name = "recursive", .short_name = 'R', .dest = &o->recursive,
 		  .help = "read directories given to -f recursively" },
+		{ .type = GT_FLAG_STRING, .name = "snapshot", .dest = &o->snapshot, .arg = "FILE", .min = 1,
+		  .help = "a KAI scheduler snapshot (its /get-snapshot ZIP, or the snapshot.json\n"
+			  "in it): its objects, actions and plugin configuration (docs/snapshots.md)" },
 		{ .type = GT_FLAG_SECTION, .help = "Scheduling" },
 		{ .type = GT_FLAG_INT, .name = "cycles", .dest = &o->cycles, .arg = "N", .min = 1, .max = 100000,
 		  .help = "scheduling cycles to run (default 1)" },
 		{ .type = GT_FLAG_FUNC, .name = "actions", .dest = &o->actions, .arg = "LIST", .parse = gt_actions_flag,
+		  .seen = &o->actions_given,
 		  .help = "comma-separated subset of allocate,consolidation,reclaim,preempt,\n"
-			  "stalegangeviction (default: all five)" },
+			  "stalegangeviction (default: all five, or a snapshot's own)" },
 		{ .type = GT_FLAG_FUNC, .name = "now", .dest = &o->now, .arg = "TIME", .parse = parse_now,
 		  .help = "the virtual clock's start, RFC 3339 (default: the current time)" },
 		{ .type = GT_FLAG_SECTION, .help = "Output" },
 		GT_OUTPUT_FLAG(&o->output),
+		{ .type = GT_FLAG_BOOL, .name = "verbose", .short_name = 'v', .dest = &o->verbose,
+		  .help = "say on stderr how long reading and decoding took, and each cycle" },
 		{ .type = GT_FLAG_BOOL, .name = "show-cycles", .dest = &o->show_cycles,
 		  .help = "log each cycle's binds, pipelines and evictions, with why\n"
 			  "(on stderr when the output is json or yaml)" },
 	};
 	const struct gt_command cmd = {
-		.name = "simulate", .synopsis = "[-f] FILE... [flags]",
+		.name = "simulate", .synopsis = "[-f] FILE... [flags]\n       gantry simulate --snapshot snapshot.zip [flags]",
 		.about = "Run the scheduler's core on a virtual cluster given as Kubernetes objects and print\n"
 			 "what it would do (docs/simulate.md).",
 		.flags = flags, .n_flags = GT_FLAGS_N(flags), .positional = &o->files,
@@ -68,8 +80,12 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 	int rc = gt_flags_parse(&cmd, argc, argv);
 	if (rc)
 		return rc;
-	if (!o->files.n) {
-		fprintf(stderr, "gantry simulate: no input: give a FILE or -f FILE\n");
+	if (o->snapshot && o->files.n) {
+		fprintf(stderr, "gantry simulate: --snapshot holds the whole cluster: give it without -f FILE\n");
+		return 2;
+	}
+	if (!o->files.n && !o->snapshot) {
+		fprintf(stderr, "gantry simulate: no input: give a FILE, -f FILE or --snapshot FILE\n");
 		fprintf(stderr, "run 'gantry simulate --help' for the flags it takes\n");
 		return 2;
 	}
@@ -166,19 +182,38 @@ static void decode(const struct gt_doc_list *docs, const struct gt_pg_batch *pg,
 	gt_decoder_release(&dec);
 }
 
+/* Time-based fair share on the virtual clock: the usage the cycles so far left, before each cycle. */
+static void usage_before(struct gt_usage_history *h, struct gt_cluster *c, int64_t now)
+{
+	if (!c->config.usage.on)
+		return;
+	gt_usage_advance(h, now);
+	gt_usage_apply(h, &c->config.usage, c, now);
+}
+
 /*
  * The cycles: each runs the core, lists its plan (logged with
  * --show-cycles) and moves the virtual cluster on; the last one's state is
- * printed.
+ * printed. With a shard's usageDBConfig, each cycle's allocations feed the
+ * next ones' fair shares (core/usage.h).
  */
 static void run_cycles(struct sim_opts *o, struct gt_cluster *c)
 {
 	struct gt_session s;
 	struct gt_plan plan;
+	struct gt_usage_history usage;
+	gt_usage_init(&usage, &c->config.usage, o->now);
 	bool machine = o->output == GT_OUT_JSON || o->output == GT_OUT_YAML;
 	for (int cycle = 1; cycle <= o->cycles; cycle++) {
+		double t0 = gt_mono_ms();
+		usage_before(&usage, c, o->now);
 		gt_cycle_run(&s, c, o->now, o->actions);
 		gt_plan_build(&plan, &s, NULL);
+		if (o->verbose)
+			fprintf(stderr, "gantry simulate: cycle %d: %.1f ms (%u binds, %u pipelined, %u evictions)\n", cycle,
+				gt_mono_ms() - t0, plan.n_binds, plan.n_pipelines, plan.n_evictions);
+		if (c->config.usage.on)
+			gt_usage_set_rates(&usage, &s);
 		if (o->show_cycles)	/* with JSON or YAML on stdout, the log goes to stderr */
 			gt_output_cycle_log(machine ? stderr : stdout, c, &plan, cycle);
 		if (cycle == o->cycles)
@@ -188,6 +223,7 @@ static void run_cycles(struct sim_opts *o, struct gt_cluster *c)
 		gt_session_release(&s);
 		o->now += 1;	/* KAI's cycle period: one second */
 	}
+	gt_usage_release(&usage);
 	if (machine) {
 		gt_output_json(stdout, c, &s, &plan, (int)o->cycles, o->output == GT_OUT_YAML);
 	} else {
@@ -197,6 +233,59 @@ static void run_cycles(struct sim_opts *o, struct gt_cluster *c)
 	}
 	gt_plan_release(&plan);
 	gt_session_release(&s);
+}
+
+/*
+ * A KAI snapshot into @c: its objects as KAI's cache held them (pods being
+ * bound Binding), its shard made from the configuration, its actions unless
+ * --actions says otherwise. Warnings are said; a bad object is said and
+ * left out (*@bad); an unreadable snapshot is an error (2).
+ */
+static int decode_snapshot(struct sim_opts *o, struct gt_kai_snapshot *snap, struct gt_cluster *c, bool *bad)
+{
+	double t0 = gt_mono_ms();
+	char *data = NULL;
+	size_t len;
+	struct gt_err err = { 0 };
+	if (gt_file_read(o->snapshot, &data, &len, &err) ||
+	    gt_kai_snapshot_read(data, len, o->snapshot, snap, &err)) {
+		fprintf(stderr, "gantry simulate: %s\n", err.msg);
+		free(data);
+		return 2;
+	}
+	free(data);
+	double t1 = gt_mono_ms();
+	for (size_t i = 0; i < snap->n_warnings; i++)
+		fprintf(stderr, "gantry simulate: warning: %s: %s\n", o->snapshot, snap->warnings[i]);
+	struct gt_decoder dec;
+	gt_decoder_init(&dec);
+	dec.scheduler_name = snap->scheduler_name;
+	/* KAI's snapshot lists every ConfigMap its cache held: a missing one is missing */
+	dec.configmaps_complete = snap->configmaps_listed;
+	for (size_t i = 0; i < snap->docs.n; i++)
+		gt_decoder_add(&dec, snap->docs.docs[i]);
+	for (size_t i = 0; i < snap->n_bindings; i++)
+		gt_decoder_bind(&dec, &snap->bindings[i]);
+	gt_decoder_build(&dec, c, &err);
+	/* an object the decoder refuses is named with the snapshot it came from */
+	char prefix[1100];
+	snprintf(prefix, sizeof(prefix), "gantry simulate: %s", o->snapshot);
+	if (gt_decoder_report(&dec, stderr, prefix))
+		*bad = true;	/* said, left out; the rest is simulated */
+	gt_decoder_release(&dec);
+	gt_kai_snapshot_apply(snap, c);
+	if (!o->actions_given)
+		o->actions = snap->actions;
+	if (o->verbose) {
+		size_t n = 0;
+		for (int l = 0; l < GT_KAISNAP_N_LISTS; l++)
+			n += snap->n_objects[l];
+		fprintf(stderr, "gantry simulate: %s: read in %.1f ms, decoded in %.1f ms: %zu objects; %u nodes, %u pods, "
+			"%u PodGroups, %u queues%s%s\n", o->snapshot, t1 - t0, gt_mono_ms() - t1, n, c->n_nodes, c->n_pods,
+			c->n_jobs, c->n_queues, snap->server_version ? "; Kubernetes " : "",
+			snap->server_version ? snap->server_version : "");
+	}
+	return 0;
 }
 
 int gt_simulate_main(int argc, char **argv)
@@ -214,14 +303,26 @@ int gt_simulate_main(int argc, char **argv)
 	gt_strtab_init(&names);
 	gt_cluster_init(&c, &names);
 	bool bad = false;	/* something was left out: exit 2 after the simulation of the rest */
-	rc = load_files(&o, &docs, &bad);
-	rc = rc ? rc : group_pods(&docs, &pg);
+	struct gt_kai_snapshot snap = { 0 };
+	if (o.snapshot) {
+		rc = decode_snapshot(&o, &snap, &c, &bad);
+	} else {
+		double t0 = gt_mono_ms();
+		rc = load_files(&o, &docs, &bad);
+		rc = rc ? rc : group_pods(&docs, &pg);
+		if (!rc) {
+			decode(&docs, &pg, &c, &bad);
+			if (o.verbose)
+				fprintf(stderr, "gantry simulate: read and decoded in %.1f ms: %zu documents\n",
+					gt_mono_ms() - t0, docs.n);
+		}
+	}
 	if (!rc) {
-		decode(&docs, &pg, &c, &bad);
 		c.config.clock_ms = gt_mono_ms_clock;	/* the victim search's time budgets */
 		run_cycles(&o, &c);
 		rc = bad ? 2 : 0;
 	}
+	gt_kai_snapshot_release(&snap);
 	gt_pg_batch_release(&pg);
 	gt_doc_list_release(&docs);
 	gt_cluster_release(&c);

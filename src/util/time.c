@@ -38,6 +38,20 @@ int64_t gt_days_from_civil(int64_t y, int64_t m, int64_t d)
 	return era * 146097 + doe - 719468;
 }
 
+void gt_civil_from_days(int64_t days, int64_t *y, int *m, int *d)
+{
+	/* Howard Hinnant's algorithm, the inverse of gt_days_from_civil() */
+	days += 719468;
+	int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+	int64_t doe = days - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
+	*y = yoe + era * 400 + (*m <= 2);
+}
+
 /* "+hh:mm", "-hh:mm" or "Z" at *@p, as seconds east of UTC; moves *@p past it. */
 static int zone_offset(const char **p, int64_t *off)
 {
@@ -171,6 +185,52 @@ int gt_duration_parse(const char *s, double *out_s)
 			return GT_EINVAL;
 	}
 	*out_s = sign * total;
+	return 0;
+}
+
+int gt_duration_parse_prom(const char *s, int64_t *out_s)
+{
+	/* largest first, each at most once: Prometheus' own rule */
+	static const struct {
+		const char *unit;
+		int64_t ms;
+	} units[] = { { "y", 365LL * 86400000 }, { "w", 7LL * 86400000 }, { "d", 86400000 },
+		      { "h", 3600000 }, { "m", 60000 }, { "s", 1000 }, { "ms", 1 } };
+	const size_t n_units = sizeof(units) / sizeof(units[0]);
+	if (!s || !*s)
+		return GT_EINVAL;
+	if (!strcmp(s, "0")) {
+		*out_s = 0;
+		return 0;
+	}
+	const char *p = s;
+	size_t next = 0;	/* the smallest unit index still allowed */
+	int64_t total_ms = 0;
+	while (*p) {
+		int64_t v = 0;
+		const char *digits = p;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (v > 1000000000)
+				return GT_EINVAL;
+			v = v * 10 + (*p - '0');
+		}
+		if (p == digits)
+			return GT_EINVAL;
+		size_t k = n_units;
+		for (size_t i = next; i < n_units; i++) {	/* "ms" before "m" when both match */
+			size_t n = strlen(units[i].unit);
+			if (!strncmp(p, units[i].unit, n) && (p[n] < 'a' || p[n] > 'z'))
+				k = i;
+		}
+		if (k == n_units)
+			return GT_EINVAL;
+		p += strlen(units[k].unit);
+		total_ms += v * units[k].ms;
+		if (total_ms > 100LL * 365 * 86400000)
+			return GT_EINVAL;
+		next = k + 1;
+	}
+	*out_s = total_ms / 1000;
 	return 0;
 }
 

@@ -29,6 +29,8 @@ void gt_time_format(int64_t t, char *buf, size_t len);
 void gt_time_now_rfc3339(char *buf, size_t len, int frac_digits);
 /* Days from 1970-01-01 to the proleptic Gregorian date @y-@m-@d. */
 int64_t gt_days_from_civil(int64_t y, int64_t m, int64_t d);
+/* The other way: the date of day @days since 1970-01-01 (month and day 1-based). */
+void gt_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
 
 /*
  * A Go duration (time.ParseDuration: an optional sign, then numbers with an
@@ -36,6 +38,14 @@ int64_t gt_days_from_civil(int64_t y, int64_t m, int64_t d);
  * is zero) in seconds; at most 100 years. 0 or GT_EINVAL.
  */
 int gt_duration_parse(const char *s, double *out_s);
+
+/*
+ * A Prometheus duration, as KAI's usageParams.windowSize takes it
+ * (monitoringv1.Duration): units y (365 days), w, d, h, m, s and ms, each at
+ * most once, largest first, whole numbers ("1w", "1h30m", "168h"); "0"
+ * alone is zero. In seconds, ms dropped. 0 or GT_EINVAL.
+ */
+int gt_duration_parse_prom(const char *s, int64_t *out_s);
 
 /* The same in whole seconds, the fraction dropped (toward zero). */
 static inline int gt_duration_parse_whole(const char *s, int64_t *out)

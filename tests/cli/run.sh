@@ -143,7 +143,7 @@ check unknown_last_flag expect_exit 2 "unknown flag: --bogus" simulate -f "$demo
 check unknown_flag_with_value expect_exit 2 "unknown flag: --bogus" simulate --bogus=1 -f "$demo"
 check unknown_short_flag expect_exit 2 "unknown shorthand flag: 'x' in -x" simulate -f "$demo" -x
 check missing_value expect_exit 2 "flag needs an argument: --cycles" simulate -f "$demo" --cycles
-check no_input expect_exit 2 "no input: give a FILE or -f FILE" simulate --cycles 1
+check no_input expect_exit 2 "no input: give a FILE, -f FILE or --snapshot FILE" simulate --cycles 1
 # strict integers: no atoi
 check strict_integer expect_exit 2 "--cycles: must be a whole number from 1 to 100000, not '10x'" \
 	simulate -f "$demo" --cycles 10x
@@ -184,6 +184,174 @@ for d in (a, b):
 assert a == b' "$tmp/replay.json" "$tmp/r1.json"
 check replay_compare_positional runs_ok replay --compare "$tmp/replay.json" "$tmp/r1.json"
 check replay_compare_needs_two expect_exit 2 "--compare needs two result files" replay --compare "$tmp/r1.json"
+# KAI's scheduler snapshots (docs/snapshots.md): the demo as a KAI v0.17 /get-snapshot ZIP gives
+# the same JSON as its YAML; the bare snapshot.json too; a newer KAI's fields are warnings
+snapshot_tool="$dir/kai-snapshot.py"
+python3 "$snapshot_tool" "$demo" "$tmp/snap.zip" --yaml-out "$tmp/snap.yaml" >/dev/null
+python3 "$snapshot_tool" "$demo" "$tmp/snap.json" >/dev/null
+"$gantry" simulate -f "$tmp/snap.yaml" --now 2026-01-01T09:00:00Z -o json >"$tmp/snap-yaml.out" 2>/dev/null
+check snapshot_zip_as_yaml runs_ok simulate --snapshot "$tmp/snap.zip" --now 2026-01-01T09:00:00Z -o json
+check snapshot_zip_same_json cmp -s "$tmp/out" "$tmp/snap-yaml.out"
+check snapshot_json_as_yaml runs_ok simulate --snapshot "$tmp/snap.json" --now 2026-01-01T09:00:00Z -o json
+check snapshot_json_same_json cmp -s "$tmp/out" "$tmp/snap-yaml.out"
+check snapshot_evicts_for_team_a python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["operations"]["evictions"], d["operations"]
+' "$tmp/out"
+python3 "$snapshot_tool" "$demo" "$tmp/extras.zip" --extras >/dev/null
+check snapshot_newer_kai_loads runs_ok simulate --snapshot "$tmp/extras.zip" -v -o table
+check snapshot_warns_unknown_field grep -q "config.futureSetting: a field Gantry does not know" "$tmp/err"
+check snapshot_warns_unknown_argument grep -q "plugin priority: argument someFutureKnob is not acted on" "$tmp/err"
+check snapshot_warns_unmodelled_list grep -q "rawObjects.persistentVolumes: 1 objects not read" "$tmp/err"
+check snapshot_verbose_timing grep -qE "read in [0-9.]+ ms, decoded in [0-9.]+ ms: [0-9]+ objects; 4 nodes" "$tmp/err"
+check snapshot_verbose_cycle grep -qE "cycle 1: [0-9.]+ ms \\([0-9]+ binds" "$tmp/err"
+# bad snapshots: exit 2, naming the part
+echo "not a snapshot" >"$tmp/text.zip"
+check snapshot_not_zip expect_exit 2 "neither a ZIP archive .* nor a snapshot.json" simulate --snapshot "$tmp/text.zip"
+python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], "w"); z.writestr("other.txt", "x"); z.close()' "$tmp/other.zip"
+check snapshot_no_json expect_exit 2 "the archive holds no snapshot.json" simulate --snapshot "$tmp/other.zip"
+head -c 300 "$tmp/snap.zip" >"$tmp/short.zip"
+check snapshot_truncated_zip expect_exit 2 "a ZIP archive that cannot be read \\(truncated\\?\\)" simulate --snapshot "$tmp/short.zip"
+head -c 5000 "$tmp/snap.json" >"$tmp/short.json"
+check snapshot_truncated_json expect_exit 2 "snapshot.json: not JSON at line 1, .*\\(a truncated file\\?\\)" \
+	simulate --snapshot "$tmp/short.json"
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["rawObjects"]["nodes"].append(s["rawObjects"]["pods"][0])
+json.dump(s, open(sys.argv[2], "w"))
+' "$tmp/snap.json" "$tmp/wrongkind.json"
+check snapshot_wrong_kind expect_exit 2 "rawObjects.nodes\\[4\\]: a Pod \\(spec.containers\\) in the list of Node objects" \
+	simulate --snapshot "$tmp/wrongkind.json"
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["rawObjects"]["pods"] = {"not": "a list"}
+json.dump(s, open(sys.argv[2], "w"))
+' "$tmp/snap.json" "$tmp/notlist.json"
+check snapshot_not_a_list expect_exit 2 "rawObjects.pods: must be a list of Pod objects or null" \
+	simulate --snapshot "$tmp/notlist.json"
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["rawObjects"]["pods"][0]["metadata"]["creationTimestamp"] = "yesterday"
+json.dump(s, open(sys.argv[2], "w"))
+' "$tmp/snap.json" "$tmp/badobject.json"
+check snapshot_bad_object expect_exit 2 "badobject.json: Pod [a-z-]+/[a-z0-9-]+: field metadata.creationTimestamp: not an RFC 3339 time 'yesterday'" \
+	simulate --snapshot "$tmp/badobject.json"
+# a snapshot's configMaps are every ConfigMap KAI cached: KAI's ConfigMap predicate applies
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+for p in s["rawObjects"]["pods"]:
+    if p["metadata"]["name"] == "tokenize-0":
+        p["spec"]["containers"][0]["envFrom"] = [{"configMapRef": {"name": "tokenizer-config"}}]
+s["rawObjects"]["configMaps"] = [{"metadata": {"name": "other", "namespace": "team-a"}}]
+json.dump(s, open(sys.argv[2], "w"))
+s["rawObjects"]["configMaps"].append({"metadata": {"name": "tokenizer-config", "namespace": "team-a"}})
+json.dump(s, open(sys.argv[3], "w"))
+' "$tmp/snap.json" "$tmp/cm-missing.json" "$tmp/cm-there.json"
+tokenize_state='import json, sys
+d = json.load(open(sys.argv[1]))
+print([p["status"] for p in d["pods"] if p["name"] == "tokenize-0"][0],
+      [g["message"] for g in d["podGroups"] if g["name"] == "pg-tokenize"][0])'
+check snapshot_configmap_missing runs_ok simulate --snapshot "$tmp/cm-missing.json" -o json
+check snapshot_configmap_missing_waits test "$(python3 -c "$tokenize_state" "$tmp/out")" = \
+	"Pending Missing required configmaps: [tokenizer-config]"
+check snapshot_configmap_there runs_ok simulate --snapshot "$tmp/cm-there.json" -o json
+check snapshot_configmap_there_binds test "$(python3 -c "$tokenize_state" "$tmp/out")" = "Binding "
+
+# gantry fairshare (docs/fairshare.md): KAI's fairshare-simulator README request, stdin and -f
+cat >"$tmp/fs.json" <<'JSON'
+{"totalResource": {"GPU": 100, "CPU": 16000, "Memory": 32000000},
+ "queues": [
+  {"uid": "queue1", "name": "test-queue", "priority": 0,
+   "resourceShare": {"gpu": {"deserved": 10, "request": 100, "overQuotaWeight": 3}}},
+  {"uid": "queue2", "name": "test-queue2", "priority": 0,
+   "resourceShare": {"gpu": {"deserved": 10, "request": 100, "overQuotaWeight": 1}}}]}
+JSON
+fs_expect='{"queue1":{"gpu":70,"cpu":16000,"memory":100000},"queue2":{"gpu":30,"cpu":16000,"memory":100000}}'
+check fairshare_stdin test "$("$gantry" fairshare <"$tmp/fs.json")" = "$fs_expect"
+check fairshare_file test "$("$gantry" fairshare -f "$tmp/fs.json")" = "$fs_expect"
+check fairshare_bad_request bash -c 'echo "{\"queues\": 3}" | "$1" fairshare 2>&1 >/dev/null | grep -q "<stdin>: queues: must be a list"; [ "${PIPESTATUS[1]}" -eq 2 ]' _ "$gantry"
+check fairshare_bad_serve expect_exit 2 "--serve: 'nowhere' is not HOST:PORT" fairshare --serve nowhere
+# --serve: POST /simulate answers as the command does; SIGTERM ends it with status 0
+check fairshare_serve python3 - "$gantry" "$tmp/fs.json" "$fs_expect" <<'PY'
+import json, re, signal, subprocess, sys, time, urllib.error, urllib.request
+gantry, req, want = sys.argv[1:]
+p = subprocess.Popen([gantry, "fairshare", "--serve", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
+try:
+    line = p.stderr.readline()
+    port = int(re.search(r"on 127\.0\.0\.1:(\d+)", line).group(1))
+    url = "http://127.0.0.1:%d/simulate" % port
+    got = urllib.request.urlopen(urllib.request.Request(url, data=open(req, "rb").read()), timeout=10).read()
+    assert json.loads(got) == json.loads(want), got
+    try:
+        urllib.request.urlopen(urllib.request.Request(url, data=b"nope"), timeout=10)
+        raise AssertionError("bad JSON accepted")
+    except urllib.error.HTTPError as e:
+        assert e.code == 400 and b"not JSON" in e.read(), e
+finally:
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait(10)
+assert rc == 0, rc
+PY
+# --over-time: KAI's examples/example_config.yaml (8 GPUs, two teams of 4-GPU jobs): each team
+# holds 4 from cycle 1 on, and the department 8
+cat >"$tmp/overtime.yaml" <<'YAML'
+Cycles: 100
+WindowSize: 10
+HalfLifePeriod: 5
+KValue: 1.0
+Nodes:
+  - GPUs: 8
+    Count: 1
+Queues:
+  - {Name: default, Parent: "", Priority: 100, DeservedGPUs: 0.0, Weight: 1.0}
+  - {Name: team-a, Parent: default, Priority: 100, DeservedGPUs: 0.0, Weight: 1.0}
+  - {Name: team-b, Parent: default, Priority: 100, DeservedGPUs: 0.0, Weight: 1.0}
+Jobs:
+  team-a: {GPUs: 4, NumPods: 1, NumJobs: 50}
+  team-b: {GPUs: 4, NumPods: 1, NumJobs: 50}
+YAML
+check fairshare_over_time runs_ok fairshare --over-time "$tmp/overtime.yaml" --output-file "$tmp/overtime.csv"
+check fairshare_over_time_csv python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert list(rows[0]) == ["Time", "QueueID", "Allocation", "FairShare"], list(rows[0])
+assert len(rows) == 300, len(rows)
+for r in rows:
+    if int(r["Time"]) >= 1:
+        want = 8.0 if r["QueueID"] == "default" else 4.0
+        assert float(r["Allocation"]) == want and float(r["FairShare"]) == want, r
+' "$tmp/overtime.csv"
+check fairshare_over_time_stdin bash -c '"$1" fairshare --over-time - <"$2" | cmp -s - "$3"' _ "$gantry" "$tmp/overtime.yaml" "$tmp/overtime.csv"
+check fairshare_over_time_bad expect_exit 2 "<stdin>: Queues: must list at least one queue" \
+	fairshare --over-time - <<<$'Cycles: 3\nNodes: [{GPUs: 8, Count: 1}]\nQueues: 7'
+
+
+# replay: time-based fair share on the virtual clock. Queue a held the only 8-GPU node for 10 h
+# when a and b queue 8-GPU jobs (a 10 s earlier). Without usage a goes first; with a 10 h window
+# a's usage is the whole window, its weight max(0, 1/2 + (1/2 - 1)) = 0, so b's fair share is the
+# node: b reclaims a's job at once and its three jobs wait 0, 1 h and 2 h (mean 3600 s)
+"$gantry" replay --trace "philly:$data/philly_usage_history.csv" --nodes 1x8 -o json >"$tmp/nousage.json" 2>/dev/null
+check replay_usage runs_ok replay --trace "philly:$data/philly_usage_history.csv" --nodes 1x8 \
+	--time-based-fairshare --usage-window 10h -o json
+check replay_usage_favours_the_idle_queue python3 -c '
+import json, sys
+q = lambda d: {x["name"]: x for x in d["queues"]}
+off, on = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert q(off)["a"]["wait_mean_s"] < q(off)["b"]["wait_mean_s"], q(off)
+assert off["evictions"]["jobs"] == 0, off["evictions"]
+assert q(on)["b"]["wait_mean_s"] == 3600, q(on)["b"]
+assert on["evictions"]["jobs"] == 1 and q(on)["a"]["wait_mean_s"] > 3600, (on["evictions"], q(on)["a"])
+assert on["policy"].endswith(" usage=sliding window=36000s half-life=0s k=1"), on["policy"]
+assert "usage=" not in off["policy"], off["policy"]
+' "$tmp/nousage.json" "$tmp/out"
+# replay: time-based fair share flags
+check replay_usage_flags_need_it expect_exit 2 "--usage-window and --usage-half-life go with --time-based-fairshare" \
+	replay --trace "philly:$data/philly_usage_history.csv" --nodes 1x8 --usage-half-life 1h
 # scheduler and podgrouper: shared connection and leader-election groups, strict values
 check scheduler_kubeconfig_equals expect_exit 2 "nonexistent" scheduler --kubeconfig="$tmp/nonexistent"
 check podgrouper_kubeconfig_equals expect_exit 2 "nonexistent" podgrouper --kubeconfig "$tmp/nonexistent"

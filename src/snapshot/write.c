@@ -1,0 +1,188 @@
+/*
+ * write.c - snapshot.json in KAI's layout (kaisnap.h), for /get-snapshot
+ *
+ * The configuration is written as KAI's scheduler would hold the same
+ * behaviour: the actions Gantry runs, KAI's default plugin list less the
+ * plugins switched off, nodeplacement's strategies and proportion's kValue
+ * as arguments; the scheduler parameters a snapshot replay needs. Objects
+ * go out as the cache holds them, less kind, apiVersion and managedFields,
+ * as KAI's informers hold them.
+ */
+#include "snapshot/kaisnap.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/json.h"
+#include "core/actions.h"
+
+static json_t *actions_string(unsigned mask)
+{
+	char buf[256] = "";
+	size_t off = 0;
+	for (int a = 1; a < GT_N_ACTIONS; a++)
+		if (mask & (1u << a))
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", off ? ", " : "",
+						gt_action_name((enum gt_action)a));
+	return json_string(buf);
+}
+
+static void add_plugin(json_t *list, const char *name, json_t *args)
+{
+	json_t *p = json_object();
+	json_object_set_new(p, "name", json_string(name));
+	if (args)
+		json_object_set_new(p, "arguments", args);
+	json_array_append_new(list, p);
+}
+
+/* KAI's default plugin list (conf_util's), as Gantry's configuration switches it. */
+static json_t *tiers(const struct gt_config *c)
+{
+	json_t *list = json_array();
+	bool off[GT_N_PLUGINS];
+	for (int i = 0; i < GT_N_PLUGINS; i++)
+		off[i] = c->plugins_off & (1u << i);
+	if (c->predicates)
+		add_plugin(list, "predicates", NULL);
+	json_t *prop = NULL;
+	if (c->k_value != 1 || c->saturation_multiplier != 1) {
+		char buf[64];
+		prop = json_object();
+		snprintf(buf, sizeof(buf), "%g", c->k_value);
+		json_object_set_new(prop, "kValue", json_string(buf));
+		if (c->saturation_multiplier != 1) {
+			snprintf(buf, sizeof(buf), "%g", c->saturation_multiplier);
+			json_object_set_new(prop, "relcaimerSaturationMultiplier", json_string(buf));
+		}
+	}
+	add_plugin(list, "proportion", prop);
+	static const char *const fixed[] = { "priority", "elastic", "kubeflow", "ray" };
+	for (size_t i = 0; i < 4; i++)
+		add_plugin(list, fixed[i], NULL);
+	if (!off[GT_PLUGIN_NODEAVAILABILITY])
+		add_plugin(list, "nodeavailability", NULL);
+	if (c->gpu_sharing_order)
+		add_plugin(list, "gpusharingorder", NULL);
+	if (c->gpu_spread)
+		add_plugin(list, "gpuspread", NULL);
+	else if (!off[GT_PLUGIN_GPUPACK])
+		add_plugin(list, "gpupack", NULL);
+	if (!off[GT_PLUGIN_RESOURCETYPE])
+		add_plugin(list, "resourcetype", NULL);
+	add_plugin(list, "subgrouporder", NULL);
+	add_plugin(list, "taskorder", NULL);
+	if (!off[GT_PLUGIN_NOMINATEDNODE])
+		add_plugin(list, "nominatednode", NULL);
+	if (!off[GT_PLUGIN_NODEPLACEMENT]) {
+		json_t *args = json_object();
+		json_object_set_new(args, "cpu", json_string(c->cpu_spread ? "spread" : "binpack"));
+		json_object_set_new(args, "gpu", json_string(c->gpu_spread ? "spread" : "binpack"));
+		add_plugin(list, "nodeplacement", args);
+	}
+	add_plugin(list, "minruntime", NULL);
+	add_plugin(list, "topology", NULL);
+	add_plugin(list, "snapshot", NULL);
+	json_t *tier = json_object();
+	json_object_set_new(tier, "plugins", list);
+	json_t *all = json_array();
+	json_array_append_new(all, tier);
+	return all;
+}
+
+static json_t *usage_config(const struct gt_usage_params *u)
+{
+	static const char *const windows[] = { "sliding", "tumbling", "cron" };
+	json_t *db = json_object(), *p = json_object();
+	char buf[64];
+	json_object_set_new(db, "clientType", json_string("prometheus"));
+	snprintf(buf, sizeof(buf), "%llds", (long long)u->window_s);
+	json_object_set_new(p, "windowSize", json_string(buf));
+	json_object_set_new(p, "windowType", json_string(windows[u->window]));
+	if (u->half_life_s > 0) {
+		snprintf(buf, sizeof(buf), "%llds", (long long)u->half_life_s);
+		json_object_set_new(p, "halfLifePeriod", json_string(buf));
+	}
+	json_object_set_new(db, "usageParams", p);
+	return db;
+}
+
+static json_t *config(const struct gt_kaisnap_meta *m)
+{
+	json_t *c = json_object();
+	json_object_set_new(c, "actions", actions_string(m->actions));
+	json_object_set_new(c, "tiers", tiers(m->config));
+	if (m->config->usage.on)
+		json_object_set_new(c, "usageDBConfig", usage_config(&m->config->usage));
+	return c;
+}
+
+static json_t *params(const struct gt_kaisnap_meta *m)
+{
+	json_t *p = json_object();
+	const struct gt_config *c = m->config;
+	json_object_set_new(p, "schedulerName", json_string(m->scheduler_name));
+	if (m->pool_value) {
+		json_t *pp = json_object();
+		json_object_set_new(pp, "NodePoolLabelKey", json_string(m->pool_key ? m->pool_key
+										    : "kai.scheduler/node-pool"));
+		json_object_set_new(pp, "NodePoolLabelValue", json_string(m->pool_value));
+		json_object_set_new(p, "partitionParams", pp);
+	}
+	/* Go leaves out false and 0 (omitempty); durations are nanoseconds */
+	if (c->max_consolidation_preemptees)
+		json_object_set_new(p, "maxNumberConsolidationPreemptees",
+				    json_integer(c->max_consolidation_preemptees));
+	if (c->allow_consolidating_reclaim)
+		json_object_set_new(p, "allowConsolidatingReclaim", json_true());
+	if (c->staleness_grace_s)
+		json_object_set_new(p, "globalDefaultStalenessGracePeriod",
+				    json_integer(c->staleness_grace_s * 1000000000LL));
+	if (c->stuck_releasing_s)
+		json_object_set_new(p, "stuckInReleasingThreshold", json_integer(c->stuck_releasing_s * 1000000000LL));
+	if (m->schedule_period_s > 0)
+		json_object_set_new(p, "schedulePeriod", json_integer(llround(m->schedule_period_s * 1e9)));
+	return p;
+}
+
+static json_t *object(const struct gt_doc *d)
+{
+	json_t *o = gt_doc_to_json(d);
+	json_object_del(o, "kind");
+	json_object_del(o, "apiVersion");
+	json_object_del(json_object_get(o, "metadata"), "managedFields");
+	return o;
+}
+
+void gt_kai_snapshot_write(const struct gt_kaisnap_meta *m, const struct gt_doc *const *const *lists,
+			   const size_t *n, char **out, size_t *out_len)
+{
+	json_t *root = json_object(), *raw = json_object();
+	json_object_set_new(root, "config", config(m));
+	json_object_set_new(root, "schedulerParams", params(m));
+	for (int l = 0; l < GT_KAISNAP_N_LISTS; l++) {
+		if (!n[l]) {
+			json_object_set_new(raw, gt_kaisnap_lists[l].key, json_null());
+			continue;
+		}
+		json_t *a = json_array();
+		for (size_t i = 0; i < n[l]; i++)
+			json_array_append_new(a, object(lists[l][i]));
+		json_object_set_new(raw, gt_kaisnap_lists[l].key, a);
+	}
+	json_object_set_new(root, "rawObjects", raw);
+	json_t *disc = json_object(), *ver = json_null();
+	if (m->server_version) {
+		ver = json_object();
+		json_object_set_new(ver, "gitVersion", json_string(m->server_version));
+	}
+	json_object_set_new(disc, "serverVersion", ver);
+	json_object_set_new(disc, "resources", json_null());
+	json_object_set_new(root, "discovery", disc);
+	*out = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	*out_len = strlen(*out);
+	json_decref(root);
+}
