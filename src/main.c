@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "explain/explain.h"
 #include "pgctl/pgctl.h"
 #include "replay/replay.h"
 #include "scheduler/command.h"
@@ -19,6 +20,7 @@ static void usage(FILE *f)
 	      "  scheduler   schedule a real cluster (kubeconfig or in-cluster)\n"
 	      "  podgrouper  create PodGroups for the workloads' pods, as KAI's podgrouper does\n"
 	      "  replay      play a real GPU-cluster job trace through the scheduling core, with a report\n"
+	      "  explain     why a pod, PodGroup or queue waits, what would let it start, and when\n"
 	      "  version     print the version\n\n"
 	      "not in this version: binder (gantry scheduler binds; it says so and exits 1)\n\n"
 	      "Flags follow kubectl: --flag=value or --flag value, -o json or -ojson, a bare FILE\n"
@@ -40,6 +42,8 @@ int main(int argc, char **argv)
 		return gt_podgrouper_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))
 		return gt_replay_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "explain"))
+		return gt_explain_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("gantry %s\n", GANTRY_VERSION);
 		return 0;

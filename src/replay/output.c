@@ -109,18 +109,6 @@ void gt_replay_print_json(FILE *f, const struct gt_replay_stats *st, bool yaml)
 
 /* ---------------------------------------------------------------- table */
 
-void gt_format_duration(double s, char *buf, size_t len)
-{
-	double a = fabs(s);
-	if (a < 120)
-		snprintf(buf, len, "%.0f s", s);
-	else if (a < 7200)
-		snprintf(buf, len, "%.1f min", s / 60);
-	else if (a < 3 * 86400)
-		snprintf(buf, len, "%.1f h", s / 3600);
-	else
-		snprintf(buf, len, "%.1f d", s / 86400);
-}
 
 static void dist_row(FILE *f, const char *what, const struct gt_dist *d)
 {

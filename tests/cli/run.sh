@@ -160,7 +160,7 @@ check recursive_found_the_pods python3 -c '
 import json, sys
 assert len(json.load(open(sys.argv[1]))["pods"]) > 0' "$tmp/out"
 # --help on every subcommand, one layout, on stdout
-for sub in simulate replay scheduler podgrouper; do
+for sub in simulate replay scheduler podgrouper explain; do
 	"$gantry" "$sub" --help >"$tmp/help" 2>&1
 	check "help_${sub}" grep -q "^usage: gantry $sub " "$tmp/help"
 	check "help_${sub}_layout" grep -qE "^  -h, --help +this help$" "$tmp/help"
@@ -195,5 +195,104 @@ check podgrouper_lease_group expect_exit 2 "--leader-elect-lease-duration: must 
 	podgrouper --leader-elect-lease-duration soon
 check scheduler_bad_duration expect_exit 2 "--schedule-period: must be a duration" scheduler --schedule-period=-1s
 check scheduler_positional_refused expect_exit 2 "unexpected argument 'extra'" scheduler extra
+# ---- gantry explain (docs/explain.md)
+# the example in docs/explain.md and the README, exactly
+"$gantry" explain podgroup llm-pretrain -n team-a -f "$dir/../../examples/explain-cluster.yaml" \
+	--now 2026-01-01T09:00:00Z >"$tmp/explain.txt" 2>"$tmp/err"
+check explain_example_output diff -u "$dir/explain-example.txt" "$tmp/explain.txt"
+check explain_example_quiet test ! -s "$tmp/err"
+cases="$dir/../data/explain-cases.yaml"
+# every reason for JSON scripts: the code, KAI's reason, the facts and the hints
+explain_json() {	# explain_json TARGET... : JSON of explain on the cases, in $tmp/ex.json
+	"$gantry" explain "$@" -f "$cases" --now 2026-01-01T09:00:00Z -o json >"$tmp/ex.json" 2>"$tmp/err"
+}
+explain_json pod other
+check explain_not_our_scheduler python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["reason"] == "NotOurScheduler" and d["kaiReason"] is None, d
+assert d["toStart"][0]["action"] == "SetSchedulerName", d
+assert d["expectedStart"]["estimated"] is False, d' "$tmp/ex.json"
+explain_json pod orphan
+check explain_no_podgroup python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["reason"] == "NoPodGroup" and "nosuch" in d["message"], d
+assert d["toStart"][0]["action"] == "CreatePodGroup", d' "$tmp/ex.json"
+explain_json pod lost
+check explain_queue_missing python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("QueueDoesNotExist", "QueueDoesNotExist"), d
+assert d["toStart"][0] == {"action": "CreateQueue", "object": "missingq", "text": d["toStart"][0]["text"]}, d
+' "$tmp/ex.json"
+explain_json pod big
+check explain_over_limit python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("OverLimit", "OverLimit"), d
+h = d["toStart"][0]
+assert (h["action"], h["object"], h["resource"], h["amount"]) == ("RaiseLimit", "capped", "gpu", 2), h
+assert d["expectedStart"]["estimated"] is False and "limit" in d["expectedStart"]["why"], d
+assert d["queueOrder"] == {"position": 1, "waiting": 1}, d' "$tmp/ex.json"
+explain_json pod inner
+check explain_queue_not_leaf python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("QueueNotLeaf", "PodSchedulingErrors"), d
+assert d["toStart"][0]["action"] == "UseLeafQueue" and "child" in d["toStart"][0]["text"], d' "$tmp/ex.json"
+explain_json pod picky
+check explain_predicates_counted python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["reason"] == "NoNodeFits", d
+assert d["nodesRejected"] == {"NodeAffinity": 1, "Taint": 1}, d
+assert d["toStart"][0]["action"] == "RelaxConstraints", d
+assert d["expectedStart"]["estimated"] is False, d' "$tmp/ex.json"
+explain_json pod gated
+check explain_gated python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["reason"] == "SchedulingGated", d' "$tmp/ex.json"
+explain_json pod fine
+check explain_scheduled python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["state"], d["reason"]) == ("Starting", "Scheduled"), d' "$tmp/ex.json"
+# the forecast: fine (30 minutes from now, annotation) and nightly (its Job's deadline) make room
+explain_json pod after-nightly
+check explain_forecast_by_deadline python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["expectedStart"]
+assert f["estimated"] and f["time"] == "2026-01-01T10:00:00Z" and f["latest"], f
+assert f["after"] == {"pod": "default/nightly-x1", "source": "its Job'"'"'s activeDeadlineSeconds"}, f
+assert d["toStart"][0]["object"] == "n1" and d["toStart"][0]["amount"] == 3, d' "$tmp/ex.json"
+check explain_bad_runtime_said grep -q "Pod default/vague: metadata.annotations.gantry.dev/expected-runtime: must be a positive duration" "$tmp/err"
+check explain_bad_runtime_said_once test "$(grep -c "expected-runtime: must be" "$tmp/err")" -eq 1
+explain_json queue capped
+check explain_queue python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kind"] == "Queue" and d["gpus"]["limit"] == 2 and d["gpus"]["quota"] == 1, d
+assert [m["reason"] for m in d["waiting"]] == ["OverLimit"], d' "$tmp/ex.json"
+# without a target: every job that waits, in one document
+explain_json
+check explain_all_waiting python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+reasons = sorted(i["reason"] for i in d["items"])
+assert "OverLimit" in reasons and "QueueDoesNotExist" in reasons and "Scheduled" not in reasons, reasons' "$tmp/ex.json"
+"$gantry" explain pod/big -f "$cases" --now 2026-01-01T09:00:00Z -o yaml >"$tmp/ex.yaml" 2>/dev/null
+explain_json pod big
+check explain_yaml_is_the_json python3 -c '
+import json, sys, yaml
+assert yaml.safe_load(open(sys.argv[1])) == json.load(open(sys.argv[2]))' "$tmp/ex.yaml" "$tmp/ex.json"
+# kubectl's target forms and mistakes
+check explain_unknown_type expect_exit 2 "unknown type 'deployment': pod \(po\), podgroup \(pg\) or queue \(q\)" \
+	explain deployment x -f "$cases"
+check explain_needs_a_name expect_exit 2 "give one target: TYPE NAME or TYPE/NAME" explain pod -f "$cases"
+check explain_not_found expect_exit 2 "pod default/nope not found in the input" explain po nope -f "$cases"
+check explain_bad_kubeconfig expect_exit 2 "nonexistent" explain pod x --kubeconfig="$tmp/nonexistent"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
