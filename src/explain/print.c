@@ -4,25 +4,11 @@
 #include <string.h>
 
 #include "core/placement.h"
+#include "sim/table.h"
 #include "util/time.h"
 
 #define LABEL "  %-11s "
 #define INDENT "              "
-
-/* @s on one line: KAI's messages join their parts with newlines. */
-static void put_line(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '\n') {
-			while (s[1] == '\n' || s[1] == ' ')
-				s++;
-			if (s[-1] != ' ')
-				fputc(' ', f);
-			continue;
-		}
-		fputc(*s, f);
-	}
-}
 
 static const char *ordinal_suffix(uint32_t n)
 {
@@ -89,7 +75,7 @@ static void print_members(FILE *f, const struct gt_explanation *e)
 		fprintf(f, "    %u. %s/%s: %s", i + 1, m->ns, m->name, m->reason);
 		if (m->message) {
 			fputs(": ", f);
-			put_line(f, m->message);
+			gt_put_one_line(f, m->message);
 		}
 		fputc('\n', f);
 	}
@@ -115,7 +101,7 @@ void gt_ex_print_text(FILE *f, const struct gt_explanation *e, int64_t now)
 	fputc('\n', f);
 	if (e->message) {
 		fprintf(f, LABEL, "Message:");
-		put_line(f, e->message);
+		gt_put_one_line(f, e->message);
 		fputc('\n', f);
 	}
 	if (e->has_rejects)

@@ -161,9 +161,13 @@ static void run_cycles(struct sim_opts *o, struct gt_cluster *c)
 	struct gt_session s;
 	struct gt_plan plan;
 	bool machine = o->output == GT_OUT_JSON || o->output == GT_OUT_YAML;
+	struct gt_sim_run run = { .cycles = (int)o->cycles, .wide = o->output == GT_OUT_WIDE };
 	for (int cycle = 1; cycle <= o->cycles; cycle++) {
 		gt_cycle_run(&s, c, o->now, o->actions);
 		gt_plan_build(&plan, &s, NULL);
+		run.binds += plan.n_binds;
+		run.pipelines += plan.n_pipelines;
+		run.evictions += plan.n_evictions;
 		if (o->show_cycles)	/* with JSON or YAML on stdout, the log goes to stderr */
 			gt_output_cycle_log(machine ? stderr : stdout, c, &plan, cycle);
 		if (cycle == o->cycles)
@@ -174,11 +178,11 @@ static void run_cycles(struct sim_opts *o, struct gt_cluster *c)
 		o->now += 1;	/* KAI's cycle period: one second */
 	}
 	if (machine) {
-		gt_output_json(stdout, c, &s, &plan, (int)o->cycles, o->output == GT_OUT_YAML);
+		gt_output_json(stdout, c, &s, &plan, &run, o->output == GT_OUT_YAML);
 	} else {
 		if (o->show_cycles)
 			fputc('\n', stdout);
-		gt_output_table(stdout, c, &s, &plan, (int)o->cycles);
+		gt_output_table(stdout, c, &s, &plan, &run);
 	}
 	gt_plan_release(&plan);
 	gt_session_release(&s);

@@ -195,6 +195,49 @@ check podgrouper_lease_group expect_exit 2 "--leader-elect-lease-duration: must 
 	podgrouper --leader-elect-lease-duration soon
 check scheduler_bad_duration expect_exit 2 "--schedule-period: must be a duration" scheduler --schedule-period=-1s
 check scheduler_positional_refused expect_exit 2 "unexpected argument 'extra'" scheduler extra
+# ---- the simulate table (issue 16): long names, GPU-memory shares, one line per message, the
+# missing columns, a headline over every cycle
+tables="$dir/../data/tables.yaml"
+"$gantry" simulate -f "$tables" --now 2026-01-01T09:00:00Z --cycles 2 >"$tmp/table.txt" 2>/dev/null
+long=pg-pytorch-llama-70b-finetune-a1b2c3d4-e5f6-7890-abcd-ef0123456789
+check table_long_name_cut_with_marker grep -q "pg-pytorch-llama-70b-finetune-a…   research" "$tmp/table.txt"
+check table_long_name_not_whole sh -c "! grep -q '$long' '$tmp/table.txt'"
+# the columns stay in line: every pod row has its STATUS where the header has it
+check table_columns_aligned python3 -c '
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+head = next(i for i, l in enumerate(lines) if l.startswith("POD "))
+col = lines[head].index("STATUS")
+rows = lines[head + 1:lines.index("", head)]
+assert len(rows) == 3 and all(r[col:col + 7] in ("Running", "Pending") for r in rows), rows' "$tmp/table.txt"
+"$gantry" simulate -f "$tables" --now 2026-01-01T09:00:00Z -o wide >"$tmp/wide.txt" 2>/dev/null
+check table_wide_shows_whole_names grep -q "$long   research" "$tmp/wide.txt"
+check table_wide_more_columns grep -qE "^POD .* CPU +MEMORY$" "$tmp/wide.txt"
+check table_pods_have_queue grep -qE "^POD +PODGROUP +QUEUE +STATUS" "$tmp/table.txt"
+check table_gpu_memory_share grep -qE "^research/notebook +pg-notebook +research +Running +gpu-ready +0.49 " "$tmp/table.txt"
+check table_queue_counts_the_same_share grep -qE "^research +- +150 +2 +unlimited +2.49 +1.49$" "$tmp/table.txt"
+check table_queue_limit_priority grep -qE "^QUEUE +PARENT +PRIORITY +DESERVED +LIMIT +FAIR-SHARE +ALLOCATED$" "$tmp/table.txt"
+check table_node_cordoned grep -qE "^gpu-cordoned +Ready,SchedulingDisabled " "$tmp/table.txt"
+check table_node_not_ready grep -qE "^gpu-down +NotReady " "$tmp/table.txt"
+check table_node_taints grep -qE "^gpu-tainted +Ready .*dedicated=inference:NoSchedule$" "$tmp/table.txt"
+check table_headline_all_cycles grep -qx "2 cycles: 2 bound, 0 pipelined, 0 evicted (the last cycle: 0 bound, 0 pipelined, 0 evicted)" "$tmp/table.txt"
+# KAI's message for two reasons has a newline: the table keeps it on one line, with its code
+check table_message_one_line grep -qE "^  research/pg-nowhere \(queue research\) NoNodeFits: .*affinity/selector\. 2 node\(s\) were not ready" "$tmp/table.txt"
+"$gantry" simulate -f "$tables" --now 2026-01-01T09:00:00Z --cycles 2 -o json >"$tmp/table.json" 2>/dev/null
+check table_json_contract_kept python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+nb = [p for p in d["pods"] if p["name"] == "notebook"][0]
+assert nb["gpus"] == 0 and nb["gpusAccepted"] == 0.49, nb       # SIMULATE.md: GPU memory requests 0
+assert d["operations"] == {"binds": 0, "evictions": 0, "pipelines": 0}, d["operations"]
+assert d["operationsAllCycles"] == {"binds": 2, "evictions": 0, "pipelines": 0}, d["operationsAllCycles"]
+pg = [g for g in d["podGroups"] if g["name"] == "pg-nowhere"][0]
+assert pg["reason"] == "NoNodeFits" and "\n" in pg["message"], pg    # the message as KAI writes it
+' "$tmp/table.json"
+# the evictions of the cycle log: one line each
+"$gantry" simulate -f "$demo" --now 2026-01-01T09:00:00Z --show-cycles >"$tmp/log.txt" 2>/dev/null
+check cycle_log_one_line_per_eviction test "$(grep -c '^  evict ' "$tmp/log.txt")" -eq 2
+
 # ---- gantry explain (docs/explain.md)
 # the example in docs/explain.md and the README, exactly
 "$gantry" explain podgroup llm-pretrain -n team-a -f "$dir/../../examples/explain-cluster.yaml" \
