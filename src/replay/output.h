@@ -23,5 +23,7 @@ int gt_replay_compare(FILE *f, const char *a, const char *b, struct gt_err *err)
 /* The self-contained HTML report. 0, or GT_EIO with @err. */
 int gt_replay_write_report(const char *path, const struct gt_replay_stats *st,
 			   struct gt_err *err);
+/* The same into @f, opened already (left open; @path names it in messages). */
+int gt_replay_write_report_to(FILE *f, const char *path, const struct gt_replay_stats *st, struct gt_err *err);
 
 #endif /* GT_REPLAY_OUTPUT_H */

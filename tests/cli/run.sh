@@ -195,6 +195,66 @@ check podgrouper_lease_group expect_exit 2 "--leader-elect-lease-duration: must 
 	podgrouper --leader-elect-lease-duration soon
 check scheduler_bad_duration expect_exit 2 "--schedule-period: must be a duration" scheduler --schedule-period=-1s
 check scheduler_positional_refused expect_exit 2 "unexpected argument 'extra'" scheduler extra
+# ---- gantry replay (issue 16): packing summaries, percentage points, paths checked first,
+# Ctrl-C keeps what was gathered, an ETA
+"$gantry" replay --trace "openb:$data/openb_pods_small.csv" --openb-nodes "$data/openb_nodes_small.csv" \
+	--no-departures --inflate 1.2 >"$tmp/packing.txt" 2>/dev/null
+check replay_packing_summary grep -q "^  allocation: .*% of milli-GPUs; .* GPUs in use" "$tmp/packing.txt"
+check replay_packing_summary_only sh -c "! grep -qE 'JCT|makespan|utilization|waited over 24 h' '$tmp/packing.txt'"
+# a change of a percentage is said in percentage points (86.7% -> 93.0% is +6.3 pp, not +7.3%)
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a, b = dict(d), dict(d)
+a["gpu_allocation"], b["gpu_allocation"] = 0.867, 0.930
+a["jobs"], b["jobs"] = 100, 110
+json.dump(a, open(sys.argv[2], "w")); json.dump(b, open(sys.argv[3], "w"))
+' "$tmp/replay.json" "$tmp/cmp-a.json" "$tmp/cmp-b.json"
+"$gantry" replay --compare "$tmp/cmp-a.json" "$tmp/cmp-b.json" >"$tmp/cmp.txt" 2>&1
+check replay_compare_points grep -qE "^  GPU allocation +86.7% +93.0% +\+6.3 pp$" "$tmp/cmp.txt"
+check replay_compare_counts_relative grep -qE "^  jobs +100 +110 +\+10.0%$" "$tmp/cmp.txt"
+# an output path that cannot be written stops the replay before it runs
+check replay_report_path_first expect_exit 2 "--report .*/nonexistent/x.html: cannot write" \
+	replay --trace "philly:$data/philly_small.csv" --nodes 4x8 --report "$tmp/nonexistent/x.html"
+check replay_report_path_first_no_results test ! -s "$tmp/out"
+# a long replay on a terminal: the progress line has an ETA; Ctrl-C ends it with what was gathered
+python3 -c '
+import random, sys
+random.seed(7)
+with open(sys.argv[1], "w") as f:
+    f.write("timestamp,duration,num_gpus,gpu_time,cluster\n")
+    for i in range(200000):
+        h, m, s = divmod(i * 20, 3600)[0] % 24, (i * 20 // 60) % 60, (i * 20) % 60
+        d = 10 + i * 20 // 86400
+        g = random.choice([1, 2, 4, 8, 16])
+        f.write("2017-10-%02d %02d:%02d:%02d,7200.0,%d,%d.0,vc%d\n" % (d % 28 + 1, h, m, s, g, g * 7200, i % 5))
+' "$tmp/long.csv"
+check replay_ctrl_c_eta python3 - "$gantry" "$tmp" <<'PY'
+import json, os, pty, select, signal, subprocess, sys, time
+gantry, tmp = sys.argv[1:3]
+master, slave = pty.openpty()
+p = subprocess.Popen([gantry, "replay", "--trace", "philly:" + tmp + "/long.csv", "--nodes", "4x8",
+                      "--report", tmp + "/long.html", "-o", "json"],
+                     stdout=open(tmp + "/long.json", "w"), stderr=slave)
+os.close(slave)
+seen, deadline = b"", time.time() + 120
+while b"ETA" not in seen and time.time() < deadline and p.poll() is None:
+    if select.select([master], [], [], 1)[0]:
+        try:
+            seen += os.read(master, 4096)
+        except OSError:
+            break
+assert b"ETA" in seen, seen[-500:]
+assert b"% arrived" in seen and b"ms/cycle" in seen, seen[-500:]
+p.send_signal(signal.SIGINT)
+rc = p.wait(60)
+assert rc == 130, rc
+d = json.load(open(tmp + "/long.json"))
+assert d["interrupted"] is True and 0 < d["started"] < 200000, (d["interrupted"], d["started"])
+html = open(tmp + "/long.html").read()
+assert "Interrupted at day" in html and "</html>" in html
+PY
+
 # ---- the simulate table (issue 16): long names, GPU-memory shares, one line per message, the
 # missing columns, a headline over every cycle
 tables="$dir/../data/tables.yaml"
