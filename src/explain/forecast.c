@@ -17,7 +17,6 @@ static const char *const source_names[GT_N_END_SOURCES] = {
 	[GT_END_ANNOTATION] = "gantry.dev/expected-runtime",
 	[GT_END_POD_DEADLINE] = "the pod's activeDeadlineSeconds",
 	[GT_END_JOB_DEADLINE] = "its Job's activeDeadlineSeconds",
-	[GT_END_TRACE] = "the trace's run time",
 	[GT_END_RELEASING] = "its termination grace period",
 };
 

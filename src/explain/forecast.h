@@ -39,7 +39,6 @@ enum gt_end_source {
 	GT_END_ANNOTATION,	/* gantry.dev/expected-runtime */
 	GT_END_POD_DEADLINE,	/* the pod's spec.activeDeadlineSeconds */
 	GT_END_JOB_DEADLINE,	/* its Job's spec.activeDeadlineSeconds */
-	GT_END_TRACE,		/* a replayed trace's recorded run time */
 	GT_END_RELEASING,	/* a terminating pod's grace period */
 	GT_N_END_SOURCES
 };

@@ -71,6 +71,40 @@ static bool all_finished(const struct gt_ex_ctx *x, const struct gt_job *j)
 	return j->n_pods > 0;
 }
 
+/* Are @j's pods all leaving (deleted, in their grace period), none alive? */
+static bool all_releasing(const struct gt_ex_ctx *x, const struct gt_job *j)
+{
+	bool any = false;
+	for (uint32_t k = 0; k < j->n_pods; k++) {
+		enum gt_status st = x->s->pods[j->pods[k]].status;
+		if (gt_status_alive(st))
+			return false;
+		any |= st == GT_RELEASING;
+	}
+	return any;
+}
+
+/* Do @j's pods wait only on their scheduling gates (some gated, none pending)? */
+static bool only_gated(const struct gt_ex_ctx *x, const struct gt_job *j)
+{
+	bool gated = false;
+	for (uint32_t k = 0; k < j->n_pods; k++) {
+		enum gt_status st = x->s->pods[j->pods[k]].status;
+		if (st == GT_PENDING)
+			return false;
+		gated |= st == GT_GATED;
+	}
+	return gated;
+}
+
+static void explain_gated(struct gt_explanation *e)
+{
+	e->reason = GT_EX_GATED;
+	e->message = gt_xstrdup("The pod has scheduling gates (spec.schedulingGates): no scheduler takes it "
+				"until they are removed");
+	add_hint(e, "Wait", NULL, NULL, 0, "remove its scheduling gates (whoever set them does, when it is ready)");
+}
+
 static bool bound_now(const struct gt_ex_ctx *x, const struct gt_job *j)
 {
 	for (uint32_t k = 0; k < j->n_pods; k++)
@@ -124,6 +158,16 @@ static bool job_state(const struct gt_ex_ctx *x, int32_t job, struct gt_explanat
 		e->state = "Finished";
 		e->reason = GT_EX_FINISHED;
 		return false;
+	}
+	if (all_releasing(x, j)) {
+		e->state = "Releasing";
+		e->reason = GT_EX_TERMINATING;
+		e->message = gt_xstrdup("Its pods are being deleted: they leave at the end of their grace period");
+		return false;
+	}
+	if (!pj->why && only_gated(x, j)) {
+		explain_gated(e);
+		return true;
 	}
 	if (!pj->why) {
 		e->reason = GT_EX_NO_DECISION;
@@ -416,7 +460,7 @@ static void job_hints(const struct gt_ex_ctx *x, int32_t job, struct gt_explanat
 	case GT_REASON_NOT_ENOUGH_PODS:
 		snprintf(text, sizeof(text), "%u more pod(s) must exist: its gang needs %u and %u exist",
 			 w->required - w->found, w->required, w->found);
-		add_hint(e, "CreatePods", NULL, NULL, (double)(w->required - w->found), text);
+		add_hint(e, "CreatePods", NULL, "pods", (double)(w->required - w->found), text);
 		e->no_forecast = gt_xstrdup("it cannot start until its gang's pods exist");
 		return;
 	default:
@@ -456,8 +500,9 @@ void gt_ex_pod(const struct gt_ex_ctx *x, int32_t pod, struct gt_explanation *e)
 			  "Wait", NULL, "remove its scheduling gates (whoever set them does, when it is ready)");
 		return;
 	}
-	/* an elastic job may run while this pod of it waits, and a pod of a waiting job may be done */
-	bool pod_waits = st->status == GT_PENDING;
+	/* an elastic job may run while this pod of it waits, and a pod of a waiting job may be done;
+	   a pipelined pod still waits (for the pods leaving where it is placed) */
+	bool pod_waits = st->status == GT_PENDING || st->status == GT_PIPELINED;
 	if (!strcmp(e->state, "Running") && pod_waits) {
 		e->state = "Waiting";
 		e->reason = GT_EX_NO_DECISION;

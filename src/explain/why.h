@@ -32,6 +32,7 @@
 #define GT_EX_RELEASING "WaitingForReleasingPods"	/* placed (pipelined) where pods are leaving */
 #define GT_EX_NO_DECISION "NoDecision"			/* waits, and no action said why */
 #define GT_EX_EVICTED "Evicted"				/* evicted this cycle: its pods are leaving */
+#define GT_EX_TERMINATING "Terminating"			/* its pods are being deleted */
 #define GT_EX_SCHEDULED "Scheduled"			/* placed this cycle: binds next */
 #define GT_EX_RUNNING "Running"
 #define GT_EX_FINISHED "Finished"
@@ -43,8 +44,8 @@ struct gt_ex_hint {
 				   CreateQueue, UseLeafQueue, CreatePods, RelaxConstraints,
 				   SetSchedulerName, CreatePodGroup, FixObject, Wait */
 	char *object;		/* the node, queue or object it is about; NULL */
-	const char *resource;	/* "gpu", "cpu", "memory"; NULL */
-	double amount;		/* in GPUs, CPU cores or bytes; 0: none */
+	const char *resource;	/* "gpu", "cpu", "memory", "pods"; NULL */
+	double amount;		/* in GPUs, CPU cores, bytes or pods; 0: none */
 	char *text;		/* for people: "free 2 GPUs on node-a (6 of 8 in use)" */
 };
 

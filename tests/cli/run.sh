@@ -391,6 +391,49 @@ explain_json pod big
 check explain_yaml_is_the_json python3 -c '
 import json, sys, yaml
 assert yaml.safe_load(open(sys.argv[1])) == json.load(open(sys.argv[2]))' "$tmp/ex.yaml" "$tmp/ex.json"
+# placed where a pod is leaving, a gang short of pods, non-preemptible over quota, gates in the list
+more="$dir/../data/explain-more.yaml"
+explain_more() {	# explain_more TARGET... : JSON of explain on the second cases, in $tmp/ex.json
+	"$gantry" explain "$@" -f "$more" --now 2026-01-01T09:00:00Z -o json >"$tmp/ex.json" 2>"$tmp/err"
+}
+explain_more pod next
+check explain_waiting_for_releasing python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["state"], d["reason"]) == ("Waiting", "WaitingForReleasingPods"), d
+assert d["waitsFor"] == ["default/leaving"] and d["toStart"][0]["action"] == "Wait", d
+f = d["expectedStart"]
+assert f["estimated"] and f["time"] == "2026-01-01T09:00:20Z", f
+assert f["after"] == {"pod": "default/leaving", "source": "its termination grace period"}, f' "$tmp/ex.json"
+explain_more pod leaving
+check explain_terminating python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["state"], d["reason"]) == ("Releasing", "Terminating"), d' "$tmp/ex.json"
+explain_more pg trio
+check explain_not_enough_pods python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("NotEnoughPods", "PodSchedulingErrors"), d
+assert d["gang"] == {"have": 1, "required": 3}, d
+h = d["toStart"][0]
+assert (h["action"], h["amount"]) == ("CreatePods", 2), h
+assert d["expectedStart"]["estimated"] is False, d' "$tmp/ex.json"
+explain_more pod serve
+check explain_non_preemptible_over_quota python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("NonPreemptibleOverQuota", "NonPreemptibleOverQuota"), d
+h = d["toStart"]
+assert (h[0]["action"], h[0]["object"], h[0]["resource"], h[0]["amount"]) == ("RaiseQuota", "small", "gpu", 1), h
+assert h[1]["action"] == "MakePreemptible", h' "$tmp/ex.json"
+explain_more
+check explain_list_reasons python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {i["name"]: i["reason"] for i in d["items"]}
+assert r == {"pg-next": "WaitingForReleasingPods", "pg-serve": "NonPreemptibleOverQuota",
+             "pg-gated": "SchedulingGated", "trio": "NotEnoughPods"}, r' "$tmp/ex.json"
 # kubectl's target forms and mistakes
 check explain_unknown_type expect_exit 2 "unknown type 'deployment': pod \(po\), podgroup \(pg\) or queue \(q\)" \
 	explain deployment x -f "$cases"
