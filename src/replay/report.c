@@ -224,7 +224,7 @@ static void chart(FILE *f, const struct chart *c)
 		fprintf(f, "</text>\n");
 	}
 	if (c->y_line >= 0)
-		fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"2 3\"/>\n",
+		fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"ref\"/>\n",
 			ML, fr.w - MR, py(&fr, c->y_line), py(&fr, c->y_line));
 	for (uint32_t s = 0; s < c->n_series; s++)
 		polyline(f, &fr, c, &c->s[s]);
@@ -492,7 +492,7 @@ static const char style[] =
 	"figure{margin:12px 0}figcaption{font-weight:600;margin-bottom:4px}"
 	"svg.chart{max-width:100%;height:auto;background:#fff}svg text{font-size:11px;fill:#444}"
 	"svg text.label{font-size:12px;fill:#222}line.grid{stroke:#eee}line.frame{stroke:#999}"
-	"line.mark{stroke:#b00;stroke-dasharray:3 3}svg text.mark{fill:#b00}"
+	"line.mark{stroke:#b00;stroke-dasharray:3 3}line.ref{stroke:#555;stroke-dasharray:2 3}svg text.mark{fill:#b00}"
 	".warn{background:#fff3cd;border:1px solid #e0c36a;padding:6px 10px}"
 	".legend span{margin-right:16px;white-space:nowrap}.legend i{display:inline-block;width:22px;margin:0 6px 3px 0;vertical-align:middle}"
 	".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:8px}";

@@ -440,5 +440,34 @@ check explain_unknown_type expect_exit 2 "unknown type 'deployment': pod \(po\),
 check explain_needs_a_name expect_exit 2 "give one target: TYPE NAME or TYPE/NAME" explain pod -f "$cases"
 check explain_not_found expect_exit 2 "pod default/nope not found in the input" explain po nope -f "$cases"
 check explain_bad_kubeconfig expect_exit 2 "nonexistent" explain pod x --kubeconfig="$tmp/nonexistent"
+# ---- docs/deploy.md true to the code (issue 16): the Deployment's arguments as deploy/gantry.yaml
+# passes them, every flag one `gantry scheduler --help` lists, what `gantry binder` does, and the
+# README sections the docs name exist
+"$gantry" scheduler --help >"$tmp/sched-help" 2>&1
+"$gantry" binder >"$tmp/binder.out" 2>&1
+check deploy_doc_true_to_code python3 - "$dir/../.." "$tmp/sched-help" "$tmp/binder.out" <<'PY'
+import re, sys, yaml
+root, helptext, binder = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3]).read()
+doc = open(root + "/docs/deploy.md").read()
+m = re.search(r"- Arguments: `(scheduler [^`]*)`", doc)
+assert m, "docs/deploy.md: no Arguments line"
+said = m.group(1).split()
+dep = [d for d in yaml.safe_load_all(open(root + "/deploy/gantry.yaml")) if d and d["kind"] == "Deployment"][0]
+args = dep["spec"]["template"]["spec"]["containers"][0]["args"]
+assert said == args, "docs/deploy.md Arguments %s != deploy/gantry.yaml %s" % (said, args)
+for a in args[1:]:
+    flag = a.split("=")[0]
+    assert re.search(r"^\s+(-\w, )?" + re.escape(flag) + r"\b", helptext, re.M), flag + " not in scheduler --help"
+# what the page says `gantry binder` does is what it does
+m = re.search(r"`gantry binder` exits (\d) with \"([^\"]*)\"", doc)
+assert m and m.group(2) in binder, (m and m.group(0), binder)
+# a README section named in docs/ ("the README's ... table ("X")") is a README heading
+readme = open(root + "/README.md").read()
+heads = set(re.findall(r"^#+ (.*)$", readme, re.M))
+names = re.findall(r"README's [^(]{0,80}\(\"([^\"]+)\"\)", doc)
+assert names, "docs/deploy.md names no README section (the check would check nothing)"
+for name in names:
+    assert name in heads, "docs/deploy.md names README section %r, which does not exist" % name
+PY
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
