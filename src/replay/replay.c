@@ -222,7 +222,7 @@ static void eta_text(const struct progress *p, const struct gt_replay_progress *
 	buf[0] = '\0';
 	if (g->arrived >= g->jobs) {
 		snprintf(buf, len, ", the last jobs running");
-	} else if (elapsed >= 2 && g->arrived * 100ULL >= g->jobs) {
+	} else if (elapsed >= 2 && g->arrived * 1000ULL >= g->jobs) {	/* from 0.1% arrived: a rough guess early */
 		char eta[32];
 		gt_format_duration(elapsed * (double)(g->jobs - g->arrived) / g->arrived, eta, sizeof(eta));
 		snprintf(buf, len, ", ETA %s", eta);
