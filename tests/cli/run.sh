@@ -217,7 +217,8 @@ check replay_compare_counts_relative grep -qE "^  jobs +100 +110 +\+10.0%$" "$tm
 check replay_report_path_first expect_exit 2 "--report .*/nonexistent/x.html: cannot write" \
 	replay --trace "philly:$data/philly_small.csv" --nodes 4x8 --report "$tmp/nonexistent/x.html"
 check replay_report_path_first_no_results test ! -s "$tmp/out"
-# a long replay on a terminal: the progress line has an ETA; Ctrl-C ends it with what was gathered
+# a long replay on a terminal: the progress line has an ETA, a slow run says why; Ctrl-C ends it
+# with what was gathered
 python3 -c '
 import random, sys
 random.seed(7)
@@ -246,6 +247,15 @@ while b"ETA" not in seen and time.time() < deadline and p.poll() is None:
             break
 assert b"ETA" in seen, seen[-500:]
 assert b"% arrived" in seen and b"ms/cycle" in seen, seen[-500:]
+# five actions evict on this trace: after 20 s the run says once why it is slow, and what helps
+deadline = time.time() + 120
+while b"note: slow" not in seen and time.time() < deadline and p.poll() is None:
+    if select.select([master], [], [], 1)[0]:
+        try:
+            seen += os.read(master, 4096)
+        except OSError:
+            break
+assert b"note: slow" in seen and b"--actions allocate" in seen, seen[-500:]
 p.send_signal(signal.SIGINT)
 rc = p.wait(60)
 assert rc == 130, rc
