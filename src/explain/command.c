@@ -305,16 +305,34 @@ static void print_all(const struct run *r, struct gt_explanation *ex, size_t n, 
 		printf("\n(the expected start of one: gantry explain podgroup NAME -n NAMESPACE)\n");
 }
 
-/* Every job that waits (in namespace @ns when given), in the cluster's order. */
+/*
+ * Every job that waits (in namespace @ns when given), in the cluster's order,
+ * then each pod of ours the core never saw: malformed, or without its PodGroup.
+ */
 static size_t explain_waiting(const struct run *r, const char *ns, struct gt_explanation **out)
 {
 	const struct gt_cluster *c = r->src.c;
-	struct gt_explanation *ex = gt_xcalloc(c->n_jobs + 1, sizeof(*ex));
+	struct gt_explanation *ex = gt_xcalloc(c->n_jobs + r->src.n_objs + 1, sizeof(*ex));
 	size_t n = 0;
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
 		if (ns && strcmp(gt_strtab_str(c->names, c->jobs[j].ns), ns))
 			continue;
 		gt_ex_job(&r->x, (int32_t)j, &ex[n]);
+		if (!strcmp(ex[n].state, "Waiting"))
+			n++;
+		else
+			gt_ex_release(&ex[n]);
+	}
+	for (size_t i = 0; i < r->src.n_objs; i++) {
+		const struct gt_doc *o = r->src.objs[i];
+		if (strcmp(gt_obj_kind(o), "Pod") || (ns && strcmp(gt_obj_ns(o), ns)) ||
+		    !gt_pod_is_ours(o, r->o->src.scheduler_name) || gt_pod_is_finished(o) || gt_pod_node(o))
+			continue;
+		int32_t p = pod_entity(r, o);
+		if (p != GT_NONE && r->src.c->pods[p].job != GT_NONE && !ex_source_rejection(&r->src, o))
+			continue;	/* explained with its job */
+		if (explain_pod(r, gt_obj_ns(o), gt_obj_name(o), &ex[n]))
+			continue;
 		if (!strcmp(ex[n].state, "Waiting"))
 			n++;
 		else

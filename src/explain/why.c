@@ -165,6 +165,14 @@ static bool job_state(const struct gt_ex_ctx *x, int32_t job, struct gt_explanat
 		e->message = gt_xstrdup("Its pods are being deleted: they leave at the end of their grace period");
 		return false;
 	}
+	if (!pj->why && !j->n_pods) {
+		/* the core has nothing to place: its pods are missing, or were left out as malformed */
+		e->reason = gt_reason_code(GT_REASON_NOT_ENOUGH_PODS);
+		e->message = gt_xstrdup("It has no pods: none exists, or each was left out as malformed");
+		add_hint(e, "CreatePods", NULL, NULL, 0, "create its pods, or fix the ones left out (said above)");
+		e->no_forecast = gt_xstrdup("it cannot start until it has pods");
+		return true;
+	}
 	if (!pj->why && only_gated(x, j)) {
 		explain_gated(e);
 		return true;
