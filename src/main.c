@@ -9,8 +9,8 @@
 #include "replay/replay.h"
 #include "scheduler/command.h"
 #include "sim/simulate.h"
-
-#define GANTRY_VERSION "0.1.0"
+#include "status/status.h"
+#include "util/version.h"
 
 static void usage(FILE *f)
 {
@@ -19,6 +19,8 @@ static void usage(FILE *f)
 	      "  simulate    run the scheduler on a virtual cluster given as Kubernetes YAML\n"
 	      "  scheduler   schedule a real cluster (kubeconfig or in-cluster)\n"
 	      "  podgrouper  create PodGroups for the workloads' pods, as KAI's podgrouper does\n"
+	      "  status-controllers\n"
+	      "              write Queue and PodGroup status, as KAI's queue and pod-group controllers\n"
 	      "  replay      play a real GPU-cluster job trace through the scheduling core, with a report\n"
 	      "  explain     why a pod, PodGroup or queue waits, what would let it start, and when\n"
 	      "  version     print the version\n\n"
@@ -40,6 +42,8 @@ int main(int argc, char **argv)
 		return gt_scheduler_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "podgrouper"))
 		return gt_podgrouper_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "status-controllers"))
+		return gt_status_controllers_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))
 		return gt_replay_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "explain"))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/quantity.h"
+#include "core/actions.h"
 #include "util/mem.h"
 #include "util/strtab.h"
 #include "util/time.h"
@@ -40,6 +41,7 @@ static const struct {
 	{ "resourcetype", GT_PLUGIN_RESOURCETYPE },
 	{ "nodeplacement", GT_PLUGIN_NODEPLACEMENT },
 	{ "nominatednode", GT_PLUGIN_NOMINATEDNODE },
+	{ "podaffinity", GT_PLUGIN_PODAFFINITY },
 };
 
 /* spec.plugins: switches, placement arguments, proportion's kValue. */
@@ -86,6 +88,33 @@ static int shard_plugins(struct gt_dec *x, const struct gt_doc *o, struct gt_con
 	return 0;
 }
 
+/*
+ * spec.actions{}: an action switched off with enabled: false. KAI's priority
+ * reorders actions; Gantry keeps KAI's default order and says so.
+ */
+static int shard_actions(struct gt_dec *x, const struct gt_doc *o, struct gt_config *cfg)
+{
+	const struct gt_doc *actions = gt_doc_path(o, "spec.actions");
+	cfg->actions_off = 0;
+	for (size_t i = 0; actions && actions->kind == GT_DOC_MAP && i < actions->n; i++) {
+		const char *name = actions->keys[i];
+		enum gt_action a = gt_action_from_name(name);
+		if (a == GT_ACT_NONE)
+			return gt_dec_fail(x, o, "spec.actions", "is not one of KAI's actions", name);
+		const struct gt_doc *spec = actions->items[i];
+		if (!gt_dec_bool(gt_doc_str(spec, "enabled"), true))
+			cfg->actions_off |= 1u << a;
+		if (gt_doc_str(spec, "priority"))
+			gt_dec_warn(x, "SchedulingShard %s: spec.actions.%s.priority is not applied: Gantry runs the "
+				    "actions in KAI's default order", gt_obj_name(o), name);
+	}
+	return 0;
+}
+
+/* spec.args Gantry takes from the shard; KAI's operator passes them as scheduler flags. */
+static const char *const shard_args_taken[] = { "default-staleness-grace-period", "stuck-in-releasing-threshold",
+						"max-consolidation-preemptees", "allow-consolidating-reclaim" };
+
 /* spec.args and spec.minRuntime: durations and counts. */
 static int shard_args(struct gt_dec *x, const struct gt_doc *o, struct gt_config *cfg)
 {
@@ -93,12 +122,28 @@ static int shard_args(struct gt_dec *x, const struct gt_doc *o, struct gt_config
 	const char *grace = gt_doc_str(args, "default-staleness-grace-period");
 	if (grace && gt_duration_parse_whole(grace, &cfg->staleness_grace_s))
 		return gt_dec_fail(x, o, "spec.args.default-staleness-grace-period", "not a duration", grace);
+	const char *stuck = gt_doc_str(args, "stuck-in-releasing-threshold");
+	if (stuck && (gt_duration_parse_whole(stuck, &cfg->stuck_releasing_s) || cfg->stuck_releasing_s <= 0))
+		return gt_dec_fail(x, o, "spec.args.stuck-in-releasing-threshold", "not a positive duration", stuck);
 	const char *maxc = gt_doc_str(args, "max-consolidation-preemptees");
 	int64_t v;
 	if (maxc && (gt_parse_int(maxc, &v) || v < INT32_MIN || v > INT32_MAX))
 		return gt_dec_fail(x, o, "spec.args.max-consolidation-preemptees", "not an integer", maxc);
 	if (maxc)
 		cfg->max_consolidation_preemptees = (int32_t)v;
+	const char *acr = gt_doc_str(args, "allow-consolidating-reclaim");
+	if (acr && strcmp(acr, "true") && strcmp(acr, "false"))
+		return gt_dec_fail(x, o, "spec.args.allow-consolidating-reclaim", "must be true or false, not", acr);
+	if (acr)
+		cfg->allow_consolidating_reclaim = !strcmp(acr, "true");
+	for (size_t i = 0; args && args->kind == GT_DOC_MAP && i < args->n; i++) {
+		bool taken = false;
+		for (size_t k = 0; k < sizeof(shard_args_taken) / sizeof(shard_args_taken[0]); k++)
+			taken |= !strcmp(args->keys[i], shard_args_taken[k]);
+		if (!taken)
+			gt_dec_warn(x, "SchedulingShard %s: spec.args.%s is not taken from the shard (give it to "
+				    "gantry scheduler as a flag; gantry scheduler --help)", gt_obj_name(o), args->keys[i]);
+	}
 	const struct gt_doc *mr = gt_doc_path(o, "spec.minRuntime");
 	const char *pm = gt_doc_str(mr, "preemptMinRuntime"), *rm = gt_doc_str(mr, "reclaimMinRuntime");
 	if (pm && gt_duration_parse_whole(pm, &cfg->preempt_min_runtime_s))
@@ -123,6 +168,7 @@ int gt_dec_shard(struct gt_dec *x, const struct gt_doc *o)
 		cfg.gpu_sharing_order = false;
 	int rc = shard_plugins(x, o, &cfg);
 	rc = rc ? rc : shard_args(x, o, &cfg);
+	rc = rc ? rc : shard_actions(x, o, &cfg);
 	if (!rc)
 		x->c->config = cfg;
 	return rc;
@@ -138,12 +184,25 @@ int gt_dec_topology(struct gt_dec *x, const struct gt_doc *o)
 		return gt_dec_fail(x, o, "spec.levels", "must list at least one level", NULL);
 	struct gt_topology t = { .name = gt_dec_intern(x, gt_obj_name(o)) };
 	t.levels = gt_xcalloc(levels->n, sizeof(*t.levels));
+	t.aliases = gt_xcalloc(levels->n, sizeof(*t.aliases));
 	for (size_t i = 0; i < levels->n; i++) {
 		const char *l = gt_doc_str(levels->items[i], "nodeLabel");
-		if (!l) {
-			free(t.levels);
-			return gt_dec_fail(x, o, "spec.levels[].nodeLabel", "is missing", NULL);
+		const char *alias = gt_doc_str(levels->items[i], "alias");
+		const char *clash = NULL;
+		/* KAI's webhook: an alias names one level, never another level's label or alias */
+		for (size_t k = 0; l && alias && *alias && k < levels->n && !clash; k++) {
+			const char *ol = gt_doc_str(levels->items[k], "nodeLabel");
+			const char *oa = gt_doc_str(levels->items[k], "alias");
+			if ((k != i && ol && !strcmp(ol, alias)) || (k < i && oa && !strcmp(oa, alias)))
+				clash = alias;
 		}
+		if (!l || clash) {
+			free(t.levels);
+			free(t.aliases);
+			return l ? gt_dec_fail(x, o, "spec.levels[].alias", "names another level too", clash)
+				 : gt_dec_fail(x, o, "spec.levels[].nodeLabel", "is missing", NULL);
+		}
+		t.aliases[t.n_levels] = alias && *alias ? gt_dec_intern(x, alias) : GT_NO_ALIAS;
 		t.levels[t.n_levels++] = gt_dec_intern(x, l);
 	}
 	gt_dec_set_lookup(x, &x->topo_by_name, gt_obj_name(o), (int32_t)c->n_topologies);
@@ -153,14 +212,23 @@ int gt_dec_topology(struct gt_dec *x, const struct gt_doc *o)
 
 /* ---------------------------------------------------------------- queues */
 
+/*
+ * One resource of a Queue. As in KAI v0.17 (its Go types have no defaults and
+ * its CRD none either), a key that is not written is 0: a missing limit is a
+ * limit of 0, so nothing that requests the resource fits in the queue. That
+ * surprises people, so the decoder says which limits are missing (@no_limit).
+ */
 static int queue_resource(struct gt_dec *x, const struct gt_doc *o, struct gt_queue *q, const char *res,
-			  int r, double scale)
+			  int r, double scale, char *no_limit, size_t cap)
 {
 	const struct gt_doc *rd = gt_doc_get(gt_doc_path(o, "spec.resources"), res);
 	char field[96];
 	const char *keys[] = { "quota", "limit", "overQuotaWeight" };
-	/* a Queue without a section for a resource: no GPU quota, unlimited CPU and memory */
-	double vals[3] = { r == GT_QGPU ? 0 : -1, -1, r == GT_QGPU ? 0 : 1 };
+	double vals[3] = { 0, 0, 0 };
+	if (!gt_doc_str(rd, "limit")) {
+		size_t len = strlen(no_limit);
+		snprintf(no_limit + len, cap - len, "%s%s", len ? ", " : "", res);
+	}
 	for (int k = 0; k < 3; k++) {
 		const char *s = gt_doc_str(rd, keys[k]);
 		if (!s)
@@ -189,6 +257,9 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o)
 	struct gt_queue q = { .name = gt_dec_intern(x, name), .parent = GT_NONE, .priority = 100,
 			      .preempt_min_runtime_s = -1, .reclaim_min_runtime_s = -1 };
 	const struct gt_doc *spec = gt_doc_get(o, "spec");
+	const char *display = gt_doc_str(spec, "displayName");
+	q.has_display_name = display && *display;
+	q.display_name = q.has_display_name ? gt_dec_intern(x, display) : 0;
 	const char *prio = gt_doc_str(spec, "priority");
 	int64_t v;
 	if (prio && (gt_parse_int(prio, &v) || v < INT32_MIN || v > INT32_MAX))
@@ -199,11 +270,15 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o)
 	if (created && gt_time_parse(created, &q.created))
 		return gt_dec_fail(x, o, "metadata.creationTimestamp", "not an RFC 3339 time", created);
 	/* units: GPUs in devices, CPU in millicores, memory in MB (10^6 bytes) */
-	rc = queue_resource(x, o, &q, "gpu", GT_QGPU, 1000.0);
-	rc = rc ? rc : queue_resource(x, o, &q, "cpu", GT_QCPU, 1.0);
-	rc = rc ? rc : queue_resource(x, o, &q, "memory", GT_QMEM, 1e6);
+	char no_limit[64] = "";
+	rc = queue_resource(x, o, &q, "gpu", GT_QGPU, 1000.0, no_limit, sizeof(no_limit));
+	rc = rc ? rc : queue_resource(x, o, &q, "cpu", GT_QCPU, 1.0, no_limit, sizeof(no_limit));
+	rc = rc ? rc : queue_resource(x, o, &q, "memory", GT_QMEM, 1e6, no_limit, sizeof(no_limit));
 	if (rc)
 		return rc;
+	if (*no_limit)
+		gt_dec_warn(x, "queue %s: no spec.resources limit for %s: 0 as in KAI, so nothing requesting it fits "
+			    "in this queue (write limit: -1 for no limit)", name, no_limit);
 	const char *pm = gt_doc_str(spec, "preemptMinRuntime"), *rm = gt_doc_str(spec, "reclaimMinRuntime");
 	if (pm && gt_duration_parse_whole(pm, &q.preempt_min_runtime_s))
 		return gt_dec_fail(x, o, "spec.preemptMinRuntime", "not a duration", pm);

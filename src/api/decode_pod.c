@@ -50,6 +50,25 @@ static int add_request(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *
 	return 0;
 }
 
+/* Requests of @b added to @a, or @a raised to @b per resource. */
+static void request_add(struct gt_pod *a, const struct gt_pod *b)
+{
+	a->cpu_milli += b->cpu_milli;
+	a->mem_bytes += b->mem_bytes;
+	a->gpus += b->gpus;
+	for (int e = 0; e < GT_MAX_EXT; e++)
+		a->ext[e] += b->ext[e];
+}
+
+static void request_max(struct gt_pod *a, const struct gt_pod *b)
+{
+	a->cpu_milli = b->cpu_milli > a->cpu_milli ? b->cpu_milli : a->cpu_milli;
+	a->mem_bytes = b->mem_bytes > a->mem_bytes ? b->mem_bytes : a->mem_bytes;
+	a->gpus = b->gpus > a->gpus ? b->gpus : a->gpus;
+	for (int e = 0; e < GT_MAX_EXT; e++)
+		a->ext[e] = b->ext[e] > a->ext[e] ? b->ext[e] : a->ext[e];
+}
+
 static int pod_resources(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 {
 	const struct gt_doc *containers = gt_doc_path(o, "spec.containers");
@@ -69,20 +88,33 @@ static int pod_resources(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 			p->gpus += tmp.gpus;
 		}
 	}
-	/* init containers run one at a time: the pod needs the largest of them */
-	struct gt_pod init = { 0 };
+	/*
+	 * Init containers, as kube-scheduler counts them: plain ones run one at
+	 * a time, each beside the sidecars started before it; a sidecar (an init
+	 * container with restartPolicy Always) keeps running, so it adds to the
+	 * pod's regular containers too. The pod needs the larger of the two.
+	 */
+	struct gt_pod sidecars = { 0 }, init_peak = { 0 };
 	const struct gt_doc *inits = gt_doc_path(o, "spec.initContainers");
 	for (size_t i = 0; inits && inits->kind == GT_DOC_SEQ && i < inits->n; i++) {
 		const struct gt_doc *res = gt_doc_get(inits->items[i], "resources");
 		const struct gt_doc *req = gt_doc_get(res, "requests");
-		int rc = add_request(x, o, &init, req ? req : gt_doc_get(res, "limits"),
-				     "spec.initContainers[].resources.requests", true);
+		struct gt_pod one = { 0 };
+		int rc = add_request(x, o, &one, req ? req : gt_doc_get(res, "limits"),
+				     "spec.initContainers[].resources.requests", false);
 		if (rc)
 			return rc;
+		const char *restart = gt_doc_str(inits->items[i], "restartPolicy");
+		if (restart && !strcmp(restart, "Always")) {
+			request_add(p, &one);
+			request_add(&sidecars, &one);
+			one = sidecars;
+		} else {
+			request_add(&one, &sidecars);
+		}
+		request_max(&init_peak, &one);
 	}
-	p->cpu_milli = init.cpu_milli > p->cpu_milli ? init.cpu_milli : p->cpu_milli;
-	p->mem_bytes = init.mem_bytes > p->mem_bytes ? init.mem_bytes : p->mem_bytes;
-	p->gpus = init.gpus > p->gpus ? init.gpus : p->gpus;
+	request_max(p, &init_peak);
 	return 0;
 }
 
@@ -173,6 +205,90 @@ static int read_selector_exprs(struct gt_dec *x, const struct gt_doc *o, const s
 	return 0;
 }
 
+/* containers[].ports[].hostPort: the node must have the port free (NodePorts). */
+static int host_ports(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const struct gt_doc *containers = gt_doc_path(o, "spec.containers");
+	for (size_t i = 0; containers && containers->kind == GT_DOC_SEQ && i < containers->n; i++) {
+		const struct gt_doc *ports = gt_doc_get(containers->items[i], "ports");
+		for (size_t k = 0; ports && ports->kind == GT_DOC_SEQ && k < ports->n; k++) {
+			const char *hp = gt_doc_str(ports->items[k], "hostPort");
+			int64_t port;
+			if (!hp)
+				continue;
+			if (gt_parse_int(hp, &port) || port < 0 || port > 65535)
+				return gt_dec_fail(x, o, "spec.containers[].ports[].hostPort", "not a port number", hp);
+			if (port == 0)
+				continue;	/* 0: no host port, as in Kubernetes */
+			const char *proto = gt_doc_str(ports->items[k], "protocol");
+			const char *ip = gt_doc_str(ports->items[k], "hostIP");
+			p->host_ports = gt_xrealloc(p->host_ports, (p->n_host_ports + 1) * sizeof(*p->host_ports));
+			p->host_ports[p->n_host_ports++] = (struct gt_host_port){
+				.host_ip = ip && *ip && strcmp(ip, "0.0.0.0") ? gt_dec_intern(x, ip) : GT_ANY_HOST_IP,
+				.protocol = gt_dec_intern(x, proto && *proto ? proto : "TCP"),
+				.port = (int32_t)port,
+			};
+		}
+	}
+	return 0;
+}
+
+/*
+ * The namespaces a pod (anti-)affinity term looks at, as Kubernetes reads
+ * them: those listed in namespaces, every namespace when namespaceSelector is
+ * empty ({}), the pod's own when neither is given. A namespaceSelector with
+ * labels needs the Namespace objects' labels, which Gantry does not read yet:
+ * it says so and uses the listed namespaces (or the pod's own).
+ */
+static int term_namespaces(struct gt_dec *x, const struct gt_doc *o, const struct gt_pod *p,
+			   const struct gt_doc *t, struct gt_pod_affinity_term *term)
+{
+	const struct gt_doc *list = gt_doc_get(t, "namespaces");
+	const struct gt_doc *nsel = gt_doc_get(t, "namespaceSelector");
+	size_t n = list && list->kind == GT_DOC_SEQ ? list->n : 0;
+	term->namespaces = gt_xcalloc(n + 1, sizeof(*term->namespaces));
+	for (size_t i = 0; i < n; i++) {
+		const char *ns = list->items[i]->kind == GT_DOC_SCALAR ? list->items[i]->scalar : NULL;
+		if (!ns || !*ns)
+			return gt_dec_fail(x, o, "spec.affinity.podAffinity[].namespaces[]", "is not a name", NULL);
+		term->namespaces[term->n_namespaces++] = gt_dec_intern(x, ns);
+	}
+	if (nsel && nsel->kind == GT_DOC_MAP) {
+		const struct gt_doc *ml = gt_doc_get(nsel, "matchLabels");
+		const struct gt_doc *me = gt_doc_get(nsel, "matchExpressions");
+		bool empty = (!ml || (ml->kind == GT_DOC_MAP && ml->n == 0)) &&
+			     (!me || (me->kind == GT_DOC_SEQ && me->n == 0));
+		if (empty)
+			term->all_namespaces = true;
+		else
+			gt_dec_warn(x, "pod %s: a pod affinity namespaceSelector with labels is not supported yet: "
+				    "the term applies to %s", gt_obj_name(o),
+				    n ? "its namespaces list only" : "the pod's own namespace");
+	}
+	if (!term->n_namespaces)
+		term->namespaces[term->n_namespaces++] = p->ns;
+	return 0;
+}
+
+/* One pod (anti-)affinity term @t, required (@weight 0) or preferred. */
+static int affinity_term(struct gt_dec *x, const struct gt_doc *o, const struct gt_pod *p, const struct gt_doc *t,
+			 bool anti, int32_t weight, struct gt_pod_affinity_term *term)
+{
+	memset(term, 0, sizeof(*term));
+	const char *tk = gt_doc_str(t, "topologyKey");
+	if (!tk)
+		return gt_dec_fail(x, o, "spec.affinity.podAffinity[].topologyKey", "is missing", NULL);
+	term->anti = anti;
+	term->weight = weight;
+	term->topology_key = gt_dec_intern(x, tk);
+	int rc = term_namespaces(x, o, p, t, term);
+	if (rc)
+		return rc;
+	const struct gt_doc *sel = gt_doc_get(t, "labelSelector");
+	return read_selector_exprs(x, o, gt_doc_get(sel, "matchExpressions"), gt_doc_get(sel, "matchLabels"),
+				   &term->selector);
+}
+
 static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 {
 	const struct gt_doc *spec = gt_doc_get(o, "spec");
@@ -204,29 +320,35 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 			tol->effect = !eff || !*eff ? GT_TAINT_ANY : e < 0 ? GT_TAINT_NO_EXECUTE : (enum gt_taint_effect)e;
 		}
 	}
+	int rc = host_ports(x, o, p);
+	if (rc)
+		return rc;
 	static const char *const kinds[] = { "podAffinity", "podAntiAffinity" };
 	for (int k = 0; k < 2; k++) {
 		char path[128];
 		snprintf(path, sizeof(path), "affinity.%s.requiredDuringSchedulingIgnoredDuringExecution",
 			 kinds[k]);
 		const struct gt_doc *pts = gt_doc_path(spec, path);
-		if (!pts || pts->kind != GT_DOC_SEQ)
-			continue;
-		p->pod_affinity = gt_xrealloc(p->pod_affinity,
-					      (p->n_pod_affinity + pts->n + 1) * sizeof(*p->pod_affinity));
-		for (size_t i = 0; i < pts->n; i++) {
-			const struct gt_doc *t = pts->items[i];
-			const char *tk = gt_doc_str(t, "topologyKey");
-			if (!tk)
-				return gt_dec_fail(x, o, "spec.affinity.podAffinity[].topologyKey", "is missing", NULL);
+		for (size_t i = 0; pts && pts->kind == GT_DOC_SEQ && i < pts->n; i++) {
+			GT_GROW(p->pod_affinity, p->n_pod_affinity + 1, p->cap_pod_affinity);
 			struct gt_pod_affinity_term *term = &p->pod_affinity[p->n_pod_affinity++];
-			memset(term, 0, sizeof(*term));
-			term->anti = k == 1;
-			term->topology_key = gt_dec_intern(x, tk);
-			term->ns = p->ns;
-			const struct gt_doc *sel = gt_doc_get(t, "labelSelector");
-			int rc = read_selector_exprs(x, o, gt_doc_get(sel, "matchExpressions"),
-						     gt_doc_get(sel, "matchLabels"), &term->selector);
+			rc = affinity_term(x, o, p, pts->items[i], k == 1, 0, term);
+			if (rc)
+				return rc;
+		}
+		snprintf(path, sizeof(path), "affinity.%s.preferredDuringSchedulingIgnoredDuringExecution",
+			 kinds[k]);
+		pts = gt_doc_path(spec, path);
+		for (size_t i = 0; pts && pts->kind == GT_DOC_SEQ && i < pts->n; i++) {
+			const char *w = gt_doc_str(pts->items[i], "weight");
+			int64_t weight;
+			if (!w || gt_parse_int(w, &weight) || weight < 1 || weight > 100)
+				return gt_dec_fail(x, o, "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[].weight",
+						   "must be a whole number from 1 to 100, not", w ? w : "(none)");
+			GT_GROW(p->preferred_affinity, p->n_preferred_affinity + 1, p->cap_preferred_affinity);
+			struct gt_pod_affinity_term *term = &p->preferred_affinity[p->n_preferred_affinity++];
+			rc = affinity_term(x, o, p, gt_doc_get(pts->items[i], "podAffinityTerm"), k == 1,
+					   (int32_t)weight, term);
 			if (rc)
 				return rc;
 		}
@@ -276,7 +398,7 @@ static const struct gt_binding *binding_of(const struct gt_dec *x, const struct 
 }
 
 /* Where the pod is, with which GPU groups, and its state. */
-static void pod_state(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+static int pod_state(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 {
 	const struct gt_binding *b = binding_of(x, o);
 	int32_t bound_to = b ? gt_dec_lookup(x, x->node_by_name, b->node) : GT_NONE;
@@ -289,6 +411,11 @@ static void pod_state(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p
 	}
 	/* a finished pod keeps its node for the record; it holds nothing there */
 	p->status = pod_status(o, p->node != GT_NONE);
+	const char *phase = gt_doc_str(gt_doc_get(o, "status"), "phase");
+	const char *deleted = gt_doc_str(gt_doc_get(o, "metadata"), "deletionTimestamp");
+	if (p->status == GT_RELEASING && phase && !strcmp(phase, "Running") && deleted &&
+	    gt_time_parse(deleted, &p->deleted_at))
+		return gt_dec_fail(x, o, "metadata.deletionTimestamp", "not an RFC 3339 time", deleted);
 	pod_gpu_groups(x, o, p);
 	if (bound_to != GT_NONE && p->node == GT_NONE) {
 		/* being bound: Binding on its node with its groups, the binder's work in progress */
@@ -307,6 +434,7 @@ static void pod_state(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p
 	const char *nominated = gt_doc_str(gt_doc_get(o, "status"), "nominatedNodeName");
 	if (nominated)
 		p->nominated_node = gt_dec_lookup(x, x->node_by_name, nominated);
+	return 0;
 }
 
 /* Task order: the task-priority label, and the roles KAI starts first. */
@@ -362,6 +490,85 @@ static int pod_job(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 	return rc;
 }
 
+/* ---------------------------------------------------------------- needed ConfigMaps */
+
+static const char *const container_lists[] = { "initContainers", "containers", "ephemeralContainers" };
+
+/* @ref ({name, optional}) as a ConfigMap @p needs, unless optional or the shared-GPU one. */
+static void need_configmap(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p, const struct gt_doc *ref)
+{
+	const char *name = gt_doc_str(ref, "name");
+	if (!name || !*name || gt_dec_bool(gt_doc_str(ref, "optional"), false))
+		return;
+	/* the ConfigMaps Gantry (or KAI's binder) makes for a shared GPU are not waited for */
+	const char *shared = gt_obj_annotation(o, "runai/shared-gpu-configmap");
+	if (shared && !strncmp(name, shared, strlen(shared)))
+		return;
+	uint32_t id = gt_dec_intern(x, name);
+	for (uint32_t i = 0; i < p->n_configmaps; i++)
+		if (p->configmaps[i] == id)
+			return;
+	p->configmaps = gt_xrealloc(p->configmaps, (p->n_configmaps + 1) * sizeof(*p->configmaps));
+	p->configmaps[p->n_configmaps++] = id;
+}
+
+static bool volume_mounted(const struct gt_doc *spec, const char *volume)
+{
+	for (size_t l = 0; l < 3; l++) {
+		const struct gt_doc *cs = gt_doc_get(spec, container_lists[l]);
+		for (size_t i = 0; cs && cs->kind == GT_DOC_SEQ && i < cs->n; i++) {
+			const struct gt_doc *mounts = gt_doc_get(cs->items[i], "volumeMounts");
+			for (size_t m = 0; mounts && mounts->kind == GT_DOC_SEQ && m < mounts->n; m++) {
+				const char *n = gt_doc_str(mounts->items[m], "name");
+				if (n && !strcmp(n, volume))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * The ConfigMaps a pod cannot start without, as KAI's ConfigMap predicate
+ * lists them: mounted configMap volumes (and projected ones), env
+ * configMapKeyRef and envFrom configMapRef of every container; optional
+ * references are not needed.
+ */
+static void pod_configmaps(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const struct gt_doc *spec = gt_doc_get(o, "spec");
+	const struct gt_doc *vols = gt_doc_get(spec, "volumes");
+	for (size_t i = 0; vols && vols->kind == GT_DOC_SEQ && i < vols->n; i++) {
+		const struct gt_doc *v = vols->items[i];
+		const char *vname = gt_doc_str(v, "name");
+		if (!vname || !volume_mounted(spec, vname))
+			continue;
+		if (gt_doc_get(v, "configMap"))
+			need_configmap(x, o, p, gt_doc_get(v, "configMap"));
+		const struct gt_doc *srcs = gt_doc_path(v, "projected.sources");
+		for (size_t k = 0; srcs && srcs->kind == GT_DOC_SEQ && k < srcs->n; k++)
+			if (gt_doc_get(srcs->items[k], "configMap"))
+				need_configmap(x, o, p, gt_doc_get(srcs->items[k], "configMap"));
+	}
+	for (size_t l = 0; l < 3; l++) {
+		const struct gt_doc *cs = gt_doc_get(spec, container_lists[l]);
+		for (size_t i = 0; cs && cs->kind == GT_DOC_SEQ && i < cs->n; i++) {
+			const struct gt_doc *env = gt_doc_get(cs->items[i], "env");
+			for (size_t e = 0; env && env->kind == GT_DOC_SEQ && e < env->n; e++) {
+				const struct gt_doc *ref = gt_doc_path(env->items[e], "valueFrom.configMapKeyRef");
+				if (ref)
+					need_configmap(x, o, p, ref);
+			}
+			const struct gt_doc *from = gt_doc_get(cs->items[i], "envFrom");
+			for (size_t e = 0; from && from->kind == GT_DOC_SEQ && e < from->n; e++) {
+				const struct gt_doc *ref = gt_doc_get(from->items[e], "configMapRef");
+				if (ref)
+					need_configmap(x, o, p, ref);
+			}
+		}
+	}
+}
+
 int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 {
 	struct gt_cluster *c = x->c;
@@ -380,8 +587,10 @@ int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 	int rc = pod_resources(x, o, &p);
 	rc = rc ? rc : gpu_sharing(x, o, &p);
 	rc = rc ? rc : pod_placement(x, o, &p);
+	rc = rc ? rc : pod_state(x, o, &p);
+	if (!rc)
+		pod_configmaps(x, o, &p);
 	if (!rc) {
-		pod_state(x, o, &p);
 		pod_order(o, &p);
 		/* another scheduler's pending pod is not ours to place: no job */
 		if (p.ours || p.node != GT_NONE)
@@ -395,5 +604,20 @@ int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 		c->jobs[p.job].deleting = true;
 	gt_dec_source(x, 1, c->n_pods, (int32_t)x->obj);
 	GT_PUSH(c->pods, c->n_pods, c->cap_pods, p);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- ConfigMaps */
+
+int gt_dec_configmap(struct gt_dec *x, const struct gt_doc *o)
+{
+	const char *name = gt_obj_name(o);
+	if (!*name)
+		return gt_dec_fail(x, o, "metadata.name", "is missing", NULL);
+	char key[512];
+	snprintf(key, sizeof(key), "%s/%s", gt_obj_ns(o), name);
+	struct gt_cluster *c = x->c;
+	GT_PUSH(c->configmaps, c->n_configmaps, c->cap_configmaps, gt_dec_intern(x, key));
+	c->configmaps_known = true;
 	return 0;
 }

@@ -23,10 +23,30 @@ void gt_config_defaults(struct gt_config *c)
 	c->predicates = true;
 	c->gpu_sharing_order = true;
 	c->staleness_grace_s = 60;
+	c->stuck_releasing_s = 120;	/* KAI's DefaultStuckInReleasingThreshold */
 	c->max_consolidation_preemptees = 16;
 	c->allow_consolidating_reclaim = true;
 	c->k_value = 1.0;
 	c->saturation_multiplier = 1.0;
+}
+
+enum gt_status gt_pod_status_at(const struct gt_pod *p, const struct gt_config *c, int64_t now)
+{
+	if (p->status == GT_RELEASING && p->deleted_at && now - p->deleted_at > c->stuck_releasing_s)
+		return GT_STUCK_RELEASING;
+	return p->status;
+}
+
+void gt_config_override(struct gt_config *c, const struct gt_config_overrides *o)
+{
+	if (o->has_staleness_grace)
+		c->staleness_grace_s = o->staleness_grace_s;
+	if (o->has_stuck_releasing)
+		c->stuck_releasing_s = o->stuck_releasing_s;
+	if (o->has_max_consolidation_preemptees)
+		c->max_consolidation_preemptees = o->max_consolidation_preemptees;
+	if (o->has_allow_consolidating_reclaim)
+		c->allow_consolidating_reclaim = o->allow_consolidating_reclaim;
 }
 
 void gt_cluster_init(struct gt_cluster *c, struct gt_strtab *names)
@@ -61,8 +81,18 @@ void gt_pod_release(struct gt_pod *p)
 	free(p->affinity_terms);
 	free(p->tolerations);
 	for (uint32_t i = 0; i < p->n_pod_affinity; i++)
+	{
 		gt_selector_release(&p->pod_affinity[i].selector);
+		free(p->pod_affinity[i].namespaces);
+	}
 	free(p->pod_affinity);
+	for (uint32_t i = 0; i < p->n_preferred_affinity; i++) {
+		gt_selector_release(&p->preferred_affinity[i].selector);
+		free(p->preferred_affinity[i].namespaces);
+	}
+	free(p->preferred_affinity);
+	free(p->host_ports);
+	free(p->configmaps);
 }
 
 void gt_node_release(struct gt_node *n)
@@ -88,8 +118,11 @@ void gt_cluster_release(struct gt_cluster *c)
 		gt_job_release(&c->jobs[i]);
 	for (uint32_t i = 0; i < c->n_queues; i++)
 		free(c->queues[i].children);
-	for (uint32_t i = 0; i < c->n_topologies; i++)
+	free(c->configmaps);
+	for (uint32_t i = 0; i < c->n_topologies; i++) {
 		free(c->topologies[i].levels);
+		free(c->topologies[i].aliases);
+	}
 	free(c->nodes);
 	free(c->pods);
 	free(c->jobs);

@@ -38,6 +38,7 @@ enum gt_qres { GT_QGPU, GT_QCPU, GT_QMEM, GT_NQRES };
 	X(BOUND, "Bound")         \
 	X(RUNNING, "Running")     \
 	X(RELEASING, "Releasing") \
+	X(STUCK_RELEASING, "StuckInReleasing") \
 	X(SUCCEEDED, "Succeeded") \
 	X(FAILED, "Failed")
 
@@ -50,10 +51,11 @@ enum gt_status {
 
 const char *gt_status_name(enum gt_status s);
 
-/* Holds node resources: Allocated, Pipelined, Binding, Bound, Running, Releasing. */
+/* Holds node resources: Allocated, Pipelined, Binding, Bound, Running, Releasing,
+ * StuckInReleasing (whose resources are not counted on for pipelining). */
 static inline bool gt_status_active_used(enum gt_status s)
 {
-	return s >= GT_ALLOCATED && s <= GT_RELEASING;
+	return s >= GT_ALLOCATED && s <= GT_STUCK_RELEASING;
 }
 /* Counts toward a queue's allocation: Allocated, Binding, Bound, Running. */
 static inline bool gt_status_allocated(enum gt_status s)
@@ -118,7 +120,12 @@ struct gt_pod_affinity_term {
 	struct gt_selector selector;	/* over pod labels */
 	uint32_t topology_key;
 	bool anti;
-	int64_t ns;		/* namespace the selector applies to (pod's own) */
+	/* namespaces the selector applies to: the term's namespaces, else the
+	 * pod's own; every namespace with an empty namespaceSelector */
+	uint32_t *namespaces;
+	uint32_t n_namespaces;
+	bool all_namespaces;
+	int32_t weight;		/* a preferred term's weight (1..100); 0 for a required one */
 };
 
 struct gt_node {
@@ -139,6 +146,14 @@ struct gt_node {
 	int64_t ext[GT_MAX_EXT];	/* allocatable extended resources */
 };
 
+/* A container port bound on the node (kube-scheduler's NodePorts predicate). */
+struct gt_host_port {
+	uint32_t host_ip;	/* interned hostIP; GT_ANY_HOST_IP for all addresses */
+	uint32_t protocol;	/* interned: TCP, UDP or SCTP */
+	int32_t port;
+};
+#define GT_ANY_HOST_IP UINT32_MAX
+
 struct gt_pod {
 	uint32_t ns, name;
 	int32_t job;		/* index into jobs, GT_NONE if it has no PodGroup */
@@ -147,6 +162,9 @@ struct gt_pod {
 	bool reservation;	/* a GPU reservation pod: CPU/memory only */
 	/* state at the start of the cycle */
 	enum gt_status status;
+	/* metadata.deletionTimestamp of a Running pod being deleted, 0 else: past
+	 * the stuck-in-releasing threshold its status is StuckInReleasing */
+	int64_t deleted_at;
 	int32_t node;		/* GT_NONE when not on a node */
 	uint32_t groups[GT_MAX_DEVICES];	/* shared-GPU group ids (interned) */
 	uint8_t n_groups;
@@ -172,7 +190,13 @@ struct gt_pod {
 	struct gt_toleration *tolerations;
 	uint32_t n_tolerations;
 	struct gt_pod_affinity_term *pod_affinity;
-	uint32_t n_pod_affinity;
+	uint32_t n_pod_affinity, cap_pod_affinity;
+	struct gt_pod_affinity_term *preferred_affinity;	/* scored, not required */
+	uint32_t n_preferred_affinity, cap_preferred_affinity;
+	struct gt_host_port *host_ports;	/* containers[].ports[] with a hostPort */
+	uint32_t n_host_ports;
+	uint32_t *configmaps;	/* ConfigMaps it needs in its namespace (interned names) */
+	uint32_t n_configmaps;
 };
 
 static inline bool gt_pod_is_shared(const struct gt_pod *p)
@@ -198,6 +222,7 @@ struct gt_podset {
 struct gt_subgroup {
 	uint32_t name;
 	int32_t parent;		/* GT_NONE: the job's root set */
+	int32_t min_subgroup;	/* spec.subGroups[].minSubGroup; 0: every member (core/gang.h) */
 	struct gt_topology_constraint topo;
 };
 
@@ -211,10 +236,17 @@ struct gt_job {
 	uint32_t n_podsets;
 	struct gt_subgroup *groups;	/* inner sub-groups, parents before children */
 	uint32_t n_groups;
+	int32_t min_subgroup;	/* spec.minSubGroup of the root set; 0: every member */
 	struct gt_topology_constraint topo;	/* job-level constraint */
 	int64_t created;
 	int64_t last_start;	/* 0: never started */
 	int64_t stale_since;	/* 0: not stale */
+	int64_t last_eviction;	/* kai.scheduler/last-eviction-timestamp, 0: never */
+	/* spec.stalenessGracePeriod and spec.preemptionDelay in seconds, when
+	 * given (else the shard's default grace, and no delay) */
+	bool has_staleness_grace, has_preemption_delay;
+	int64_t staleness_grace_s;	/* < 0: never evicted as a stale gang */
+	int64_t preemption_delay_s;
 	bool deleting;
 	int32_t *pods;
 	uint32_t n_pods, cap_pods;
@@ -222,6 +254,8 @@ struct gt_job {
 
 struct gt_queue {
 	uint32_t name;
+	uint32_t display_name;	/* spec.displayName when has_display_name */
+	bool has_display_name;
 	int32_t parent;		/* GT_NONE for a top-level queue */
 	int32_t priority;
 	int64_t created;
@@ -238,12 +272,14 @@ struct gt_queue {
 struct gt_topology {
 	uint32_t name;
 	uint32_t *levels;	/* node label keys, widest first */
+	uint32_t *aliases;	/* spec.levels[].alias (interned), GT_NO_ALIAS if none */
 	uint32_t n_levels;
 };
+#define GT_NO_ALIAS UINT32_MAX
 
 /* Scoring plugins that can be switched off in the SchedulingShard. */
 enum gt_plugin { GT_PLUGIN_NODEAVAILABILITY, GT_PLUGIN_RESOURCETYPE, GT_PLUGIN_NODEPLACEMENT,
-		 GT_PLUGIN_GPUPACK, GT_PLUGIN_NOMINATEDNODE, GT_N_PLUGINS };
+		 GT_PLUGIN_GPUPACK, GT_PLUGIN_NOMINATEDNODE, GT_PLUGIN_PODAFFINITY, GT_N_PLUGINS };
 
 struct gt_config {
 	unsigned plugins_off;	/* bit per enum gt_plugin */
@@ -253,10 +289,12 @@ struct gt_config {
 	bool exhaustive_placement;	/* score every node (tests compare it with the index) */
 	bool gpu_sharing_order;	/* prefer nodes with a fitting shared GPU */
 	int64_t staleness_grace_s;	/* < 0: never evict stale gangs */
+	int64_t stuck_releasing_s;	/* --stuck-in-releasing-threshold */
 	int32_t max_consolidation_preemptees;	/* <= 0 unlimited */
 	int64_t preempt_min_runtime_s;
 	int64_t reclaim_min_runtime_s;
 	bool allow_consolidating_reclaim;
+	unsigned actions_off;	/* SchedulingShard spec.actions{}.enabled false, bit per enum gt_action */
 	double k_value;
 	double saturation_multiplier;
 };
@@ -277,9 +315,38 @@ struct gt_cluster {
 	uint32_t ext_names[GT_MAX_EXT];	/* interned names of extended resources */
 	int64_t ext_gpu_milli[GT_MAX_EXT];	/* a MIG profile's GPU slices (1g = 1000); 0 else */
 	uint32_t n_ext;
+	/* ConfigMaps that exist, as interned "namespace/name" keys, sorted; the
+	 * ConfigMap predicate applies when configmaps_known */
+	uint32_t *configmaps;
+	uint32_t n_configmaps, cap_configmaps;
+	bool configmaps_known;
 };
 
 void gt_config_defaults(struct gt_config *c);
+/* Sort c->configmaps by text (after decoding; core/configmaps.c). */
+void gt_cluster_sort_configmaps(struct gt_cluster *c);
+/* Does pod @pod need a ConfigMap that does not exist? Then @msg holds KAI's words
+ * ("Missing required configmaps: [a b]"). Never when the ConfigMaps are unknown. */
+bool gt_pod_configmaps_missing(const struct gt_cluster *c, int32_t pod, char *msg, size_t cap);
+
+/* Settings given outside the cluster's objects (KAI's scheduler flags): each
+ * one given wins over the SchedulingShard. */
+struct gt_config_overrides {
+	bool has_staleness_grace, has_stuck_releasing, has_max_consolidation_preemptees;
+	bool has_allow_consolidating_reclaim;
+	int64_t staleness_grace_s, stuck_releasing_s;
+	int32_t max_consolidation_preemptees;
+	bool allow_consolidating_reclaim;
+};
+void gt_config_override(struct gt_config *c, const struct gt_config_overrides *o);
+/* What KAI's messages call queue @q: its spec.displayName, else its name. */
+static inline uint32_t gt_queue_shown_name(const struct gt_queue *q)
+{
+	return q->has_display_name ? q->display_name : q->name;
+}
+/* @p's status in a session at @now: a Releasing pod deleted more than the
+ * stuck-in-releasing threshold ago is StuckInReleasing (KAI's getTaskStatus). */
+enum gt_status gt_pod_status_at(const struct gt_pod *p, const struct gt_config *c, int64_t now);
 void gt_cluster_init(struct gt_cluster *c, struct gt_strtab *names);
 void gt_cluster_release(struct gt_cluster *c);
 /* What one node, pod or job owns (the decoder drops an object it refused half-way). */

@@ -9,9 +9,8 @@
  * Each reason has two names: Gantry's own code, finer than KAI's (what
  * `gantry explain` prints), and KAI's UnschedulableReason, which the
  * scheduler writes into the PodGroup's schedulingConditions[].reasons
- * (KAI v0.17: QueueDoesNotExist, OverLimit, NonPreemptibleOverQuota, and
- * PodSchedulingErrors for the rest; KAI's PreemptionDelayNotElapsed has no
- * code here because the core does not implement spec.preemptionDelay).
+ * (KAI v0.17: QueueDoesNotExist, OverLimit, NonPreemptibleOverQuota,
+ * PreemptionDelayNotElapsed, and PodSchedulingErrors for the rest).
  */
 #ifndef GT_REASON_H
 #define GT_REASON_H
@@ -34,7 +33,8 @@
 	X(POD_ANTI_AFFINITY, "node(s) didn't match pod anti-affinity rules")   \
 	X(GPU_TYPE, "node(s) didn't match the requested GPU type (MIG or whole GPU)") \
 	X(GPU_MEMORY_UNKNOWN, "node(s) are not gpu nodes or their gpu memory count was not synced yet") \
-	X(TOPOLOGY, "node(s) are outside the required topology domain")
+	X(TOPOLOGY, "node(s) are outside the required topology domain")       \
+	X(HOST_PORTS, "node(s) didn't have free ports for the requested pod ports")
 
 enum gt_reject {
 #define GT_REJECT_ENUM(name, text) GT_REJECT_##name,
@@ -61,7 +61,9 @@ const char *gt_reject_code(enum gt_reject r);
 	X(NO_NODE_FITS, "NoNodeFits", "PodSchedulingErrors")                                     \
 	X(GANG_SHORT, "GangShort", "PodSchedulingErrors")                                        \
 	X(TOPOLOGY, "TopologyNotSatisfied", "PodSchedulingErrors")                               \
-	X(POD_ERROR, "PodSchedulingErrors", "PodSchedulingErrors")
+	X(POD_ERROR, "PodSchedulingErrors", "PodSchedulingErrors")                               \
+	X(PREEMPTION_DELAY, "PreemptionDelayNotElapsed", "PreemptionDelayNotElapsed")            \
+	X(MISSING_CONFIGMAPS, "MissingConfigMaps", "PodSchedulingErrors")
 
 enum gt_reason {
 #define GT_REASON_ENUM(name, code, kai) GT_REASON_##name,

@@ -111,6 +111,12 @@ static int64_t next_end(const struct gt_cluster *c, const struct gt_ends *ends, 
 		if (!next || e < next)
 			next = e;
 	}
+	/* a job's preemption delay ends: from then it may evict to make room */
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		int64_t d = gt_job_preemption_delay_end(&c->jobs[j]);
+		if (d > t && (!next || d < next))
+			next = d;
+	}
 	return next;
 }
 

@@ -21,7 +21,8 @@
  *   Step 2. Move the cluster on (sim/simulate.h gt_sim_advance); pods bound
  *           now end at t + their job's run time (or its deadline), if known.
  *   Step 3. If the cycle bound or evicted anything, t += 1 (let it settle);
- *           else t = the earliest expected end after t; none: no estimate.
+ *           else t = the earliest expected end (or end of a job's preemption
+ *           delay) after t; none: no estimate.
  *   Step 4. Pods whose end has come leave (Succeeded). Back to step 1.
  * Bounded by a number of cycles and a horizon, both said when reached.
  */

@@ -471,6 +471,16 @@ static void job_hints(const struct gt_ex_ctx *x, int32_t job, struct gt_explanat
 		add_hint(e, "CreatePods", NULL, "pods", (double)(w->required - w->found), text);
 		e->no_forecast = gt_xstrdup("it cannot start until its gang's pods exist");
 		return;
+	case GT_REASON_PREEMPTION_DELAY:
+		if (w->pod != GT_NONE)
+			hint_room(x, w->pod, 1, e);
+		add_hint(e, "Wait", NULL, NULL, 0,
+			 "or wait until its preemption delay is over (the message says when): then it may evict to make room");
+		return;
+	case GT_REASON_MISSING_CONFIGMAPS:
+		add_hint(e, "CreateConfigMaps", NULL, NULL, 0, "create the ConfigMaps its pods mount or read (the message names them)");
+		e->no_forecast = gt_xstrdup("it cannot start until its ConfigMaps exist");
+		return;
 	default:
 		return;
 	}
@@ -609,6 +619,7 @@ void gt_ex_release(struct gt_explanation *e)
 bool gt_ex_wants_forecast(const struct gt_explanation *e)
 {
 	static const char *const room[] = { "NoNodeFits", "GangShort", "TopologyNotSatisfied", "OverLimit",
+					    "PreemptionDelayNotElapsed",
 					    "NonPreemptibleOverQuota", GT_EX_RELEASING, GT_EX_NO_DECISION,
 					    "PodSchedulingErrors" };
 	if (e->job == GT_NONE || strcmp(e->state, "Waiting") || e->no_forecast)

@@ -41,7 +41,7 @@
 /* Something that would let the job start. */
 struct gt_ex_hint {
 	const char *action;	/* FreeResources, RaiseLimit, RaiseQuota, MakePreemptible,
-				   CreateQueue, UseLeafQueue, CreatePods, RelaxConstraints,
+				   CreateQueue, UseLeafQueue, CreatePods, CreateConfigMaps, RelaxConstraints,
 				   SetSchedulerName, CreatePodGroup, FixObject, Wait */
 	char *object;		/* the node, queue or object it is about; NULL */
 	const char *resource;	/* "gpu", "cpu", "memory", "pods"; NULL */

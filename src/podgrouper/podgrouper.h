@@ -210,16 +210,12 @@ struct gt_pg_duration {
 	int64_t ns;
 };
 
-#define GT_PG_DURATION_MAX 40	/* the longest text gt_pg_format_duration() writes, with NUL */
-
 /*
  * Parse Go's duration syntax ("300ms", "1.5h", "-2m30s", "0"): 0, or
  * GT_EINVAL for text time.ParseDuration rejects (no unit, an unknown unit,
  * more than 2^63-1 ns).
  */
 int gt_pg_parse_duration(const char *s, int64_t *ns);
-/* @ns as Go's time.Duration.String() writes it ("1h0m0s", "1.5s", "300ms", "0s"). */
-void gt_pg_format_duration(int64_t ns, char buf[GT_PG_DURATION_MAX]);
 
 struct gt_pg_kv {
 	char *key, *value;
@@ -304,6 +300,17 @@ enum gt_pg_skip gt_pg_skip_reason(const struct gt_pg_request *req, const struct 
  */
 struct gt_doc *gt_pg_podgroup_update(const struct gt_pg_config *cfg, const struct gt_doc *existing,
 				     const struct gt_podgroup *computed);
+
+/*
+ * Does an owner's change from @old to @cur (two versions of one object)
+ * change what the rules read of it? Its spec, labels, annotations and
+ * owner references do; its status does not, except the RayCluster a RayJob
+ * or a RayService names; nor does the bookkeeping of its metadata
+ * (resourceVersion, generation, managedFields). The controller groups the
+ * pods of an owner again only for a change that matters: a 1,000-pod Job's
+ * status moves with every pod.
+ */
+bool gt_pg_owner_change_matters(const struct gt_doc *old, const struct gt_doc *cur);
 
 /* ---------------------------------------------------------------- many pods */
 

@@ -160,7 +160,7 @@ check recursive_found_the_pods python3 -c '
 import json, sys
 assert len(json.load(open(sys.argv[1]))["pods"]) > 0' "$tmp/out"
 # --help on every subcommand, one layout, on stdout
-for sub in simulate replay scheduler podgrouper explain; do
+for sub in simulate replay scheduler podgrouper status-controllers explain; do
 	"$gantry" "$sub" --help >"$tmp/help" 2>&1
 	check "help_${sub}" grep -q "^usage: gantry $sub " "$tmp/help"
 	check "help_${sub}_layout" grep -qE "^  -h, --help +this help$" "$tmp/help"
@@ -195,6 +195,74 @@ check podgrouper_lease_group expect_exit 2 "--leader-elect-lease-duration: must 
 	podgrouper --leader-elect-lease-duration soon
 check scheduler_bad_duration expect_exit 2 "--schedule-period: must be a duration" scheduler --schedule-period=-1s
 check scheduler_positional_refused expect_exit 2 "unexpected argument 'extra'" scheduler extra
+# PodGroup v2alpha2 durations: a bad one named at its field
+cat >"$tmp/pg-dur.yaml" <<'Y'
+apiVersion: scheduling.run.ai/v2alpha2
+kind: PodGroup
+metadata: {name: pg, namespace: team-a}
+spec: {queue: q, minMember: 1, stalenessGracePeriod: soon}
+Y
+check pg_bad_staleness_named expect_exit 2 "PodGroup team-a/pg .*spec.stalenessGracePeriod.*soon" \
+	simulate -f "$tmp/pg-dur.yaml"
+# a Queue without a cpu limit: 0 as in KAI, said, and its CPU pods wait over the limit
+cat >"$tmp/q-nocpu.yaml" <<'Y'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata: {name: q}
+spec: {resources: {gpu: {quota: 0, limit: -1}, memory: {quota: -1, limit: -1}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default, labels: {kai.scheduler/queue: q}}
+spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
+Y
+check queue_missing_limit_warned expect_exit 0 "queue q: no spec.resources limit for cpu: 0 as in KAI" \
+	simulate -f "$tmp/q-nocpu.yaml"
+check queue_missing_limit_blocks grep -q "default/p .*Pending" "$tmp/out"
+# KAI's scheduler flags: taken under their names; what Gantry cannot act on is said
+check scheduler_conf_refused expect_exit 2 "--scheduler-conf /x: KAI's actions-and-tiers file is not read" \
+	scheduler --scheduler-conf /x
+check scheduler_kai_flags_inert_warned expect_exit 2 "--enable-profiler is accepted but has no effect" \
+	scheduler --enable-profiler --v=4 --max-consolidation-preemptees=4 --kubeconfig "$tmp/nonexistent"
+check scheduler_kai_grace_negative_ok expect_exit 2 "nonexistent" \
+	scheduler --default-staleness-grace-period=-1s --stuck-in-releasing-threshold=5m --kubeconfig "$tmp/nonexistent"
+check scheduler_kai_bad_bool expect_exit 2 "--allow-consolidating-reclaim" scheduler --allow-consolidating-reclaim=maybe
+cat >"$tmp/shard-args.yaml" <<'Y'
+apiVersion: kai.scheduler/v1
+kind: SchedulingShard
+metadata: {name: default}
+spec: {args: {detailed-fit-errors: "true"}, actions: {consolidation: {priority: 3}}}
+Y
+check shard_args_not_taken_warned expect_exit 0 "spec.args.detailed-fit-errors is not taken from the shard" \
+	simulate -f "$tmp/shard-args.yaml"
+check shard_action_priority_warned grep -q "spec.actions.consolidation.priority is not applied" "$tmp/err"
+# the README's preemption-delay example: waits at 09:02 with KAI's message, preempts at 09:06
+pd="$dir/../../examples/preemption-delay.yaml"
+check preemption_delay_waits runs_ok simulate -f "$pd" --now 2026-01-01T09:02:00Z
+check preemption_delay_waits_message grep -q "Workload is within its preemption delay window (5m0s) and may not trigger evictions before 2026-01-01T09:05:00Z" "$tmp/out"
+check preemption_delay_then_preempts runs_ok simulate -f "$pd" --now 2026-01-01T09:06:00Z
+check preemption_delay_then_preempts_evicts grep -qE "research/pretrain-0 +pretrain +ml +Releasing" "$tmp/out"
+# KAI's ConfigMap predicate applies only when the input holds ConfigMaps: said when it does not
+cat >"$tmp/cm.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec: {schedulerName: kai-scheduler, volumes: [{name: v, configMap: {name: cfg}}], containers: [{name: c, image: x, volumeMounts: [{name: v, mountPath: /v}]}]}
+Y
+check configmaps_unknown_warned expect_exit 0 "pod p needs ConfigMaps and the input has none" simulate -f "$tmp/cm.yaml"
+# the status controllers: KAI's label maps checked at start, the pair named
+check status_label_map_pair expect_exit 2 'invalid map item: "team" \(want key=value\)' \
+	status-controllers --queue-label-to-metric-label team
+check status_label_map_reserved expect_exit 2 '"queue_name" is no metric label of its own' \
+	scheduler --queue-label-to-metric-label team=queue_name
+check status_nothing_to_do expect_exit 2 "leave nothing to do" \
+	status-controllers --queue-controller=false --podgroup-controller=false
+check status_kubeconfig expect_exit 2 "nonexistent" status-controllers --kubeconfig "$tmp/nonexistent"
 # ---- gantry replay (issue 16): packing summaries, percentage points, paths checked first,
 # Ctrl-C keeps what was gathered, an ETA
 "$gantry" replay --trace "openb:$data/openb_pods_small.csv" --openb-nodes "$data/openb_nodes_small.csv" \
@@ -454,6 +522,44 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["reason"] == "ObjectRejected" and "metadata.annotations.gpu-fraction" in d["message"], d
 assert d["toStart"][0]["action"] == "FixObject", d' "$tmp/ex.json"
+# KAI's preemption delay (the README's example at 09:02): the reason KAI writes, and the start once
+# the delay is over (09:05) and the victim's grace period has passed
+"$gantry" explain pg serve -n prod -f "$dir/../../examples/preemption-delay.yaml" --now 2026-01-01T09:02:00Z \
+	-o json >"$tmp/ex.json" 2>/dev/null
+check explain_preemption_delay python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("PreemptionDelayNotElapsed", "PreemptionDelayNotElapsed"), d
+assert "2026-01-01T09:05:00Z" in d["message"], d
+f = d["expectedStart"]
+assert f["estimated"] and f["time"] == "2026-01-01T09:05:30Z", f' "$tmp/ex.json"
+# KAI's ConfigMap predicate: a pod that mounts a ConfigMap the input does not have
+cat >"$tmp/cm-missing.yaml" <<'Y'
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata: {name: default-queue}
+spec: {resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, limit: -1}, memory: {quota: -1, limit: -1}}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: other, namespace: default}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec: {schedulerName: kai-scheduler, volumes: [{name: v, configMap: {name: cfg}}], containers: [{name: c, image: x, volumeMounts: [{name: v, mountPath: /v}]}]}
+Y
+"$gantry" explain pod p -f "$tmp/cm-missing.yaml" --now 2026-01-01T09:00:00Z -o json >"$tmp/ex.json" 2>/dev/null
+check explain_missing_configmaps python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("MissingConfigMaps", "PodSchedulingErrors"), d
+assert "cfg" in d["message"] and d["toStart"][0]["action"] == "CreateConfigMaps", d' "$tmp/ex.json"
 # kubectl's target forms and mistakes
 check explain_unknown_type expect_exit 2 "unknown type 'deployment': pod \(po\), podgroup \(pg\) or queue \(q\)" \
 	explain deployment x -f "$cases"

@@ -217,6 +217,277 @@ TEST(parent_limit_applies_to_children)
 	tl_free(&w);
 }
 
+/* spec.preemptionDelay: a high-priority job may not preempt until the delay
+ * after the later of its creation (00:00) and its last eviction has passed
+ * (the session is at 01:00). @ann is the PodGroup's annotations body. */
+static void preemptor_world(struct tl_world *w, const char *delay, const char *ann)
+{
+	tl_init(w);
+	tl_node(w, &(struct tl_node){ .name = "n1", .gpus = 1 });
+	tl_queue(w, &(struct tl_queue){ .name = "q", .quota = "1" });
+	tl_pg(w, &(struct tl_pg){ .name = "low", .queue = "q", .prio = "train" });
+	tl_pod(w, &(struct tl_pod){ .name = "low-0", .queue = "q", .pg = "low", .node = "n1", .gpus = "1" });
+	tl_yaml(w, "---\n{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: high, "
+		   "namespace: default, creationTimestamp: '2026-01-01T00:00:00Z', annotations: {%s}}, "
+		   "spec: {queue: q, minMember: 1, priorityClassName: inference, preemptionDelay: %s}}\n",
+		ann, delay);
+	tl_pod(w, &(struct tl_pod){ .name = "high-0", .queue = "q", .pg = "high", .gpus = "1" });
+}
+
+TEST(preemption_delay_holds_the_preemptor)
+{
+	struct tl_world w;
+	preemptor_world(&w, "2h", "");
+	TL_BUILD(&w);
+	tl_cycle_mask(&w, GT_ACTIONS_ALL);
+	ASSERT_EQ(GT_RUNNING, tl_status(&w, "low-0"));
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "high-0"));
+	ASSERT_CONTAINS(tl_msg(&w, "high"), "Workload is within its preemption delay window (2h0m0s) and may not "
+					    "trigger evictions before 2026-01-01T02:00:00Z");
+	tl_free(&w);
+}
+
+TEST(preemption_delay_elapsed_preempts)
+{
+	struct tl_world w;
+	preemptor_world(&w, "30m", "");
+	TL_BUILD(&w);
+	tl_cycle_mask(&w, GT_ACTIONS_ALL);
+	ASSERT_EQ(GT_RELEASING, tl_status(&w, "low-0"));
+	tl_free(&w);
+}
+
+TEST(preemption_delay_rearmed_by_last_eviction)
+{
+	struct tl_world w;
+	preemptor_world(&w, "30m", "kai.scheduler/last-eviction-timestamp: '2026-01-01T00:50:00Z'");
+	TL_BUILD(&w);
+	tl_cycle_mask(&w, GT_ACTIONS_ALL);
+	ASSERT_EQ(GT_RUNNING, tl_status(&w, "low-0"));
+	ASSERT_CONTAINS(tl_msg(&w, "high"), "before 2026-01-01T01:20:00Z");
+	tl_free(&w);
+}
+
+/* spec.minSubGroup: three replicas of two pods, any two replicas make the gang;
+ * the node has room for two replicas' pods only. */
+TEST(min_subgroup_two_of_three_replicas)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_yaml(&w, "---\n{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: js, "
+		    "namespace: default, creationTimestamp: '2026-01-01T00:00:00Z'}, spec: {queue: q, minSubGroup: 2, "
+		    "subGroups: [{name: r0}, {name: r1}, {name: r2}, "
+		    "{name: r0-pods, parent: r0, minMember: 2}, {name: r1-pods, parent: r1, minMember: 2}, "
+		    "{name: r2-pods, parent: r2, minMember: 2}]}}\n");
+	static const char *const pods[] = { "r0-a", "r0-b", "r1-a", "r1-b", "r2-a", "r2-b" };
+	for (int i = 0; i < 6; i++) {
+		char labels[64];
+		snprintf(labels, sizeof(labels), "kai.scheduler/subgroup-name: r%d-pods", i / 2);
+		tl_pod(&w, &(struct tl_pod){ .name = pods[i], .queue = "q", .pg = "js", .gpus = "1",
+					      .labels = labels });
+	}
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	int bound = 0;
+	for (int i = 0; i < 6; i++)
+		bound += tl_status(&w, pods[i]) == GT_BINDING;
+	ASSERT_EQ(4, bound);
+	/* whole replicas: the two a pod of r0 is with */
+	ASSERT_EQ(tl_status(&w, "r0-a"), tl_status(&w, "r0-b"));
+	ASSERT_EQ(tl_status(&w, "r2-a"), tl_status(&w, "r2-b"));
+	tl_free(&w);
+}
+
+/* Topology spec.levels[].alias: a PodGroup may name a level by its alias. */
+TEST(topology_level_by_alias)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1alpha1, kind: Topology, metadata: {name: dc}, spec: {levels: "
+		    "[{nodeLabel: example.com/rack, alias: rack}, {nodeLabel: kubernetes.io/hostname}]}}\n");
+	tl_node(&w, &(struct tl_node){ .name = "a1", .gpus = 1, .labels = "example.com/rack: a, kubernetes.io/hostname: a1" });
+	tl_node(&w, &(struct tl_node){ .name = "b1", .gpus = 1, .labels = "example.com/rack: b, kubernetes.io/hostname: b1" });
+	tl_node(&w, &(struct tl_node){ .name = "b2", .gpus = 1, .labels = "example.com/rack: b, kubernetes.io/hostname: b2" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pg(&w, &(struct tl_pg){ .name = "g", .queue = "q", .min = 2,
+				   .spec = "topologyConstraint: {topology: dc, requiredTopologyLevel: rack}" });
+	tl_pod(&w, &(struct tl_pod){ .name = "g-0", .queue = "q", .pg = "g", .gpus = "1" });
+	tl_pod(&w, &(struct tl_pod){ .name = "g-1", .queue = "q", .pg = "g", .gpus = "1" });
+	TL_BUILD(&w);
+	ASSERT_EQ(0, w.c.jobs[tl_job_idx(&w, "g")].topo.required_level);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "g-0"));
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "g-1"));
+	ASSERT_TRUE(w.s.pods[tl_pod_idx(&w, "g-0")].node != tl_node_idx(&w, "a1"));
+	ASSERT_TRUE(w.s.pods[tl_pod_idx(&w, "g-1")].node != tl_node_idx(&w, "a1"));
+	tl_free(&w);
+}
+
+/* KAI names a queue by its spec.displayName in messages when it has one. */
+TEST(queue_display_name_in_messages)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_yaml(&w, "---\n{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: team-a}, spec: "
+		    "{displayName: Team A, resources: {gpu: {quota: 1, limit: 1}, cpu: {quota: -1, limit: -1}, "
+		    "memory: {quota: -1, limit: -1}}}}\n");
+	tl_pod(&w, &(struct tl_pod){ .name = "big", .queue = "team-a", .gpus = "2" });
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "big"));
+	ASSERT_CONTAINS(tl_msg(&w, "pg-big-0"), "Team A quota has reached the allowable limit of GPUs");
+	tl_free(&w);
+}
+
+/* kube-scheduler's NodePorts: two pods asking for host port 8080/TCP do not
+ * share a node; another protocol or a port of 0 does not clash. */
+TEST(host_ports_spread_pods)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 0 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: Pod, metadata: {name: held, namespace: default, labels: "
+		    "{kai.scheduler/queue: q}}, spec: {schedulerName: kai-scheduler, nodeName: n1, containers: "
+		    "[{name: c, ports: [{containerPort: 80, hostPort: 8080}]}]}, status: {phase: Running}}\n");
+	static const char *const want[] = { "tcp", "udp" };
+	for (int i = 0; i < 2; i++)
+		tl_yaml(&w, "---\n{apiVersion: v1, kind: Pod, metadata: {name: %s, namespace: default, labels: "
+			    "{kai.scheduler/queue: q}}, spec: {schedulerName: kai-scheduler, containers: "
+			    "[{name: c, ports: [{containerPort: 80, hostPort: 8080, protocol: %s}]}]}}\n",
+			want[i], i ? "UDP" : "TCP");
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "tcp"));
+	ASSERT_CONTAINS(tl_msg(&w, "pg-tcp-0"), "node(s) didn't have free ports for the requested pod ports");
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "udp"));
+	tl_free(&w);
+}
+
+/* Pod anti-affinity terms look at their namespaces list, at every namespace with
+ * an empty namespaceSelector, else at the pod's own namespace only. */
+static int32_t anti_affinity_node(const char *term_ns)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .labels = "kubernetes.io/hostname: n1" });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .labels = "kubernetes.io/hostname: n2" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "db", .ns = "other", .queue = "q", .node = "n1", .cpu = "2",
+				     .labels = "app: db" });
+	char spec[400];
+	snprintf(spec, sizeof(spec), "affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+		 "[{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: db}}%s}]}}", term_ns);
+	tl_pod(&w, &(struct tl_pod){ .name = "web", .queue = "q", .spec = spec });
+	if (tl_build(&w)) {
+		fprintf(stderr, "build failed: %s\n", w.err.msg);
+		tl_free(&w);
+		return -2;
+	}
+	tl_cycle(&w);
+	int32_t node = w.s.pods[tl_pod_idx(&w, "web")].node;
+	tl_free(&w);
+	return node;
+}
+
+TEST(pod_anti_affinity_namespaces)
+{
+	/* binpack puts web beside db on n1 unless the term sees db */
+	int32_t own = anti_affinity_node("");
+	int32_t listed = anti_affinity_node(", namespaces: [other]");
+	int32_t all = anti_affinity_node(", namespaceSelector: {}");
+	ASSERT_TRUE(own >= 0 && listed >= 0 && all >= 0);
+	ASSERT_EQ(1, listed);	/* n2: db (namespace other) holds n1 */
+	ASSERT_EQ(1, all);
+	ASSERT_EQ(0, own);	/* db's namespace is not web's: not seen */
+}
+
+/* KAI's podaffinity plugin: preferred (anti-)affinity weights score the nodes. */
+static int32_t preferred_node(const char *kind, const char *plugins)
+{
+	struct tl_world w;
+	tl_init(&w);
+	if (plugins)
+		tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default}, "
+			    "spec: {plugins: {%s}}}\n", plugins);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .labels = "kubernetes.io/hostname: n1" });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .labels = "kubernetes.io/hostname: n2" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	/* n1 holds more: binpack alone would choose it */
+	tl_pod(&w, &(struct tl_pod){ .name = "big", .queue = "q", .node = "n1", .cpu = "3" });
+	tl_pod(&w, &(struct tl_pod){ .name = "cache", .queue = "q", .node = "n2", .labels = "app: cache" });
+	char spec[400];
+	snprintf(spec, sizeof(spec), "affinity: {%s: {preferredDuringSchedulingIgnoredDuringExecution: "
+		 "[{weight: 50, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: "
+		 "{matchLabels: {app: cache}}}}]}}", kind);
+	tl_pod(&w, &(struct tl_pod){ .name = "web", .queue = "q", .spec = spec });
+	if (tl_build(&w)) {
+		fprintf(stderr, "build failed: %s\n", w.err.msg);
+		tl_free(&w);
+		return -2;
+	}
+	tl_cycle(&w);
+	int32_t node = w.s.pods[tl_pod_idx(&w, "web")].node;
+	tl_free(&w);
+	return node;
+}
+
+TEST(preferred_pod_affinity_scores)
+{
+	ASSERT_EQ(1, preferred_node("podAffinity", NULL));	/* beside the cache, on n2 */
+	ASSERT_EQ(0, preferred_node("podAntiAffinity", NULL));	/* away from it, on n1 */
+	ASSERT_EQ(0, preferred_node("podAffinity", "podaffinity: {enabled: false}"));	/* binpack alone */
+}
+
+/* KAI's ConfigMap predicate: a pod that mounts or reads a ConfigMap that does not
+ * exist waits, with KAI's message; optional ones and the shared-GPU one do not count. */
+TEST(configmap_predicate)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 1 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: present, namespace: default}}\n");
+	tl_pod(&w, &(struct tl_pod){ .name = "waits", .queue = "q",
+				     .spec = "volumes: [{name: v, configMap: {name: absent}}, {name: u, configMap: "
+					     "{name: unmounted}}], initContainers: [{name: i, image: x, envFrom: "
+					     "[{configMapRef: {name: present}}], volumeMounts: [{name: v, mountPath: /v}]}]" });
+	tl_pod(&w, &(struct tl_pod){ .name = "runs", .queue = "q",
+				     .annotations = "runai/shared-gpu-configmap: runs-shared",
+				     .spec = "initContainers: [{name: i, image: x, env: [{name: A, valueFrom: "
+					     "{configMapKeyRef: {name: maybe, key: k, optional: true}}}, {name: B, "
+					     "valueFrom: {configMapKeyRef: {name: runs-shared-0, key: k}}}]}]" });
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "waits"));
+	ASSERT_STR("Missing required configmaps: [absent]", tl_msg(&w, "pg-waits-0"));
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "runs"));
+	tl_free(&w);
+}
+
+/* A job that misses a ConfigMap does not evict others for room it could not use. */
+TEST(configmap_missing_job_does_not_preempt)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 1 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q", .quota = "1" });
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: other, namespace: default}}\n");
+	tl_pg(&w, &(struct tl_pg){ .name = "low", .queue = "q", .prio = "train" });
+	tl_pod(&w, &(struct tl_pod){ .name = "low-0", .queue = "q", .pg = "low", .node = "n1", .gpus = "1" });
+	tl_pg(&w, &(struct tl_pg){ .name = "high", .queue = "q", .prio = "build" });
+	tl_pod(&w, &(struct tl_pod){ .name = "high-0", .queue = "q", .pg = "high", .gpus = "1",
+				     .spec = "initContainers: [{name: i, image: x, envFrom: [{configMapRef: {name: absent}}]}]" });
+	TL_BUILD(&w);
+	tl_cycle_mask(&w, GT_ACTIONS_ALL);
+	ASSERT_EQ(GT_RUNNING, tl_status(&w, "low-0"));
+	ASSERT_STR("Missing required configmaps: [absent]", tl_msg(&w, "high"));
+	tl_free(&w);
+}
+
 TEST(non_preemptible_over_quota_is_refused)
 {
 	struct tl_world w;
@@ -994,6 +1265,17 @@ TEST(action_list_parses_and_names_the_bad_one)
 }
 
 const struct gt_test gt_tests[] = {
+	T(configmap_missing_job_does_not_preempt),
+	T(configmap_predicate),
+	T(preferred_pod_affinity_scores),
+	T(pod_anti_affinity_namespaces),
+	T(host_ports_spread_pods),
+	T(queue_display_name_in_messages),
+	T(topology_level_by_alias),
+	T(min_subgroup_two_of_three_replicas),
+	T(preemption_delay_holds_the_preemptor),
+	T(preemption_delay_elapsed_preempts),
+	T(preemption_delay_rearmed_by_last_eviction),
 	T(action_list_parses_and_names_the_bad_one),
 	T(releasing_pod_slot_means_pipeline),
 	T(fit_error_lists_every_short_resource_of_a_node),

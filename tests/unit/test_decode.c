@@ -3,6 +3,7 @@
  * validation with messages that name the object and field, and objects that
  * refer to something missing loading fine and being reported on the job
  */
+#include "core/actions.h"
 #include "testlib.h"
 
 const char *gt_suite = "decode";
@@ -228,13 +229,13 @@ TEST(unknown_kinds_are_ignored_with_a_warning)
 	tl_init(&w);
 	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 1 });
 	tl_yaml(&w, "---\n{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}}\n"
-		    "---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: cfg}, data: {a: b}}\n");
+		    "---\n{apiVersion: v1, kind: Service, metadata: {name: svc}, spec: {}}\n");
 	TL_BUILD(&w);
 	ASSERT_EQ(1, w.c.n_nodes);
 	/* one line for all of them: workload owners are ordinary input */
 	ASSERT_EQ(1, w.dec.n_warnings);
 	ASSERT_CONTAINS(w.dec.warnings[0], "ignoring 2 objects");
-	ASSERT_CONTAINS(w.dec.warnings[0], "Deployment, ConfigMap");
+	ASSERT_CONTAINS(w.dec.warnings[0], "Deployment, Service");
 	tl_free(&w);
 }
 
@@ -484,6 +485,23 @@ TEST(pod_states_from_the_manifest)
 	tl_free(&w);
 }
 
+/* Native sidecars (init containers with restartPolicy Always), as kube-scheduler
+ * counts them: they add to the regular containers and to every later init container. */
+TEST(sidecar_init_containers)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {schedulerName: kai-scheduler, "
+		    "initContainers: [{name: side, restartPolicy: Always, resources: {requests: {cpu: '1', memory: 1Gi}}}, "
+		    "{name: setup, resources: {requests: {cpu: '3', memory: 1Gi}}}], "
+		    "containers: [{name: a, resources: {requests: {cpu: '2', memory: 4Gi}}}]}}\n");
+	TL_BUILD(&w);
+	const struct gt_pod *p = &w.c.pods[0];
+	ASSERT_EQ(4000, p->cpu_milli);		/* setup 3 beside the sidecar's 1 > a 2 + sidecar 1 */
+	ASSERT_EQ(5LL << 30, p->mem_bytes);	/* a 4Gi + sidecar 1Gi > setup 1Gi + sidecar 1Gi */
+	tl_free(&w);
+}
+
 TEST(init_containers_and_limits)
 {
 	/*
@@ -503,6 +521,120 @@ TEST(init_containers_and_limits)
 	ASSERT_EQ(2LL << 30, p->mem_bytes);
 	ASSERT_EQ(3, p->gpus);
 	tl_free(&w);
+}
+
+/* KAI's getTaskStatus: a Running pod deleted longer ago than the threshold is
+ * StuckInReleasing in the session; its resources are not counted on for pipelining. */
+static enum gt_status leaving_pod_status(const char *shard_args)
+{
+	struct tl_world w;
+	tl_init(&w);
+	if (shard_args)
+		tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default}, "
+			    "spec: {args: {%s}}}\n", shard_args);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 1 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	/* deleted at 00:59:30, the session is at 01:00 */
+	tl_pod(&w, &(struct tl_pod){ .name = "leaving", .queue = "q", .node = "n1", .deleting = true,
+				     .gpus = "1" });
+	if (tl_build(&w)) {
+		fprintf(stderr, "build failed: %s\n", w.err.msg);
+		tl_free(&w);
+		return GT_N_STATUS;
+	}
+	tl_open(&w);
+	enum gt_status st = w.s.pods[tl_pod_idx(&w, "leaving")].status;
+	tl_free(&w);
+	return st;
+}
+
+TEST(stuck_in_releasing_by_threshold)
+{
+	ASSERT_EQ(GT_RELEASING, leaving_pod_status(NULL));	/* default 2m */
+	ASSERT_EQ(GT_RELEASING, leaving_pod_status("stuck-in-releasing-threshold: 31s"));
+	ASSERT_EQ(GT_STUCK_RELEASING, leaving_pod_status("stuck-in-releasing-threshold: 29s"));
+}
+
+TEST(min_subgroup_more_than_members)
+{
+	static const char *const want[] = { "PodGroup", "spec.minSubGroup", "'3'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: g}, "
+			       "spec: {queue: q, minSubGroup: 3, subGroups: [{name: a}, {name: b}]}}",
+			       want));
+}
+
+TEST(min_subgroup_without_subgroups)
+{
+	static const char *const want[] = { "PodGroup", "spec.minSubGroup", "needs spec.subGroups", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: g}, "
+			       "spec: {queue: q, minSubGroup: 1}}",
+			       want));
+}
+
+TEST(topology_alias_names_two_levels)
+{
+	static const char *const want[] = { "Topology", "spec.levels[].alias", "'zone'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: kai.scheduler/v1alpha1, kind: Topology, metadata: {name: t}, spec: "
+			       "{levels: [{nodeLabel: zone}, {nodeLabel: example.com/rack, alias: zone}]}}",
+			       want));
+}
+
+/* KAI v0.17: a resource key not written is 0; a missing limit is a limit of 0. */
+TEST(queue_missing_keys_are_zero_as_in_kai)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: q}, spec: {resources: "
+		    "{gpu: {quota: 2, limit: -1}, memory: {quota: -1, limit: -1, overQuotaWeight: 1}}}}\n");
+	TL_BUILD(&w);
+	const struct gt_queue *q = &w.c.queues[0];
+	ASSERT_EQ(2000, q->deserved[GT_QGPU]);
+	ASSERT_EQ(-1, q->limit[GT_QGPU]);
+	ASSERT_TRUE(q->weight[GT_QGPU] == 0);
+	ASSERT_EQ(0, q->deserved[GT_QCPU]);
+	ASSERT_EQ(0, q->limit[GT_QCPU]);
+	ASSERT_EQ(-1, q->limit[GT_QMEM]);
+	tl_free(&w);
+}
+
+/* SchedulingShard spec.actions: an action with enabled: false does not run. */
+TEST(shard_actions_switch_off)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default}, "
+		    "spec: {actions: {reclaim: {enabled: false}, preempt: {enabled: true}}, "
+		    "args: {allow-consolidating-reclaim: 'false'}}}\n");
+	TL_BUILD(&w);
+	ASSERT_EQ(1u << GT_ACT_RECLAIM, w.c.config.actions_off);
+	ASSERT_TRUE(!w.c.config.allow_consolidating_reclaim);
+	/* a flag given to the scheduler wins over the shard */
+	struct gt_config_overrides ov = { .has_allow_consolidating_reclaim = true,
+					  .allow_consolidating_reclaim = true,
+					  .has_stuck_releasing = true, .stuck_releasing_s = 30 };
+	gt_config_override(&w.c.config, &ov);
+	ASSERT_TRUE(w.c.config.allow_consolidating_reclaim);
+	ASSERT_EQ(30, w.c.config.stuck_releasing_s);
+	ASSERT_EQ(60, w.c.config.staleness_grace_s);
+	tl_free(&w);
+}
+
+TEST(shard_unknown_action)
+{
+	static const char *const want[] = { "SchedulingShard", "spec.actions", "'defrag'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: s}, "
+			       "spec: {actions: {defrag: {enabled: true}}}}",
+			       want));
+}
+
+TEST(preferred_affinity_bad_weight)
+{
+	static const char *const want[] = { "Pod", "preferredDuringSchedulingIgnoredDuringExecution[].weight", "'0'",
+					    NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {schedulerName: kai-scheduler, "
+			       "affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 0, "
+			       "podAffinityTerm: {topologyKey: zone}}]}}, containers: [{name: c}]}}",
+			       want));
 }
 
 TEST(scheduling_shard)
@@ -618,7 +750,16 @@ const struct gt_test gt_tests[] = {
 	T(priority_and_preemptibility),
 	T(pod_states_from_the_manifest),
 	T(subgroup_label_must_name_a_subgroup),
+	T(sidecar_init_containers),
 	T(init_containers_and_limits),
+	T(stuck_in_releasing_by_threshold),
+	T(min_subgroup_more_than_members),
+	T(min_subgroup_without_subgroups),
+	T(topology_alias_names_two_levels),
+	T(queue_missing_keys_are_zero_as_in_kai),
+	T(shard_actions_switch_off),
+	T(shard_unknown_action),
+	T(preferred_affinity_bad_weight),
 	T(scheduling_shard),
 	T(scheduling_shard_bad_strategy),
 	T(scheduling_shard_bad_duration),
