@@ -306,6 +306,9 @@ p = subprocess.Popen([gantry, "replay", "--trace", "philly:" + tmp + "/long.csv"
                       "--report", tmp + "/long.html", "-o", "json"],
                      stdout=open(tmp + "/long.json", "w"), stderr=slave)
 os.close(slave)
+# a failed assertion must not leave the replay running
+import atexit
+atexit.register(lambda: p.poll() is None and p.kill())
 seen, deadline = b"", time.time() + 120
 while b"ETA" not in seen and time.time() < deadline and p.poll() is None:
     if select.select([master], [], [], 1)[0]:
