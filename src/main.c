@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "explain/explain.h"
 #include "fairshare/fairshare.h"
 #include "pgctl/pgctl.h"
 #include "replay/replay.h"
@@ -22,6 +23,7 @@ static void usage(FILE *f)
 	      "  status-controllers\n"
 	      "              write Queue and PodGroup status, as KAI's queue and pod-group controllers\n"
 	      "  replay      play a real GPU-cluster job trace through the scheduling core, with a report\n"
+	      "  explain     why a pod, PodGroup or queue waits, what would let it start, and when\n"
 	      "  fairshare   KAI's fair-share simulators: a /simulate request, the service, or over time\n"
 	      "  version     print the version\n\n"
 	      "not in this version: binder (gantry scheduler binds; it says so and exits 1)\n\n"
@@ -46,6 +48,8 @@ int main(int argc, char **argv)
 		return gt_status_controllers_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))
 		return gt_replay_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "explain"))
+		return gt_explain_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "fairshare"))
 		return gt_fairshare_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

@@ -53,24 +53,36 @@ bool gt_queue_guards_pass(struct gt_session *s, int32_t job, const int64_t req[G
 			if (cq->limit[r] >= 0 && cq->limit[r] < qs->allocated[r] + req[r]) {
 				if (!record || !c->config.job_messages)
 					return false;
+				struct gt_job_why why = gt_job_why_of(GT_REASON_OVER_LIMIT);
+				why.queue = q;
+				why.qres = r;
+				why.requested = req[r];
+				why.bound = cq->limit[r];
+				why.allocated = qs->allocated[r];
 				snprintf(msg, sizeof(msg),
 					 "%s quota has reached the allowable limit of %s. Limit is %g %s, currently %g %s allocated and workload requested %g %s",
 					 qname, qres_what[r], human_amount(r, cq->limit[r]), qres_what[r],
 					 human_amount(r, qs->allocated[r]), qres_what[r],
 					 human_amount(r, req[r]), qres_what[r]);
-				gt_job_set_message(s, job, msg);
+				gt_job_set_why(s, job, &why, msg);
 				return false;
 			}
 			if (!j->preemptible && cq->deserved[r] >= 0 &&
 			    cq->deserved[r] < qs->allocated_np[r] + req[r]) {
 				if (!record || !c->config.job_messages)
 					return false;
+				struct gt_job_why why = gt_job_why_of(GT_REASON_NON_PREEMPTIBLE_OVER_QUOTA);
+				why.queue = q;
+				why.qres = r;
+				why.requested = req[r];
+				why.bound = cq->deserved[r];
+				why.allocated = qs->allocated_np[r];
 				snprintf(msg, sizeof(msg),
 					 "Non-preemptible workload is over quota. Workload requested %g %s, but %s quota is %g %s, while %g %s are already allocated for non-preemptible pods. Use a preemptible workload to go over quota.",
 					 human_amount(r, req[r]), qres_what[r], qname,
 					 human_amount(r, cq->deserved[r]), qres_what[r],
 					 human_amount(r, qs->allocated_np[r]), qres_what[r]);
-				gt_job_set_message(s, job, msg);
+				gt_job_set_why(s, job, &why, msg);
 				return false;
 			}
 		}
@@ -79,8 +91,10 @@ bool gt_queue_guards_pass(struct gt_session *s, int32_t job, const int64_t req[G
 }
 
 static void gang_message(struct gt_session *s, int32_t job, int32_t failed_pod, uint32_t placed,
-			 const char *fit_error)
+			 const uint32_t rejects[GT_N_REJECT])
 {
+	char fit_error[512];
+	gt_format_fit_error(rejects, fit_error, sizeof(fit_error));
 	const struct gt_cluster *c = s->c;
 	const struct gt_job *j = &c->jobs[job];
 	const struct gt_pod *p = &c->pods[failed_pod];
@@ -92,6 +106,12 @@ static void gang_message(struct gt_session *s, int32_t job, int32_t failed_pod, 
 	struct gt_podset_count cnt[GT_MAX_PODSETS];
 	gt_job_count(s, job, cnt);
 	bool satisfied = cnt[p->podset].active_allocated >= ps->min_member;
+	struct gt_job_why why = gt_job_why_of(!gang || satisfied ? GT_REASON_NO_NODE_FITS : GT_REASON_GANG_SHORT);
+	why.pod = failed_pod;
+	why.podset = p->podset;
+	why.found = placed;
+	why.required = (uint32_t)ps->min_member;
+	memcpy(why.rejects, rejects, sizeof(why.rejects));
 	if (!gang || satisfied)
 		snprintf(msg, sizeof(msg), "Resources were not found for pod %s/%s due to: %s",
 			 gt_strtab_str(c->names, p->ns), gt_strtab_str(c->names, p->name), fit_error);
@@ -103,7 +123,7 @@ static void gang_message(struct gt_session *s, int32_t job, int32_t failed_pod, 
 		snprintf(msg, sizeof(msg),
 			 "Resources were found for %u pods from all sub-groups while sub-group %s requires %d pods for gang scheduling. Additional pods cannot be scheduled due to: %s",
 			 placed, gt_strtab_str(c->names, ps->name), ps->min_member, fit_error);
-	gt_job_set_message(s, job, msg);
+	gt_job_set_why(s, job, &why, msg);
 }
 
 /* Step 4: does some podset reach its minimum only through pipelined pods? */
@@ -156,11 +176,8 @@ static bool place_flat(struct gt_session *s, int32_t job, const int32_t *tasks, 
 		int32_t node = gt_best_node(s, tasks[i], nodes, n_nodes, &fit, reasons ? rejects : NULL);
 		if (node == GT_NONE) {
 			gt_stmt_rollback(s, cp);
-			if (reasons) {
-				char err[512];
-				gt_format_fit_error(rejects, err, sizeof(err));
-				gang_message(s, job, tasks[i], i, err);
-			}
+			if (reasons)
+				gang_message(s, job, tasks[i], i, rejects);
 			return false;
 		}
 		if (pipeline_only || fit.needs_releasing)
@@ -256,8 +273,10 @@ static bool place_in_sets(struct placing *pl, int32_t group, int32_t ps,
 	char err[512];
 	uint32_t n_sets = gt_topology_subsets(s, pl->job, topo, mine, n, nodes, n_nodes, &sets,
 					      err, sizeof(err));
-	if (!n_sets && !pl->pipeline_only)
-		gt_job_set_message(s, pl->job, err);
+	if (!n_sets && !pl->pipeline_only) {
+		struct gt_job_why why = gt_job_why_of(GT_REASON_TOPOLOGY);
+		gt_job_set_why(s, pl->job, &why, err);
+	}
 	bool ok = false;
 	for (uint32_t i = 0; i < n_sets && !ok; i++) {
 		size_t cp = gt_stmt_checkpoint(s);
@@ -384,23 +403,34 @@ static bool allocatable_job(struct gt_session *s, int32_t job)
 		char msg[300];
 		snprintf(msg, sizeof(msg), "Queue '%s' does not exist",
 			 gt_strtab_str(c->names, j->queue_name));
-		gt_job_set_message(s, job, j->queue_problem ? j->queue_problem : msg);
+		struct gt_job_why why = gt_job_why_of(GT_REASON_QUEUE_MISSING);
+		gt_job_set_why(s, job, &why, j->queue_problem ? j->queue_problem : msg);
 		return false;
 	}
 	if (c->queues[j->queue].n_children > 0) {
 		char msg[300];
 		snprintf(msg, sizeof(msg), "Queue '%s' is not a leaf queue: jobs must use a leaf queue",
 			 gt_strtab_str(c->names, j->queue_name));
-		gt_job_set_message(s, job, msg);
+		struct gt_job_why why = gt_job_why_of(GT_REASON_QUEUE_NOT_LEAF);
+		why.queue = j->queue;
+		gt_job_set_why(s, job, &why, msg);
 		return false;
 	}
 	if (!gt_job_is_ready(s, job)) {
-		gt_job_set_message(s, job, "Job is not ready for scheduling: fewer pods exist than its minimum");
+		struct gt_job_why why = gt_job_why_of(GT_REASON_NOT_ENOUGH_PODS);
+		struct gt_podset_count cnt[GT_MAX_PODSETS];
+		gt_job_count(s, job, cnt);
+		for (uint32_t i = 0; i < j->n_podsets; i++) {
+			why.required += (uint32_t)j->podsets[i].min_member;
+			why.found += (uint32_t)cnt[i].alive_not_gated;
+		}
+		gt_job_set_why(s, job, &why, "Job is not ready for scheduling: fewer pods exist than its minimum");
 		return false;
 	}
 	char msg[512];
 	if (gt_job_misses_configmaps(s, job, msg, sizeof(msg))) {
-		gt_job_set_message(s, job, msg);
+		struct gt_job_why why = gt_job_why_of(GT_REASON_MISSING_CONFIGMAPS);
+		gt_job_set_why(s, job, &why, msg);
 		return false;
 	}
 	return true;

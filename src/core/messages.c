@@ -1,6 +1,9 @@
 #include "core/messages.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "util/mem.h"
 
 static const char *str(const struct gt_session *s, uint32_t id)
 {
@@ -82,4 +85,20 @@ void gt_eviction_message(const struct gt_session *s, int32_t pod, char *buf, siz
 	default:
 		return;
 	}
+}
+
+void gt_job_set_why(struct gt_session *s, int32_t job, const struct gt_job_why *why, const char *msg)
+{
+	if (!s->c->config.job_messages)
+		return;	/* a front end that publishes none (the replay) */
+	struct gt_job_state *js = &s->jobs[job];
+	free(js->message);
+	free(js->why);
+	js->message = NULL;
+	js->why = NULL;
+	if (!msg)
+		return;
+	js->message = gt_xstrdup(msg);
+	js->why = gt_xmalloc(sizeof(*js->why));
+	*js->why = why ? *why : gt_job_why_of(GT_REASON_POD_ERROR);
 }

@@ -20,34 +20,10 @@
 #ifndef GT_PLACEMENT_H
 #define GT_PLACEMENT_H
 
+#include "core/reason.h"
 #include "core/session.h"
 
-/* Why a node was rejected; aggregated into the user-facing message. */
-#define GT_REJECT_MAP(X)                                                        \
-	X(NONE, "")                                                            \
-	X(GPU, "node(s) didn't have enough resources: GPUs")                   \
-	X(GPU_MEMORY, "node(s) didn't have enough resources: GPU memory")      \
-	X(CPU, "node(s) didn't have enough resources: CPU cores")              \
-	X(MEMORY, "node(s) didn't have enough resources: memory")              \
-	X(EXT, "node(s) didn't have enough of mig profile or extended resource") \
-	X(PODS, "node(s) pod number exceeded")                                 \
-	X(NOT_READY, "node(s) were not ready or unschedulable")                \
-	X(SELECTOR, "node(s) didn't match Pod's node affinity/selector")      \
-	X(TAINT, "node(s) had untolerated taint")                              \
-	X(POD_AFFINITY, "node(s) didn't match pod affinity rules")             \
-	X(POD_ANTI_AFFINITY, "node(s) didn't match pod anti-affinity rules")   \
-	X(GPU_TYPE, "node(s) didn't match the requested GPU type (MIG or whole GPU)") \
-	X(GPU_MEMORY_UNKNOWN, "node(s) are not gpu nodes or their gpu memory count was not synced yet") \
-	X(TOPOLOGY, "node(s) are outside the required topology domain")       \
-	X(HOST_PORTS, "node(s) didn't have free ports for the requested pod ports")
-
-enum gt_reject {
-#define GT_REJECT_ENUM(name, text) GT_REJECT_##name,
-	GT_REJECT_MAP(GT_REJECT_ENUM)
-#undef GT_REJECT_ENUM
-	GT_N_REJECT
-};
-
+/* Why a node was rejected (enum gt_reject, core/reason.h); aggregated into the user-facing message. */
 const char *gt_reject_text(enum gt_reject r);
 
 struct gt_fit {

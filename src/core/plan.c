@@ -83,6 +83,10 @@ static void plan_jobs(struct gt_plan *p, const struct gt_session *s)
 		const struct gt_job_state *js = &s->jobs[j];
 		struct gt_plan_job *pj = &p->jobs[j];
 		pj->message = js->message ? gt_xstrdup(js->message) : NULL;
+		if (js->why) {
+			pj->why = gt_xmalloc(sizeof(*pj->why));
+			*pj->why = *js->why;
+		}
 		pj->last_start = js->last_start;
 		pj->stale_since = js->stale_since;
 		pj->last_eviction = c->jobs[j].last_eviction;
@@ -136,8 +140,10 @@ void gt_plan_release(struct gt_plan *p)
 {
 	for (uint32_t i = 0; i < p->n_evictions; i++)
 		free(p->evictions[i].message);
-	for (uint32_t j = 0; p->jobs && j < p->c->n_jobs; j++)
+	for (uint32_t j = 0; p->jobs && j < p->c->n_jobs; j++) {
 		free(p->jobs[j].message);
+		free(p->jobs[j].why);
+	}
 	free(p->binds);
 	free(p->pipelines);
 	free(p->evictions);

@@ -11,7 +11,8 @@
  *    another node (consolidation) is evicted *and* pipelined there: its
  *    controller recreates it, and it is expected to land where the plan
  *    says;
- *  - per job: why it is not scheduled, its last-start and staleness times,
+ *  - per job: why it is not scheduled (KAI's message, and the reason
+ *    code and facts behind it), its last-start and staleness times,
  *    and three facts every front end asks (scheduled, running, waiting
  *    with its gang ready).
  *
@@ -63,6 +64,7 @@ struct gt_plan_evict {
 
 struct gt_plan_job {
 	char *message;			/* why it is not scheduled; NULL when the cycle said nothing */
+	struct gt_job_why *why;		/* the same as codes (core/reason.h); NULL with the message */
 	int64_t last_start;		/* kai.scheduler/last-start-timestamp after the cycle, 0: never */
 	int64_t stale_since;		/* kai.scheduler/stale-podgroup-timestamp, 0: not stale */
 	int64_t last_eviction;		/* kai.scheduler/last-eviction-timestamp after the cycle, 0: never */

@@ -42,6 +42,9 @@ bool gt_job_may_trigger_evictions(struct gt_session *s, int32_t job)
 	snprintf(msg, sizeof(msg), "%s%sWorkload is within its preemption delay window (%s) and may not "
 		 "trigger evictions before %s",
 		 had ? had : "", had ? "; " : "", delay, until);
-	gt_job_set_message(s, job, msg);
+	/* the facts of the earlier message stay; the reason is the delay (KAI's fit error) */
+	struct gt_job_why why = s->jobs[job].why ? *s->jobs[job].why : gt_job_why_of(GT_REASON_PREEMPTION_DELAY);
+	why.reason = GT_REASON_PREEMPTION_DELAY;
+	gt_job_set_why(s, job, &why, msg);
 	return false;
 }

@@ -404,10 +404,7 @@ uint32_t gt_session_new_group(struct gt_session *s)
 
 void gt_job_set_message(struct gt_session *s, int32_t job, const char *msg)
 {
-	if (!s->c->config.job_messages)
-		return;
-	free(s->jobs[job].message);
-	s->jobs[job].message = msg ? gt_xstrdup(msg) : NULL;
+	gt_job_set_why(s, job, NULL, msg);
 }
 
 static void compute_totals(struct gt_session *s)
@@ -550,8 +547,10 @@ void gt_session_release(struct gt_session *s)
 {
 	for (uint32_t n = 0; n < s->c->n_nodes; n++)
 		free(s->nodes[n].groups);
-	for (uint32_t j = 0; j < s->c->n_jobs; j++)
+	for (uint32_t j = 0; j < s->c->n_jobs; j++) {
 		free(s->jobs[j].message);
+		free(s->jobs[j].why);
+	}
 	free(s->ops);
 	free(s->scratch);
 	gt_arena_release(&s->step_arena);

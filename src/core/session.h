@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "core/cluster.h"
+#include "core/reason.h"
 #include "util/arena.h"
 
 /* room for every placement reject reason (core/placement.h checks) */
@@ -108,6 +109,7 @@ enum gt_action { GT_ACT_NONE, GT_ACT_ALLOCATE, GT_ACT_CONSOLIDATION, GT_ACT_RECL
 
 struct gt_job_state {
 	char *message;		/* why it is not scheduled; NULL when none */
+	struct gt_job_why *why;	/* the same for programs (core/reason.h); NULL with the message */
 	int64_t last_start;
 	int64_t stale_since;
 	bool attempted;
@@ -307,7 +309,12 @@ static inline int32_t gt_node_releasing_gpus(const struct gt_session *s, int32_t
 /* Forget cached tasks-to-allocate requests (when what counts as a task changes). */
 void gt_session_invalidate_requests(struct gt_session *s);
 
-/* Set the job's "why not scheduled" message (copied). */
+/* Set the job's "why not scheduled" message (copied); its why is PodSchedulingErrors. */
 void gt_job_set_message(struct gt_session *s, int32_t job, const char *msg);
+/*
+ * Set the message and the facts behind it (both copied; @why NULL: a
+ * POD_ERROR with no facts); a NULL @msg clears both. (messages.c)
+ */
+void gt_job_set_why(struct gt_session *s, int32_t job, const struct gt_job_why *why, const char *msg);
 
 #endif /* GT_SESSION_H */

@@ -701,10 +701,11 @@ static int64_t next_tick(struct gt_replay *r)
 void gt_replay_run(struct gt_replay *r, gt_replay_progress_fn fn, void *arg)
 {
 	double wall0 = gt_mono_ms();
-	uint64_t ticks = 0;
 	if (!r->n_jobs)
 		return;
 	r->now = r->origin;
+	struct gt_replay_progress p = { .jobs = r->n_jobs };
+	double ms_sum = 0;
 	for (;;) {
 		process_events(r);
 		if (r->dirty)
@@ -715,12 +716,22 @@ void gt_replay_run(struct gt_replay *r, gt_replay_progress_fn fn, void *arg)
 		if (next == INT64_MAX)
 			break;
 		r->now = next;
-		/* now and then, not every tick: a terminal line costs more than a tick */
-		if (fn && ++ticks % 4096 == 0)
-			fn(arg, r->next_arrival, r->n_jobs, r->now);
+		p.arrived = r->next_arrival;
+		p.now = r->now;
+		p.job_evictions = r->st.job_evictions;
+		for (uint64_t i = p.cycles; i < r->n_cycle_ms; i++)
+			ms_sum += r->cycle_ms[i];
+		p.cycles = r->n_cycle_ms;
+		p.cycle_ms_mean = p.cycles ? ms_sum / (double)p.cycles : 0;
+		if (fn && !fn(arg, &p)) {
+			r->st.interrupted = true;
+			break;
+		}
 	}
+	p.arrived = r->next_arrival;
+	p.done = true;
 	if (fn)
-		fn(arg, r->n_jobs, r->n_jobs, r->now);
+		fn(arg, &p);
 	observe(r, r->st.end);
 	gt_rp_finish_stats(r);
 	r->st.wall_s = (gt_mono_ms() - wall0) / 1000.0;

@@ -72,8 +72,22 @@ struct gt_replay_opts {
 
 void gt_replay_opts_defaults(struct gt_replay_opts *o);
 
-/* Progress: @done of @total arrivals at virtual time @now. */
-typedef void (*gt_replay_progress_fn)(void *arg, uint32_t done, uint32_t total, int64_t now);
+/* How far a run has got, for a progress line. */
+struct gt_replay_progress {
+	uint32_t arrived, jobs;		/* arrivals so far, of all */
+	int64_t now;			/* the virtual clock */
+	uint64_t cycles;		/* core cycles run */
+	double cycle_ms_mean;		/* their mean wall time */
+	uint64_t job_evictions;
+	bool done;			/* the run is over: the last call */
+};
+
+/*
+ * Called after every tick of the virtual clock (cheap: throttle output in
+ * it). Return false to stop the run there: the results then cover what
+ * was gathered until then (gt_replay_stats(): interrupted).
+ */
+typedef bool (*gt_replay_progress_fn)(void *arg, const struct gt_replay_progress *p);
 
 struct gt_replay;
 
@@ -86,7 +100,7 @@ struct gt_replay;
 int gt_replay_new(struct gt_replay **out, struct gt_cluster *c, const struct gt_trace *t,
 		  const int32_t *tenant_queue, int32_t default_queue,
 		  const struct gt_replay_opts *o, struct gt_err *err);
-/* Run to the end (every job finished, or nothing can change any more). */
+/* Run to the end (every job finished, or nothing can change any more), or until @fn says stop. */
 void gt_replay_run(struct gt_replay *r, gt_replay_progress_fn fn, void *arg);
 /* The results; valid until gt_replay_free(). */
 const struct gt_replay_stats *gt_replay_stats(const struct gt_replay *r);

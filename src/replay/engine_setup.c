@@ -417,6 +417,7 @@ int gt_replay_new(struct gt_replay **out, struct gt_cluster *c, const struct gt_
 	r->st.first_submit = r->origin;
 	r->st.last_submit = r->tj[r->n_jobs - 1].submit;
 	r->st.starvation_s = r->o.starvation_s;
+	r->st.packing_run = r->o.no_departures;
 	*out = r;
 	return 0;
 }

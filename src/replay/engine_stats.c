@@ -109,7 +109,8 @@ static void job_stats(struct gt_replay *r)
 	gt_dist_of(jct, nj, &st->jct_s);
 	st->waits_sorted = wait;	/* sorted by gt_dist_of */
 	st->n_waits = nw;
-	free(jct);
+	st->jcts_sorted = jct;
+	st->n_jcts = nj;
 	bool all_done = st->finished == r->n_jobs;
 	st->makespan_s = (all_done ? last_end : st->end) - r->origin;
 }

@@ -118,6 +118,7 @@ void gt_replay_stats_release(struct gt_replay_stats *st)
 	free(st->trace);
 	free(st->policy);
 	free(st->waits_sorted);
+	free(st->jcts_sorted);
 	gt_timeline_release(&st->timeline);
 	memset(st, 0, sizeof(*st));
 }

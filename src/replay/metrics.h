@@ -90,6 +90,8 @@ struct gt_replay_stats {
 	double offered_load;	/* GPU time asked / (GPUs x arrival span); packing: request / capacity */
 	double arrival_scale;	/* factor applied to the gaps between arrivals */
 	int64_t first_submit, last_submit, end;
+	bool packing_run;	/* a --no-departures run: only the packing figures mean something */
+	bool interrupted;	/* stopped before the end (Ctrl-C): the results cover what was gathered */
 	/* jobs */
 	uint32_t started, finished, never_started;
 	struct gt_dist wait_s, jct_s;
@@ -117,6 +119,8 @@ struct gt_replay_stats {
 	struct gt_timeline timeline;
 	double *waits_sorted;	/* every started job's wait, ascending */
 	uint32_t n_waits;
+	double *jcts_sorted;	/* every finished job's JCT, ascending */
+	uint32_t n_jcts;
 };
 
 void gt_replay_stats_release(struct gt_replay_stats *st);

@@ -54,6 +54,7 @@ json_t *gt_replay_stats_json(const struct gt_replay_stats *st)
 	json_t *o = json_object();
 	json_object_set_new(o, "trace", json_string(st->trace));
 	json_object_set_new(o, "policy", json_string(st->policy));
+	json_object_set_new(o, "interrupted", json_boolean(st->interrupted));
 	json_object_set_new(o, "jobs", json_integer(st->jobs));
 	json_object_set_new(o, "pods", json_integer(st->pods));
 	json_object_set_new(o, "nodes", json_integer(st->nodes));
@@ -109,18 +110,6 @@ void gt_replay_print_json(FILE *f, const struct gt_replay_stats *st, bool yaml)
 
 /* ---------------------------------------------------------------- table */
 
-void gt_format_duration(double s, char *buf, size_t len)
-{
-	double a = fabs(s);
-	if (a < 120)
-		snprintf(buf, len, "%.0f s", s);
-	else if (a < 7200)
-		snprintf(buf, len, "%.1f min", s / 60);
-	else if (a < 3 * 86400)
-		snprintf(buf, len, "%.1f h", s / 3600);
-	else
-		snprintf(buf, len, "%.1f d", s / 86400);
-}
 
 static void dist_row(FILE *f, const char *what, const struct gt_dist *d)
 {
@@ -154,6 +143,28 @@ static void queue_table(FILE *f, const struct gt_replay_stats *st)
 	fprintf(f, "  Jain's index over got/fair: %.3f\n", st->jain);
 }
 
+static void scheduler_line(FILE *f, const struct gt_replay_stats *st)
+{
+	fprintf(f, "  scheduler: %llu cycles (%llu skipped: nothing could change), %.2f ms mean, %.2f ms p99, %.1f ms max; replay took %.1f s\n",
+		(unsigned long long)st->cycles, (unsigned long long)st->cycles_skipped,
+		st->cycle_ms.mean, st->cycle_ms.p99, st->cycle_ms.max, st->wall_s);
+}
+
+/* A packing run (pods never leave): how much got placed and how tightly; times and shares mean nothing. */
+static void packing_table(FILE *f, const struct gt_replay_stats *st)
+{
+	const struct gt_packing *p = &st->packing;
+	fprintf(f, "  arrived: %u pods asking for %.1f GPUs (%.3f times the cluster's); placed %.1f GPUs, %u pods found no room\n",
+		st->pods, p->arrived_gpus, st->offered_load, p->placed_gpus, p->pending_pods);
+	fprintf(f, "  allocation: %.2f%% of milli-GPUs; %lld of %lld GPUs in use (%.2f%%)\n",
+		100 * p->milli_gpu_allocation, (long long)p->allocated_gpus, (long long)st->cluster_gpus,
+		100 * p->gpu_allocation_ratio);
+	fprintf(f, "  fragmentation: %lld GPUs idle, %.1f GPUs stranded on partly used GPUs, %lld nodes partly free\n",
+		(long long)p->idle_gpus, p->fragmented_gpus, (long long)p->partial_nodes);
+	fprintf(f, "  (a packing run: pods never leave, so waits, completion times and shares are not measured)\n");
+	scheduler_line(f, st);
+}
+
 void gt_replay_print_table(FILE *f, const struct gt_replay_stats *st)
 {
 	char mk[32];
@@ -162,6 +173,13 @@ void gt_replay_print_table(FILE *f, const struct gt_replay_stats *st)
 		st->trace, st->jobs, st->pods, st->nodes, (long long)st->cluster_gpus,
 		st->offered_load, st->arrival_scale);
 	fprintf(f, "  %s\n\n", st->policy);
+	if (st->interrupted)
+		fprintf(f, "  INTERRUPTED at day %.1f: what follows covers what was gathered until then\n\n",
+			(double)(st->end - st->first_submit) / 86400.0);
+	if (st->packing_run) {
+		packing_table(f, st);
+		return;
+	}
 	fprintf(f, "  %-16s %10s %10s %10s %10s %10s\n", "", "mean", "p50", "p90", "p99", "max");
 	dist_row(f, "queueing delay", &st->wait_s);
 	dist_row(f, "JCT", &st->jct_s);
@@ -180,9 +198,7 @@ void gt_replay_print_table(FILE *f, const struct gt_replay_stats *st)
 	fprintf(f, "  at the end: %.1f%% of milli-GPUs allocated, %lld of %lld GPUs in use, %.1f GPUs fragmented, %u pods pending\n",
 		100 * st->packing.milli_gpu_allocation, (long long)st->packing.allocated_gpus,
 		(long long)st->cluster_gpus, st->packing.fragmented_gpus, st->packing.pending_pods);
-	fprintf(f, "  scheduler: %llu cycles (%llu skipped: nothing could change), %.2f ms mean, %.2f ms p99, %.1f ms max; replay took %.1f s\n",
-		(unsigned long long)st->cycles, (unsigned long long)st->cycles_skipped,
-		st->cycle_ms.mean, st->cycle_ms.p99, st->cycle_ms.max, st->wall_s);
+	scheduler_line(f, st);
 }
 
 /* ---------------------------------------------------------------- compare */
@@ -234,6 +250,8 @@ static void cmp_row(FILE *f, const char *label, double a, double b, enum unit u)
 	}
 	if (isnan(a) || isnan(b))
 		sd[0] = '\0';
+	else if (u == U_RATIO)	/* a change of a percentage is in percentage points */
+		snprintf(sd, sizeof(sd), "%+.1f pp", 100 * (b - a));
 	else if (a != 0)
 		snprintf(sd, sizeof(sd), "%+.1f%%", 100 * (b - a) / fabs(a));
 	else
@@ -305,6 +323,7 @@ int gt_replay_compare(FILE *f, const char *pa, const char *pb, struct gt_err *er
 	const char *pol_b = json_string_value(json_object_get(b, "policy"));
 	fprintf(f, "A: %s\n   %s\nB: %s\n   %s\n\n", pa, pol_a ? pol_a : "", pb, pol_b ? pol_b : "");
 	fprintf(f, "  %-28s %14s %14s %10s\n", "", "A", "B", "B vs A");
+	fprintf(f, "  (changes of percentages in percentage points, pp; of the rest relative)\n");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		cmp_row(f, rows[i].label, num_at(a, rows[i].path), num_at(b, rows[i].path), rows[i].u);
 	compare_queues(f, a, b);

@@ -12,6 +12,7 @@
 
 #include "replay/metrics.h"
 #include "util/err.h"
+#include "util/time.h"	/* gt_format_duration */
 
 /* The results as one JSON object (new reference). */
 json_t *gt_replay_stats_json(const struct gt_replay_stats *st);
@@ -22,8 +23,7 @@ int gt_replay_compare(FILE *f, const char *a, const char *b, struct gt_err *err)
 /* The self-contained HTML report. 0, or GT_EIO with @err. */
 int gt_replay_write_report(const char *path, const struct gt_replay_stats *st,
 			   struct gt_err *err);
-
-/* "3.2 h", "41 s", "2.1 d": a duration in the unit people read best. */
-void gt_format_duration(double s, char *buf, size_t len);
+/* The same into @f, opened already (left open; @path names it in messages). */
+int gt_replay_write_report_to(FILE *f, const char *path, const struct gt_replay_stats *st, struct gt_err *err);
 
 #endif /* GT_REPLAY_OUTPUT_H */

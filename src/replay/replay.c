@@ -12,7 +12,9 @@
 #include "replay/output.h"
 #include "replay/setup.h"
 #include "util/flags.h"
+#include "util/clock.h"
 #include "util/mem.h"
+#include "util/stop.h"
 #include "util/time.h"
 
 struct cli {
@@ -223,21 +225,67 @@ static int parse_args(int argc, char **argv, struct cli *o)
 /* ---------------------------------------------------------------- running */
 
 struct progress {
-	bool on;
+	bool on;		/* a progress line on the terminal */
 	int64_t origin;
+	double wall0, last_ms;
+	unsigned actions;
+	bool noted;		/* the note on slow runs was given */
 };
 
-static void show_progress(void *arg, uint32_t done, uint32_t total, int64_t now)
+static void eta_text(const struct progress *p, const struct gt_replay_progress *g, double now_ms, char *buf,
+		     size_t len)
+{
+	double elapsed = (now_ms - p->wall0) / 1000;
+	buf[0] = '\0';
+	if (g->arrived >= g->jobs) {
+		snprintf(buf, len, ", the last jobs running");
+	} else if (elapsed >= 2 && g->arrived * 1000ULL >= g->jobs) {	/* from 0.1% arrived: a rough guess early */
+		char eta[32];
+		gt_format_duration(elapsed * (double)(g->jobs - g->arrived) / g->arrived, eta, sizeof(eta));
+		snprintf(buf, len, ", ETA %s", eta);
+	}
+}
+
+/*
+ * A run that will take long says why once: with evictions, KAI's default
+ * actions restart jobs from scratch on traces like Philly's.
+ */
+static void note_slow(struct progress *p, const struct gt_replay_progress *g, double now_ms)
+{
+	double elapsed = (now_ms - p->wall0) / 1000;
+	if (p->noted || elapsed < 20 || !g->arrived || p->actions == (1u << GT_ACT_ALLOCATE))
+		return;
+	double eta = elapsed * (double)(g->jobs - g->arrived) / g->arrived;
+	if (eta < 300)
+		return;
+	p->noted = true;
+	fprintf(stderr, "\rgantry replay: note: slow: %.1f ms a cycle and %llu job evictions so far; evicted jobs "
+		"restart from scratch and every cycle searches victims. --actions allocate, --resume or "
+		"--min-runtime change that (docs/replay.md)\n", g->cycle_ms_mean, (unsigned long long)g->job_evictions);
+}
+
+/* The progress line, four times a second at most; false (stop) once Ctrl-C was pressed. */
+static bool show_progress(void *arg, const struct gt_replay_progress *g)
 {
 	struct progress *p = arg;
+	if (gt_stop_requested())
+		return false;
 	if (!p->on)
-		return;
-	int width = 30, fill = total ? (int)((uint64_t)done * (uint64_t)width / total) : width;
-	fprintf(stderr, "\rreplay [%.*s%*s] %3u%% arrived, day %.1f ", fill,
+		return true;
+	double now_ms = gt_mono_ms();
+	if (!g->done && now_ms - p->last_ms < 250)
+		return true;
+	p->last_ms = now_ms;
+	note_slow(p, g, now_ms);
+	int width = 30, fill = g->jobs ? (int)((uint64_t)g->arrived * (uint64_t)width / g->jobs) : width;
+	char eta[64];
+	eta_text(p, g, now_ms, eta, sizeof(eta));
+	fprintf(stderr, "\rreplay [%.*s%*s] %3u%% arrived, day %.1f, %.1f ms/cycle, %llu evictions%s ", fill,
 		"##############################", width - fill, "",
-		total ? (unsigned)((uint64_t)done * 100 / total) : 100,
-		(double)(now - p->origin) / 86400.0);
+		g->jobs ? (unsigned)((uint64_t)g->arrived * 100 / g->jobs) : 100,
+		(double)(g->now - p->origin) / 86400.0, g->cycle_ms_mean, (unsigned long long)g->job_evictions, eta);
 	fflush(stderr);
+	return true;
 }
 
 static int load_trace(const struct cli *o, struct gt_trace *t)
@@ -323,16 +371,32 @@ static int make_queues(const struct cli *o, struct gt_cluster *c, const struct g
 	return rc ? 2 : 0;
 }
 
-static int output(const struct cli *o, const struct gt_replay_stats *st)
+/* Opened before the run, so that a path that cannot be written fails at once, not after hours. */
+static int open_report(const struct cli *o, FILE **f)
 {
+	*f = NULL;
+	if (!o->report)
+		return 0;
+	*f = fopen(o->report, "w");
+	if (*f)
+		return 0;
+	fprintf(stderr, "gantry replay: --report %s: cannot write: %s\n", o->report, strerror(errno));
+	return 2;
+}
+
+static int output(const struct cli *o, const struct gt_replay_stats *st, FILE *report)
+{
+	if (st->interrupted)
+		fprintf(stderr, "gantry replay: interrupted at day %.1f: the results cover what was gathered until then\n",
+			(double)(st->end - st->first_submit) / 86400.0);
 	if (o->output == GT_OUT_JSON || o->output == GT_OUT_YAML)
 		gt_replay_print_json(stdout, st, o->output == GT_OUT_YAML);
 	else
 		gt_replay_print_table(stdout, st);
-	if (!o->report)
+	if (!report)
 		return 0;
 	struct gt_err err = { 0 };
-	if (gt_replay_write_report(o->report, st, &err)) {
+	if (gt_replay_write_report_to(report, o->report, st, &err)) {
 		fprintf(stderr, "gantry replay: %s\n", err.msg);
 		return 1;
 	}
@@ -346,10 +410,13 @@ static int run(struct cli *o)
 	struct gt_cluster c;
 	struct gt_replay *r = NULL;
 	int32_t *tq = NULL, dq = GT_NONE;
+	FILE *report = NULL;
 	gt_trace_init(&t);
 	gt_strtab_init(&names);
 	gt_cluster_init(&c, &names);
-	int rc = load_trace(o, &t);
+	int rc = open_report(o, &report);
+	if (!rc)
+		rc = load_trace(o, &t);
 	if (!rc)
 		rc = build_cluster(o, &c);
 	if (!rc) {
@@ -364,12 +431,18 @@ static int run(struct cli *o)
 		}
 	}
 	if (!rc) {
-		struct progress p = { .on = !o->quiet && isatty(STDERR_FILENO), .origin = 0 };
-		p.origin = t.jobs[0].submit;
+		struct progress p = { .on = !o->quiet && isatty(STDERR_FILENO), .origin = t.jobs[0].submit,
+				      .wall0 = gt_mono_ms(), .actions = o->o.actions };
 		gt_replay_run(r, show_progress, &p);
 		if (p.on)
-			fprintf(stderr, "\r%*s\r", 70, "");	/* the results replace the progress line */
-		rc = output(o, gt_replay_stats(r));
+			fprintf(stderr, "\r%*s\r", 110, "");	/* the results replace the progress line */
+		rc = output(o, gt_replay_stats(r), report);
+		if (!rc && gt_replay_stats(r)->interrupted)
+			rc = 130;	/* as a shell says SIGINT; what was gathered is written */
+	}
+	if (report && fclose(report) && !rc) {
+		fprintf(stderr, "gantry replay: %s: write failed\n", o->report);
+		rc = 1;
 	}
 	gt_replay_free(r);
 	gt_cluster_release(&c);
@@ -394,7 +467,9 @@ int gt_replay_main(int argc, char **argv)
 			rc = 2;
 		}
 	} else if (!rc) {
+		gt_stop_start();	/* Ctrl-C ends the run and writes what was gathered */
 		rc = run(&o);
+		gt_stop_end();
 	}
 	free(o.files.v);
 	free(o.positional.v);

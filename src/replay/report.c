@@ -36,6 +36,12 @@ struct series {
 	bool dashed;
 };
 
+/* A vertical line at @x, labelled (a percentile on a CDF). */
+struct mark {
+	double x;
+	char label[48];
+};
+
 struct chart {
 	const char *title;
 	const char *y_label;
@@ -49,6 +55,8 @@ struct chart {
 	bool log_x;
 	const char *x_label;
 	int w, h;
+	const struct mark *marks;	/* vertical marks (p50, p90); may be NULL */
+	uint32_t n_marks;
 };
 
 static void esc(FILE *f, const char *s)
@@ -77,16 +85,18 @@ static double nice_step(double span, int ticks)
 	return (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * mag;
 }
 
+/* A tick label: "1.5M", "12k", "2,500" would be "2500", "0.25"; never an exponent. */
 static void fmt_num(double v, char *buf, size_t len)
 {
-	if (fabs(v) >= 1e6)
-		snprintf(buf, len, "%.1fM", v / 1e6);
-	else if (fabs(v) >= 1e4)
-		snprintf(buf, len, "%.0fk", v / 1e3);
-	else if (v == floor(v))
+	double a = fabs(v);
+	if (a >= 1e6)
+		snprintf(buf, len, "%gM", round(v / 1e5) / 10);
+	else if (a >= 1e4)
+		snprintf(buf, len, "%gk", round(v / 1e2) / 10);
+	else if (a >= 100 || v == floor(v))
 		snprintf(buf, len, "%.0f", v);
 	else
-		snprintf(buf, len, "%.2g", v);
+		snprintf(buf, len, "%.3g", v);
 }
 
 struct frame {
@@ -110,7 +120,7 @@ static double py(const struct frame *fr, double y)
 
 static void axes(FILE *f, const struct frame *fr, const struct chart *c)
 {
-	double step = nice_step(fr->y1, 5);
+	double step = nice_step(fr->y1, fr->h > 200 ? 5 : 4);
 	fprintf(f, "<g class=\"axis\">\n");
 	for (double y = 0; y <= fr->y1 + step * 1e-9; y += step) {
 		char lab[32];
@@ -133,7 +143,9 @@ static void axes(FILE *f, const struct frame *fr, const struct chart *c)
 				px(fr, ticks[i].s), px(fr, ticks[i].s), MT, fr->h - MB, px(fr, ticks[i].s),
 				fr->h - MB + 16, ticks[i].label);
 	} else {
-		double xs = nice_step(fr->x1 - fr->x0, 8);
+		/* a label every 70 units at most: the small charts get fewer */
+		int ticks = (fr->w - ML - MR) / 70;
+		double xs = nice_step(fr->x1 - fr->x0, ticks > 2 ? ticks : 2);
 		for (double x = ceil(fr->x0 / xs) * xs; x <= fr->x1 + xs * 1e-9; x += xs) {
 			char lab[32];
 			fmt_num(x, lab, sizeof(lab));
@@ -187,20 +199,32 @@ static void chart(FILE *f, const struct chart *c)
 	fr.x1 = c->n ? c->x[c->n - 1] : 1;
 	if (fr.x1 <= fr.x0)
 		fr.x1 = fr.x0 + 1;
-	fr.y1 = c->y_max;
-	for (uint32_t s = 0; fr.y1 <= 0 && s < c->n_series; s++)
+	/* the axis holds every series, the reference line and the given top, whichever is highest */
+	fr.y1 = c->y_max > 0 ? c->y_max : 0;
+	for (uint32_t s = 0; s < c->n_series; s++)
 		for (uint32_t i = 0; i < c->n; i++)
 			fr.y1 = c->s[s].y[i] > fr.y1 ? c->s[s].y[i] : fr.y1;
 	if (c->y_line > fr.y1)
 		fr.y1 = c->y_line;
-	fr.y1 = fr.y1 > 0 ? ceil(fr.y1 / nice_step(fr.y1, 5)) * nice_step(fr.y1, 5) : 1;
+	double step = nice_step(fr.y1, fr.h > 200 ? 5 : 4);
+	fr.y1 = fr.y1 > 0 ? ceil(fr.y1 / step - 1e-9) * step : 1;
 	fprintf(f, "<figure><figcaption>");
 	esc(f, c->title);
-	fprintf(f, "</figcaption>\n<svg class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">\n",
-		fr.w, fr.h, fr.w, fr.h);
+	/* data-plot: the plot area in the SVG's units (tools/check-report-in-browser holds every line to it) */
+	fprintf(f, "</figcaption>\n<svg class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+		   "data-plot=\"%d %d %d %d\">\n",
+		fr.w, fr.h, fr.w, fr.h, ML, MT, fr.w - MR, fr.h - MB);
 	axes(f, &fr, c);
+	for (uint32_t m = 0; m < c->n_marks; m++) {
+		double x = px(&fr, c->marks[m].x);
+		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" class=\"mark\"/>"
+			   "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\" class=\"mark\">",
+			x, x, MT, fr.h - MB, x + (m % 2 ? 4 : -4), MT + 12 + 13 * (int)m, m % 2 ? "start" : "end");
+		esc(f, c->marks[m].label);
+		fprintf(f, "</text>\n");
+	}
 	if (c->y_line >= 0)
-		fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"2 3\"/>\n",
+		fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"ref\"/>\n",
 			ML, fr.w - MR, py(&fr, c->y_line), py(&fr, c->y_line));
 	for (uint32_t s = 0; s < c->n_series; s++)
 		polyline(f, &fr, c, &c->s[s]);
@@ -300,32 +324,47 @@ static void queue_charts(FILE *f, const struct gt_replay_stats *st, const struct
 	fprintf(f, "</div>\n");
 }
 
-static void wait_cdf(FILE *f, const struct gt_replay_stats *st)
+/* A cumulative distribution of durations (sorted), log scale, its p50 and p90 marked. */
+static void cdf(FILE *f, const char *title, const char *what, const double *sorted, uint32_t n,
+		const struct gt_dist *d, const char *y_label, const char *x_label)
 {
 	enum { POINTS = 200 };
-	if (!st->n_waits)
+	if (!n)
 		return;
-	double max = st->waits_sorted[st->n_waits - 1];
+	double max = sorted[n - 1];
 	double top = max > 10 ? max : 10;
 	double x[POINTS], y[POINTS];
-	/* log-spaced from 1 s to the longest wait; a wait of 0 counts at 1 s */
+	/* log-spaced from 1 s to the longest; a duration of 0 counts at 1 s */
 	for (int i = 0; i < POINTS; i++) {
 		x[i] = pow(10, log10(top) * i / (POINTS - 1));
-		uint32_t lo = 0, hi = st->n_waits;
+		uint32_t lo = 0, hi = n;
 		while (lo < hi) {
 			uint32_t mid = (lo + hi) / 2;
-			if (st->waits_sorted[mid] <= x[i])
+			if (sorted[mid] <= x[i])
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		y[i] = 100.0 * lo / st->n_waits;
+		y[i] = 100.0 * lo / n;
 	}
-	struct series s[] = { { "jobs that waited at most this long (%)", palette[0], y, false } };
-	chart(f, &(struct chart){ .title = "Queueing delay, cumulative distribution",
-				  .y_label = "% of started jobs", .x = x, .n = POINTS, .s = s,
-				  .n_series = 1, .y_max = 100, .y_line = -1, .log_x = true,
-				  .x_label = "waited at most (log scale)" });
+	struct mark marks[2] = { { .x = d->p50 }, { .x = d->p90 } };
+	char t[32];
+	gt_format_duration(d->p50, t, sizeof(t));
+	snprintf(marks[0].label, sizeof(marks[0].label), "p50 %s", t);
+	gt_format_duration(d->p90, t, sizeof(t));
+	snprintf(marks[1].label, sizeof(marks[1].label), "p90 %s", t);
+	struct series s[] = { { what, palette[0], y, false } };
+	chart(f, &(struct chart){ .title = title, .y_label = y_label, .x = x, .n = POINTS, .s = s,
+				  .n_series = 1, .y_max = 100, .y_line = -1, .log_x = true, .x_label = x_label,
+				  .marks = marks, .n_marks = 2 });
+}
+
+static void cdfs(FILE *f, const struct gt_replay_stats *st)
+{
+	cdf(f, "Queueing delay, cumulative distribution", "jobs that waited at most this long (%)",
+	    st->waits_sorted, st->n_waits, &st->wait_s, "% of started jobs", "waited at most (log scale)");
+	cdf(f, "Job completion time, cumulative distribution", "jobs done within this long of arriving (%)",
+	    st->jcts_sorted, st->n_jcts, &st->jct_s, "% of finished jobs", "arrival to finish, at most (log scale)");
 }
 
 /* ---------------------------------------------------------------- text */
@@ -389,6 +428,33 @@ static void summary(FILE *f, const struct gt_replay_stats *st)
 	fprintf(f, "</table>\n");
 }
 
+/* A packing run (pods never leave): what got placed and how tightly, nothing about time. */
+static void packing_summary(FILE *f, const struct gt_replay_stats *st)
+{
+	const struct gt_packing *p = &st->packing;
+	char buf[256];
+	fprintf(f, "<table class=\"kv\">\n");
+	snprintf(buf, sizeof(buf), "%u pods asking for %.1f GPUs, %.2f times the cluster's", st->pods, p->arrived_gpus,
+		 st->offered_load);
+	kv(f, "arrived", buf);
+	snprintf(buf, sizeof(buf), "%u nodes, %lld GPUs", st->nodes, (long long)st->cluster_gpus);
+	kv(f, "cluster", buf);
+	snprintf(buf, sizeof(buf), "%.1f GPUs; %u pods found no room", p->placed_gpus, p->pending_pods);
+	kv(f, "placed", buf);
+	snprintf(buf, sizeof(buf), "%.1f%% of milli-GPUs allocated; %lld of %lld GPUs in use (%.1f%%)",
+		 100 * p->milli_gpu_allocation, (long long)p->allocated_gpus, (long long)st->cluster_gpus,
+		 100 * p->gpu_allocation_ratio);
+	kv(f, "allocation", buf);
+	snprintf(buf, sizeof(buf), "%lld GPUs idle, %.1f GPUs stranded on partly used GPUs, %lld nodes partly free",
+		 (long long)p->idle_gpus, p->fragmented_gpus, (long long)p->partial_nodes);
+	kv(f, "fragmentation", buf);
+	snprintf(buf, sizeof(buf), "%llu cycles, %.2f ms mean, %.2f ms p99; replay %.1f s",
+		 (unsigned long long)st->cycles, st->cycle_ms.mean, st->cycle_ms.p99, st->wall_s);
+	kv(f, "scheduler", buf);
+	fprintf(f, "</table>\n<p class=\"note\">A packing run: pods never leave, so waiting times, completion times "
+		   "and shares over time are not measured here.</p>\n");
+}
+
 static void queue_table(FILE *f, const struct gt_replay_stats *st)
 {
 	fprintf(f, "<table class=\"queues\"><tr><th>queue</th><th>quota GPUs</th><th>quota share</th>"
@@ -426,15 +492,13 @@ static const char style[] =
 	"figure{margin:12px 0}figcaption{font-weight:600;margin-bottom:4px}"
 	"svg.chart{max-width:100%;height:auto;background:#fff}svg text{font-size:11px;fill:#444}"
 	"svg text.label{font-size:12px;fill:#222}line.grid{stroke:#eee}line.frame{stroke:#999}"
+	"line.mark{stroke:#b00;stroke-dasharray:3 3}line.ref{stroke:#555;stroke-dasharray:2 3}svg text.mark{fill:#b00}"
+	".warn{background:#fff3cd;border:1px solid #e0c36a;padding:6px 10px}"
 	".legend span{margin-right:16px;white-space:nowrap}.legend i{display:inline-block;width:22px;margin:0 6px 3px 0;vertical-align:middle}"
 	".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:8px}";
 
-int gt_replay_write_report(const char *path, const struct gt_replay_stats *st,
-			   struct gt_err *err)
+int gt_replay_write_report_to(FILE *f, const char *path, const struct gt_replay_stats *st, struct gt_err *err)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return gt_errf(err, GT_EIO, "%s: cannot write: %s", path, strerror(errno));
 	struct tl_data d;
 	tl_axis(st, &d);
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -444,21 +508,41 @@ int gt_replay_write_report(const char *path, const struct gt_replay_stats *st,
 	esc(f, st->trace);
 	fprintf(f, "<br>");
 	esc(f, st->policy);
-	fprintf(f, "</p>\n<h2>Summary</h2>\n");
-	summary(f, st);
+	fprintf(f, "</p>\n");
+	if (st->interrupted)
+		fprintf(f, "<p class=\"warn\">Interrupted at day %.1f: everything below covers what was gathered until "
+			   "then.</p>\n", (double)(st->end - st->first_submit) / 86400.0);
+	fprintf(f, "<h2>Summary</h2>\n");
+	if (st->packing_run)
+		packing_summary(f, st);
+	else
+		summary(f, st);
 	fprintf(f, "<h2>Allocation</h2>\n");
 	allocation_chart(f, st, &d);
-	fprintf(f, "<h2>Waiting</h2>\n");
-	wait_cdf(f, st);
-	fprintf(f, "<h2>Queues</h2>\n");
-	queue_table(f, st);
-	queue_charts(f, st, &d);
+	if (!st->packing_run) {	/* pods that never leave: waits and shares say nothing about a policy */
+		fprintf(f, "<h2>Waiting</h2>\n");
+		cdfs(f, st);
+		fprintf(f, "<h2>Queues</h2>\n");
+		queue_table(f, st);
+		queue_charts(f, st, &d);
+	}
 	fprintf(f, "<h2>Fragmentation</h2>\n");
 	fragmentation_chart(f, st, &d);
 	fprintf(f, "<p class=\"note\">Made by gantry replay: every scheduling decision above came from Gantry's scheduling core, cycle by cycle.</p>\n</body></html>\n");
 	free(d.x);
-	bool failed = ferror(f);
-	if (fclose(f) || failed)
+	fflush(f);
+	if (ferror(f))
 		return gt_errf(err, GT_EIO, "%s: write failed", path);
 	return 0;
+}
+
+int gt_replay_write_report(const char *path, const struct gt_replay_stats *st, struct gt_err *err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return gt_errf(err, GT_EIO, "%s: cannot write: %s", path, strerror(errno));
+	int rc = gt_replay_write_report_to(f, path, st, err);
+	if (fclose(f) && !rc)
+		return gt_errf(err, GT_EIO, "%s: write failed", path);
+	return rc;
 }

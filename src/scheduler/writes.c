@@ -76,20 +76,6 @@ void gt_writes_release(struct gt_writes *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* ---------------------------------------------------------------- messages */
-
-/* KAI's UnschedulableReason for a job message. */
-static const char *reason_of(const char *msg)
-{
-	if (!strncmp(msg, "Queue '", 7) && strstr(msg, "does not exist"))
-		return "QueueDoesNotExist";
-	if (strstr(msg, "quota has reached the allowable limit"))
-		return "OverLimit";
-	if (!strncmp(msg, "Non-preemptible", 15))
-		return "NonPreemptibleOverQuota";
-	return "PodSchedulingErrors";
-}
-
 /* ---------------------------------------------------------------- jobs */
 
 static void add_event(struct gt_writes *p, enum gt_kres res, const struct gt_kobj *o, const char *reason,
@@ -159,7 +145,7 @@ static void plan_podgroup(struct gt_writes *p, const struct gt_kube_snapshot *sn
 	snprintf(tid, sizeof(tid), "%lld", (long long)gt_pg_next_transition(pg->doc));
 	json_t *cond = json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:s}], s:s, s:s, s:s}", "type", GT_POOL_CONDITION,
 				 "nodePool", o->node_pool, "reason", "Unschedulable", "message", msg, "reasons",
-				 "reason", reason_of(msg), "message", msg, "transitionID", tid,
+				 "reason", gt_reason_kai(pj->why ? pj->why->reason : GT_REASON_POD_ERROR), "message", msg, "transitionID", tid,
 				 "lastTransitionTime", ts, "status", "True");
 	json_array_append_new(keep, cond);
 	struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODGROUPS, pg);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/json.h"
+#include "sim/table.h"
 #include "util/mem.h"
 #include "util/time.h"
 
@@ -89,6 +90,9 @@ static json_t *podgroup_json(const struct gt_cluster *c, const struct gt_plan *p
 	if (pj->stale_since)	/* kai.scheduler/stale-podgroup-timestamp */
 		json_object_set_new(o, "staleTimestamp", time_json(pj->stale_since));
 	json_object_set_new(o, "message", json_string(pj->message && !pj->scheduled ? pj->message : ""));
+	/* extension: the reason code behind the message (core/reason.h; docs/explain.md lists them) */
+	if (pj->why && !pj->scheduled)
+		json_object_set_new(o, "reason", json_string(gt_reason_code(pj->why->reason)));
 	return o;
 }
 
@@ -106,13 +110,17 @@ static json_t *queue_json(const struct gt_cluster *c, const struct gt_session *s
 }
 
 void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan,
-		    int cycles, bool yaml)
+		    const struct gt_sim_run *run, bool yaml)
 {
 	json_t *root = json_object();
-	json_object_set_new(root, "cycles", json_integer(cycles));
+	json_object_set_new(root, "cycles", json_integer(run->cycles));
 	json_object_set_new(root, "operations", json_pack("{s:I, s:I, s:I}", "binds", (json_int_t)plan->n_binds,
 							  "evictions", (json_int_t)plan->n_evictions,
 							  "pipelines", (json_int_t)plan->n_pipelines));
+	/* extension: the same over every cycle */
+	json_object_set_new(root, "operationsAllCycles",
+			    json_pack("{s:I, s:I, s:I}", "binds", (json_int_t)run->binds, "evictions",
+				      (json_int_t)run->evictions, "pipelines", (json_int_t)run->pipelines));
 	json_t *arr[4] = { json_array(), json_array(), json_array(), json_array() };
 	for (uint32_t i = 0; i < c->n_pods; i++)
 		json_array_append_new(arr[0], pod_json(c, s, plan, i));
@@ -134,52 +142,142 @@ void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s,
 	json_decref(root);
 }
 
-static void table_pods(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan)
+/* ---------------------------------------------------------------- tables */
+
+/*
+ * GPUs a pod holds, as its queue counts them: whole GPUs and fractions as
+ * asked, a GPU-memory request as its share of the device it got (pending:
+ * the memory it asks, the share is the node's to say).
+ */
+static void pod_gpus(const struct gt_cluster *c, const struct gt_pod_state *st, uint32_t i, char *buf,
+		     size_t len)
 {
-	fprintf(out, "%-36s %-30s %-10s %-16s %-6s %s\n", "POD", "PODGROUP", "STATUS", "NODE", "GPUS",
-		"GPU-GROUPS");
+	const struct gt_pod *p = &c->pods[i];
+	bool placed = st->node >= 0 && gt_status_active_used(st->status);
+	if (p->gpu_mem_mib > 0 && !placed)
+		snprintf(buf, len, "%lldMi mem", (long long)p->gpu_mem_mib * (p->num_devices > 0 ? p->num_devices : 1));
+	else if (p->gpu_mem_mib > 0)
+		snprintf(buf, len, "%g", gpus(gt_pod_accepted_gpu_milli(c, (int32_t)i, st->node)));
+	else
+		snprintf(buf, len, "%g", gpus(gt_pod_requested_gpu_milli(c, (int32_t)i)));
+}
+
+static const char *queue_of(const struct gt_cluster *c, const struct gt_pod *p)
+{
+	return p->job >= 0 ? str(c, c->jobs[p->job].queue_name) : NULL;
+}
+
+static void table_pods(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan,
+		       bool wide)
+{
+	static const struct gt_table_col cols[] = {
+		{ "POD", 44, false, false }, { "PODGROUP", 32, false, false }, { "QUEUE", 20, false, false },
+		{ "STATUS", 0, false, false }, { "NODE", 24, false, false }, { "GPUS", 0, true, false },
+		{ "GPU-GROUPS", 32, false, false }, { "CPU", 0, true, true }, { "MEMORY", 0, true, true },
+	};
+	struct gt_table t;
+	gt_table_init(&t, cols, sizeof(cols) / sizeof(cols[0]), wide);
 	for (uint32_t i = 0; i < c->n_pods; i++) {
 		const struct gt_pod_state *st = &s->pods[i];
 		const struct gt_pod *p = &c->pods[i];
-		char name[300], g[128] = "";
+		char name[300], g[512] = "", gp[48], cpu[32], mem[32];
 		snprintf(name, sizeof(name), "%s/%s", str(c, p->ns), str(c, p->name));
 		bool placed = st->node >= 0 && gt_status_active_used(st->status);
 		size_t off = 0;
 		for (uint8_t k = 0; placed && k < st->n_groups && off < sizeof(g); k++)
 			off += (size_t)snprintf(g + off, sizeof(g) - off, "%s%s", k ? "," : "",
 						str(c, gt_plan_group_name(plan, st->groups[k], st->node)));
-		fprintf(out, "%-36s %-30s %-10s %-16s %-6g %s\n", name,
-			p->job >= 0 ? str(c, c->jobs[p->job].name) : "-", gt_status_name(st->status),
-			placed ? str(c, c->nodes[st->node].name) : "-",
-			gpus(gt_pod_requested_gpu_milli(c, (int32_t)i)), g);
+		pod_gpus(c, st, i, gp, sizeof(gp));
+		snprintf(cpu, sizeof(cpu), "%g", (double)p->cpu_milli / 1000);
+		snprintf(mem, sizeof(mem), "%.1fGi", (double)p->mem_bytes / (1024.0 * 1024 * 1024));
+		const char *row[] = { name, p->job >= 0 ? str(c, c->jobs[p->job].name) : NULL, queue_of(c, p),
+				      gt_status_name(st->status), placed ? str(c, c->nodes[st->node].name) : NULL,
+				      gp, g[0] ? g : "", cpu, mem };
+		gt_table_row(&t, row);
+	}
+	gt_table_print(&t, out);
+	gt_table_release(&t);
+}
+
+static const char *const taint_effects[] = { "NoSchedule", "PreferNoSchedule", "NoExecute", "" };
+
+/* kubectl's STATUS: Ready or NotReady, and SchedulingDisabled when cordoned. */
+static void node_status(const struct gt_node *n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", n->ready ? "Ready" : "NotReady", n->unschedulable ? ",SchedulingDisabled" : "");
+}
+
+static void node_taints(const struct gt_cluster *c, const struct gt_node *n, char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < n->n_taints && off < len; i++) {
+		const struct gt_taint *tn = &n->taints[i];
+		const char *val = str(c, tn->val);
+		off += (size_t)snprintf(buf + off, len - off, "%s%s%s%s:%s", i ? "," : "", str(c, tn->key),
+					*val ? "=" : "", val, taint_effects[tn->effect]);
 	}
 }
 
-static void table_nodes(FILE *out, struct gt_cluster *c, const struct gt_session *s)
+static void table_nodes(FILE *out, struct gt_cluster *c, const struct gt_session *s, bool wide)
 {
-	fprintf(out, "\n%-20s %6s %6s %10s %10s\n", "NODE", "GPUS", "IDLE", "RELEASING", "SHARED");
-	for (uint32_t n = 0; n < c->n_nodes; n++)
-		fprintf(out, "%-20s %6d %6d %10d %10u\n", str(c, c->nodes[n].name), c->nodes[n].gpus,
-			gt_node_idle_gpus(s, (int32_t)n), gt_node_releasing_gpus(s, (int32_t)n),
-			s->nodes[n].n_groups);
+	static const struct gt_table_col cols[] = {
+		{ "NODE", 30, false, false }, { "STATUS", 0, false, false }, { "GPUS", 0, true, false },
+		{ "IDLE", 0, true, false }, { "RELEASING", 0, true, false }, { "SHARED", 0, true, false },
+		{ "TAINTS", 40, false, false },
+	};
+	struct gt_table t;
+	gt_table_init(&t, cols, sizeof(cols) / sizeof(cols[0]), wide);
+	for (uint32_t n = 0; n < c->n_nodes; n++) {
+		const struct gt_node *nd = &c->nodes[n];
+		char status[64], g[16], idle[16], rel[16], shared[16], taints[1024];
+		node_status(nd, status, sizeof(status));
+		snprintf(g, sizeof(g), "%d", nd->gpus);
+		snprintf(idle, sizeof(idle), "%d", gt_node_idle_gpus(s, (int32_t)n));
+		snprintf(rel, sizeof(rel), "%d", gt_node_releasing_gpus(s, (int32_t)n));
+		snprintf(shared, sizeof(shared), "%u", s->nodes[n].n_groups);
+		node_taints(c, nd, taints, sizeof(taints));
+		const char *row[] = { str(c, nd->name), status, g, idle, rel, shared, taints[0] ? taints : "<none>" };
+		gt_table_row(&t, row);
+	}
+	fputc('\n', out);
+	gt_table_print(&t, out);
+	gt_table_release(&t);
 }
 
-static void table_queues(FILE *out, struct gt_cluster *c, const struct gt_session *s)
+static void gpus_or_unlimited(int64_t milli, char *buf, size_t len)
 {
-	fprintf(out, "\n%-24s %-16s %10s %12s %12s\n", "QUEUE", "PARENT", "DESERVED", "FAIR-SHARE",
-		"ALLOCATED");
+	if (milli < 0)
+		snprintf(buf, len, "unlimited");
+	else
+		snprintf(buf, len, "%g", gpus(milli));
+}
+
+static void table_queues(FILE *out, struct gt_cluster *c, const struct gt_session *s, bool wide)
+{
+	static const struct gt_table_col cols[] = {
+		{ "QUEUE", 24, false, false }, { "PARENT", 24, false, false }, { "PRIORITY", 0, true, false },
+		{ "DESERVED", 0, true, false }, { "LIMIT", 0, true, false }, { "FAIR-SHARE", 0, true, false },
+		{ "ALLOCATED", 0, true, false },
+	};
+	struct gt_table t;
+	gt_table_init(&t, cols, sizeof(cols) / sizeof(cols[0]), wide);
 	for (uint32_t q = 0; q < c->n_queues; q++) {
 		const struct gt_queue *cq = &c->queues[q];
-		char des[32];
-		if (cq->deserved[GT_QGPU] < 0)
-			snprintf(des, sizeof(des), "unlimited");
-		else
-			snprintf(des, sizeof(des), "%g", gpus(cq->deserved[GT_QGPU]));
-		fprintf(out, "%-24s %-16s %10s %12g %12g\n", str(c, cq->name),
-			cq->parent >= 0 ? str(c, c->queues[cq->parent].name) : "-", des,
-			gpus(s->queues[q].fair_share[GT_QGPU]), gpus(s->queues[q].allocated[GT_QGPU]));
+		char prio[16], des[32], lim[32], fair[32], alloc[32];
+		snprintf(prio, sizeof(prio), "%d", cq->priority);
+		gpus_or_unlimited(cq->deserved[GT_QGPU], des, sizeof(des));
+		gpus_or_unlimited(cq->limit[GT_QGPU], lim, sizeof(lim));
+		snprintf(fair, sizeof(fair), "%g", gpus(s->queues[q].fair_share[GT_QGPU]));
+		snprintf(alloc, sizeof(alloc), "%g", gpus(s->queues[q].allocated[GT_QGPU]));
+		const char *row[] = { str(c, cq->name), cq->parent >= 0 ? str(c, c->queues[cq->parent].name) : NULL,
+				      prio, des, lim, fair, alloc };
+		gt_table_row(&t, row);
 	}
-	fprintf(out, "(GPU columns; fair share and allocation are in GPUs)\n");
+	fputc('\n', out);
+	gt_table_print(&t, out);
+	gt_table_release(&t);
+	fprintf(out, "(deserved, limit, fair share and allocated are in GPUs; a GPU-memory pod counts its share)\n");
 }
 
 static void table_waiting(FILE *out, struct gt_cluster *c, const struct gt_plan *plan)
@@ -190,21 +288,27 @@ static void table_waiting(FILE *out, struct gt_cluster *c, const struct gt_plan 
 		if (!pj->message || pj->scheduled)
 			continue;
 		if (!header)
-			fprintf(out, "\nWAITING AND WHY\n");
+			fprintf(out, "\nWAITING AND WHY (gantry explain podgroup NAME -n NAMESPACE says more)\n");
 		header = true;
-		fprintf(out, "  %s/%s (queue %s): %s\n", str(c, c->jobs[j].ns), str(c, c->jobs[j].name),
-			str(c, c->jobs[j].queue_name), pj->message);
+		fprintf(out, "  %s/%s (queue %s) %s: ", str(c, c->jobs[j].ns), str(c, c->jobs[j].name),
+			str(c, c->jobs[j].queue_name), pj->why ? gt_reason_code(pj->why->reason) : "");
+		gt_put_one_line(out, pj->message);
+		fputc('\n', out);
 	}
 }
 
 void gt_output_table(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan,
-		     int cycles)
+		     const struct gt_sim_run *run)
 {
-	fprintf(out, "After %d cycle%s: %u bound, %u pipelined, %u evicted in the last cycle\n\n",
-		cycles, cycles == 1 ? "" : "s", plan->n_binds, plan->n_pipelines, plan->n_evictions);
-	table_pods(out, c, s, plan);
-	table_nodes(out, c, s);
-	table_queues(out, c, s);
+	fprintf(out, "%d cycle%s: %u bound, %u pipelined, %u evicted", run->cycles, run->cycles == 1 ? "" : "s",
+		run->binds, run->pipelines, run->evictions);
+	if (run->cycles > 1)
+		fprintf(out, " (the last cycle: %u bound, %u pipelined, %u evicted)", plan->n_binds,
+			plan->n_pipelines, plan->n_evictions);
+	fprintf(out, "\n\n");
+	table_pods(out, c, s, plan, run->wide);
+	table_nodes(out, c, s, run->wide);
+	table_queues(out, c, s, run->wide);
 	table_waiting(out, c, plan);
 }
 
@@ -228,8 +332,10 @@ void gt_output_cycle_log(FILE *out, const struct gt_cluster *c, const struct gt_
 				str(c, p->ns), str(c, p->name), str(c, c->nodes[plan->pipelines[pl++].node].name));
 		if (pod == pe) {
 			const struct gt_plan_evict *ev = &plan->evictions[e++];
-			fprintf(out, "  evict     %s/%s on %s: %s\n", str(c, p->ns), str(c, p->name),
-				ev->node >= 0 ? str(c, c->nodes[ev->node].name) : "-", ev->message);
+			fprintf(out, "  evict     %s/%s on %s: ", str(c, p->ns), str(c, p->name),
+				ev->node >= 0 ? str(c, c->nodes[ev->node].name) : "-");
+			gt_put_one_line(out, ev->message);
+			fputc('\n', out);
 		}
 	}
 }

@@ -204,6 +204,7 @@ static void run_cycles(struct sim_opts *o, struct gt_cluster *c)
 	struct gt_usage_history usage;
 	gt_usage_init(&usage, &c->config.usage, o->now);
 	bool machine = o->output == GT_OUT_JSON || o->output == GT_OUT_YAML;
+	struct gt_sim_run run = { .cycles = (int)o->cycles, .wide = o->output == GT_OUT_WIDE };
 	for (int cycle = 1; cycle <= o->cycles; cycle++) {
 		double t0 = gt_mono_ms();
 		usage_before(&usage, c, o->now);
@@ -214,6 +215,9 @@ static void run_cycles(struct sim_opts *o, struct gt_cluster *c)
 				gt_mono_ms() - t0, plan.n_binds, plan.n_pipelines, plan.n_evictions);
 		if (c->config.usage.on)
 			gt_usage_set_rates(&usage, &s);
+		run.binds += plan.n_binds;
+		run.pipelines += plan.n_pipelines;
+		run.evictions += plan.n_evictions;
 		if (o->show_cycles)	/* with JSON or YAML on stdout, the log goes to stderr */
 			gt_output_cycle_log(machine ? stderr : stdout, c, &plan, cycle);
 		if (cycle == o->cycles)
@@ -225,11 +229,11 @@ static void run_cycles(struct sim_opts *o, struct gt_cluster *c)
 	}
 	gt_usage_release(&usage);
 	if (machine) {
-		gt_output_json(stdout, c, &s, &plan, (int)o->cycles, o->output == GT_OUT_YAML);
+		gt_output_json(stdout, c, &s, &plan, &run, o->output == GT_OUT_YAML);
 	} else {
 		if (o->show_cycles)
 			fputc('\n', stdout);
-		gt_output_table(stdout, c, &s, &plan, (int)o->cycles);
+		gt_output_table(stdout, c, &s, &plan, &run);
 	}
 	gt_plan_release(&plan);
 	gt_session_release(&s);

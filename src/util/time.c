@@ -1,5 +1,6 @@
 #include "util/time.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -232,6 +233,19 @@ int gt_duration_parse_prom(const char *s, int64_t *out_s)
 	}
 	*out_s = total_ms / 1000;
 	return 0;
+}
+
+void gt_format_duration(double s, char *buf, size_t len)
+{
+	double a = fabs(s);
+	if (a < 120)
+		snprintf(buf, len, "%.0f s", s);
+	else if (a < 7200)
+		snprintf(buf, len, "%.1f min", s / 60);
+	else if (a < 3 * 86400)
+		snprintf(buf, len, "%.1f h", s / 3600);
+	else
+		snprintf(buf, len, "%.1f d", s / 86400);
 }
 
 /* Write @v right-aligned ending before @w; return the new start. */

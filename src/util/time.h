@@ -27,6 +27,8 @@ int gt_time_parse_civil(const char *s, int64_t *out);
 void gt_time_format(int64_t t, char *buf, size_t len);
 /* The wall clock now, RFC 3339 UTC with @frac_digits (0, 3 or 6) of the second. */
 void gt_time_now_rfc3339(char *buf, size_t len, int frac_digits);
+/* "41 s", "3.2 min", "3.2 h", "2.1 d": a duration in the unit people read best. */
+void gt_format_duration(double s, char *buf, size_t len);
 /* Days from 1970-01-01 to the proleptic Gregorian date @y-@m-@d. */
 int64_t gt_days_from_civil(int64_t y, int64_t m, int64_t d);
 /* The other way: the date of day @days since 1970-01-01 (month and day 1-based). */

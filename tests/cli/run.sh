@@ -162,7 +162,7 @@ check recursive_found_the_pods python3 -c '
 import json, sys
 assert len(json.load(open(sys.argv[1]))["pods"]) > 0' "$tmp/out"
 # --help on every subcommand, one layout, on stdout
-for sub in simulate replay scheduler podgrouper status-controllers; do
+for sub in simulate replay scheduler podgrouper status-controllers explain; do
 	"$gantry" "$sub" --help >"$tmp/help" 2>&1
 	check "help_${sub}" grep -q "^usage: gantry $sub " "$tmp/help"
 	check "help_${sub}_layout" grep -qE "^  -h, --help +this help$" "$tmp/help"
@@ -416,7 +416,7 @@ pd="$dir/../../examples/preemption-delay.yaml"
 check preemption_delay_waits runs_ok simulate -f "$pd" --now 2026-01-01T09:02:00Z
 check preemption_delay_waits_message grep -q "Workload is within its preemption delay window (5m0s) and may not trigger evictions before 2026-01-01T09:05:00Z" "$tmp/out"
 check preemption_delay_then_preempts runs_ok simulate -f "$pd" --now 2026-01-01T09:06:00Z
-check preemption_delay_then_preempts_evicts grep -qE "research/pretrain-0 +pretrain +Releasing" "$tmp/out"
+check preemption_delay_then_preempts_evicts grep -qE "research/pretrain-0 +pretrain +ml +Releasing" "$tmp/out"
 # KAI's ConfigMap predicate applies only when the input holds ConfigMaps: said when it does not
 cat >"$tmp/cm.yaml" <<'Y'
 apiVersion: v1
@@ -618,5 +618,340 @@ check owner_missing_warned grep -qE "Pod ns/orphan: .*owner" "$tmp/err"
 check owner_wrong_uid_warned grep -qE "Pod ns/wrong-uid: .*owner" "$tmp/err"
 check owner_missing_not_placed waiting orphan
 check owner_wrong_uid_not_placed waiting wrong-uid
+# ---- gantry replay (issue 16): packing summaries, percentage points, paths checked first,
+# Ctrl-C keeps what was gathered, an ETA
+"$gantry" replay --trace "openb:$data/openb_pods_small.csv" --openb-nodes "$data/openb_nodes_small.csv" \
+	--no-departures --inflate 1.2 >"$tmp/packing.txt" 2>/dev/null
+check replay_packing_summary grep -q "^  allocation: .*% of milli-GPUs; .* GPUs in use" "$tmp/packing.txt"
+check replay_packing_summary_only sh -c "! grep -qE 'JCT|makespan|utilization|waited over 24 h' '$tmp/packing.txt'"
+# a change of a percentage is said in percentage points (86.7% -> 93.0% is +6.3 pp, not +7.3%)
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a, b = dict(d), dict(d)
+a["gpu_allocation"], b["gpu_allocation"] = 0.867, 0.930
+a["jobs"], b["jobs"] = 100, 110
+json.dump(a, open(sys.argv[2], "w")); json.dump(b, open(sys.argv[3], "w"))
+' "$tmp/replay.json" "$tmp/cmp-a.json" "$tmp/cmp-b.json"
+"$gantry" replay --compare "$tmp/cmp-a.json" "$tmp/cmp-b.json" >"$tmp/cmp.txt" 2>&1
+check replay_compare_points grep -qE "^  GPU allocation +86.7% +93.0% +\+6.3 pp$" "$tmp/cmp.txt"
+check replay_compare_counts_relative grep -qE "^  jobs +100 +110 +\+10.0%$" "$tmp/cmp.txt"
+# an output path that cannot be written stops the replay before it runs
+check replay_report_path_first expect_exit 2 "--report .*/nonexistent/x.html: cannot write" \
+	replay --trace "philly:$data/philly_small.csv" --nodes 4x8 --report "$tmp/nonexistent/x.html"
+check replay_report_path_first_no_results test ! -s "$tmp/out"
+# a long replay on a terminal: the progress line has an ETA, a slow run says why; Ctrl-C ends it
+# with what was gathered
+python3 -c '
+import random, sys
+random.seed(7)
+with open(sys.argv[1], "w") as f:
+    f.write("timestamp,duration,num_gpus,gpu_time,cluster\n")
+    for i in range(200000):
+        h, m, s = divmod(i * 20, 3600)[0] % 24, (i * 20 // 60) % 60, (i * 20) % 60
+        d = 10 + i * 20 // 86400
+        g = random.choice([1, 2, 4, 8, 16])
+        f.write("2017-10-%02d %02d:%02d:%02d,7200.0,%d,%d.0,vc%d\n" % (d % 28 + 1, h, m, s, g, g * 7200, i % 5))
+' "$tmp/long.csv"
+check replay_ctrl_c_eta python3 - "$gantry" "$tmp" <<'PY'
+import json, os, pty, select, signal, subprocess, sys, time
+gantry, tmp = sys.argv[1:3]
+master, slave = pty.openpty()
+p = subprocess.Popen([gantry, "replay", "--trace", "philly:" + tmp + "/long.csv", "--nodes", "4x8",
+                      "--report", tmp + "/long.html", "-o", "json"],
+                     stdout=open(tmp + "/long.json", "w"), stderr=slave)
+os.close(slave)
+# a failed assertion must not leave the replay running
+import atexit
+atexit.register(lambda: p.poll() is None and p.kill())
+seen, deadline = b"", time.time() + 120
+while b"ETA" not in seen and time.time() < deadline and p.poll() is None:
+    if select.select([master], [], [], 1)[0]:
+        try:
+            seen += os.read(master, 4096)
+        except OSError:
+            break
+assert b"ETA" in seen, seen[-500:]
+assert b"% arrived" in seen and b"ms/cycle" in seen, seen[-500:]
+# five actions evict on this trace: after 20 s the run says once why it is slow, and what helps
+deadline = time.time() + 120
+while b"note: slow" not in seen and time.time() < deadline and p.poll() is None:
+    if select.select([master], [], [], 1)[0]:
+        try:
+            seen += os.read(master, 4096)
+        except OSError:
+            break
+assert b"note: slow" in seen and b"--actions allocate" in seen, seen[-500:]
+p.send_signal(signal.SIGINT)
+rc = p.wait(60)
+assert rc == 130, rc
+d = json.load(open(tmp + "/long.json"))
+assert d["interrupted"] is True and 0 < d["started"] < 200000, (d["interrupted"], d["started"])
+html = open(tmp + "/long.html").read()
+assert "Interrupted at day" in html and "</html>" in html
+PY
+
+# ---- the simulate table (issue 16): long names, GPU-memory shares, one line per message, the
+# missing columns, a headline over every cycle
+tables="$dir/../data/tables.yaml"
+"$gantry" simulate -f "$tables" --now 2026-01-01T09:00:00Z --cycles 2 >"$tmp/table.txt" 2>/dev/null
+long=pg-pytorch-llama-70b-finetune-a1b2c3d4-e5f6-7890-abcd-ef0123456789
+check table_long_name_cut_with_marker grep -q "pg-pytorch-llama-70b-finetune-a…   research" "$tmp/table.txt"
+check table_long_name_not_whole sh -c "! grep -q '$long' '$tmp/table.txt'"
+# the columns stay in line: every pod row has its STATUS where the header has it
+check table_columns_aligned python3 -c '
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+head = next(i for i, l in enumerate(lines) if l.startswith("POD "))
+col = lines[head].index("STATUS")
+rows = lines[head + 1:lines.index("", head)]
+assert len(rows) == 3 and all(r[col:col + 7] in ("Running", "Pending") for r in rows), rows' "$tmp/table.txt"
+"$gantry" simulate -f "$tables" --now 2026-01-01T09:00:00Z -o wide >"$tmp/wide.txt" 2>/dev/null
+check table_wide_shows_whole_names grep -q "$long   research" "$tmp/wide.txt"
+check table_wide_more_columns grep -qE "^POD .* CPU +MEMORY$" "$tmp/wide.txt"
+check table_pods_have_queue grep -qE "^POD +PODGROUP +QUEUE +STATUS" "$tmp/table.txt"
+check table_gpu_memory_share grep -qE "^research/notebook +pg-notebook +research +Running +gpu-ready +0.49 " "$tmp/table.txt"
+check table_queue_counts_the_same_share grep -qE "^research +- +150 +2 +unlimited +2.49 +1.49$" "$tmp/table.txt"
+check table_queue_limit_priority grep -qE "^QUEUE +PARENT +PRIORITY +DESERVED +LIMIT +FAIR-SHARE +ALLOCATED$" "$tmp/table.txt"
+check table_node_cordoned grep -qE "^gpu-cordoned +Ready,SchedulingDisabled " "$tmp/table.txt"
+check table_node_not_ready grep -qE "^gpu-down +NotReady " "$tmp/table.txt"
+check table_node_taints grep -qE "^gpu-tainted +Ready .*dedicated=inference:NoSchedule$" "$tmp/table.txt"
+check table_headline_all_cycles grep -qx "2 cycles: 2 bound, 0 pipelined, 0 evicted (the last cycle: 0 bound, 0 pipelined, 0 evicted)" "$tmp/table.txt"
+# KAI's message for two reasons has a newline: the table keeps it on one line, with its code
+check table_message_one_line grep -qE "^  research/pg-nowhere \(queue research\) NoNodeFits: .*affinity/selector\. 2 node\(s\) were not ready" "$tmp/table.txt"
+"$gantry" simulate -f "$tables" --now 2026-01-01T09:00:00Z --cycles 2 -o json >"$tmp/table.json" 2>/dev/null
+check table_json_contract_kept python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+nb = [p for p in d["pods"] if p["name"] == "notebook"][0]
+assert nb["gpus"] == 0 and nb["gpusAccepted"] == 0.49, nb       # SIMULATE.md: GPU memory requests 0
+assert d["operations"] == {"binds": 0, "evictions": 0, "pipelines": 0}, d["operations"]
+assert d["operationsAllCycles"] == {"binds": 2, "evictions": 0, "pipelines": 0}, d["operationsAllCycles"]
+pg = [g for g in d["podGroups"] if g["name"] == "pg-nowhere"][0]
+assert pg["reason"] == "NoNodeFits" and "\n" in pg["message"], pg    # the message as KAI writes it
+' "$tmp/table.json"
+# the evictions of the cycle log: one line each
+"$gantry" simulate -f "$demo" --now 2026-01-01T09:00:00Z --show-cycles >"$tmp/log.txt" 2>/dev/null
+check cycle_log_one_line_per_eviction test "$(grep -c '^  evict ' "$tmp/log.txt")" -eq 2
+
+# ---- gantry explain (docs/explain.md)
+# the example in docs/explain.md and the README, exactly
+"$gantry" explain podgroup llm-pretrain -n team-a -f "$dir/../../examples/explain-cluster.yaml" \
+	--now 2026-01-01T09:00:00Z >"$tmp/explain.txt" 2>"$tmp/err"
+check explain_example_output diff -u "$dir/explain-example.txt" "$tmp/explain.txt"
+check explain_example_quiet test ! -s "$tmp/err"
+cases="$dir/../data/explain-cases.yaml"
+# every reason for JSON scripts: the code, KAI's reason, the facts and the hints
+explain_json() {	# explain_json TARGET... : JSON of explain on the cases, in $tmp/ex.json
+	"$gantry" explain "$@" -f "$cases" --now 2026-01-01T09:00:00Z -o json >"$tmp/ex.json" 2>"$tmp/err"
+}
+explain_json pod other
+check explain_not_our_scheduler python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["reason"] == "NotOurScheduler" and d["kaiReason"] is None, d
+assert d["toStart"][0]["action"] == "SetSchedulerName", d
+assert d["expectedStart"]["estimated"] is False, d' "$tmp/ex.json"
+explain_json pod orphan
+check explain_no_podgroup python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["reason"] == "NoPodGroup" and "nosuch" in d["message"], d
+assert d["toStart"][0]["action"] == "CreatePodGroup", d' "$tmp/ex.json"
+explain_json pod lost
+check explain_queue_missing python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("QueueDoesNotExist", "QueueDoesNotExist"), d
+assert d["toStart"][0] == {"action": "CreateQueue", "object": "missingq", "text": d["toStart"][0]["text"]}, d
+' "$tmp/ex.json"
+explain_json pod big
+check explain_over_limit python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("OverLimit", "OverLimit"), d
+h = d["toStart"][0]
+assert (h["action"], h["object"], h["resource"], h["amount"]) == ("RaiseLimit", "capped", "gpu", 2), h
+assert d["expectedStart"]["estimated"] is False and "limit" in d["expectedStart"]["why"], d
+assert d["queueOrder"] == {"position": 1, "waiting": 1}, d' "$tmp/ex.json"
+explain_json pod inner
+check explain_queue_not_leaf python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("QueueNotLeaf", "PodSchedulingErrors"), d
+assert d["toStart"][0]["action"] == "UseLeafQueue" and "child" in d["toStart"][0]["text"], d' "$tmp/ex.json"
+explain_json pod picky
+check explain_predicates_counted python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["reason"] == "NoNodeFits", d
+assert d["nodesRejected"] == {"NodeAffinity": 1, "Taint": 1}, d
+assert d["toStart"][0]["action"] == "RelaxConstraints", d
+assert d["expectedStart"]["estimated"] is False, d' "$tmp/ex.json"
+explain_json pod gated
+check explain_gated python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["reason"] == "SchedulingGated", d' "$tmp/ex.json"
+explain_json pod fine
+check explain_scheduled python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["state"], d["reason"]) == ("Starting", "Scheduled"), d' "$tmp/ex.json"
+# the forecast: fine (30 minutes from now, annotation) and nightly (its Job's deadline) make room
+explain_json pod after-nightly
+check explain_forecast_by_deadline python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["expectedStart"]
+assert f["estimated"] and f["time"] == "2026-01-01T10:00:00Z" and f["latest"], f
+assert f["after"] == {"pod": "default/nightly-x1", "source": "its Job'"'"'s activeDeadlineSeconds"}, f
+assert d["toStart"][0]["object"] == "n1" and d["toStart"][0]["amount"] == 3, d' "$tmp/ex.json"
+check explain_bad_runtime_said grep -q "Pod default/vague: metadata.annotations.gantry.dev/expected-runtime: must be a positive duration" "$tmp/err"
+check explain_bad_runtime_said_once test "$(grep -c "expected-runtime: must be" "$tmp/err")" -eq 1
+explain_json queue capped
+check explain_queue python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kind"] == "Queue" and d["gpus"]["limit"] == 2 and d["gpus"]["quota"] == 1, d
+assert [m["reason"] for m in d["waiting"]] == ["OverLimit"], d' "$tmp/ex.json"
+# without a target: every job that waits, in one document
+explain_json
+check explain_all_waiting python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+reasons = sorted(i["reason"] for i in d["items"])
+assert "OverLimit" in reasons and "QueueDoesNotExist" in reasons and "Scheduled" not in reasons, reasons
+# a pod of ours the core never saw (its PodGroup missing) is listed too; another scheduler'"'"'s is not
+names = [(i["kind"], i["name"], i["reason"]) for i in d["items"]]
+assert ("Pod", "orphan", "NoPodGroup") in names and not [n for n in names if n[1] == "other"], names' "$tmp/ex.json"
+"$gantry" explain pod/big -f "$cases" --now 2026-01-01T09:00:00Z -o yaml >"$tmp/ex.yaml" 2>/dev/null
+explain_json pod big
+check explain_yaml_is_the_json python3 -c '
+import json, sys, yaml
+assert yaml.safe_load(open(sys.argv[1])) == json.load(open(sys.argv[2]))' "$tmp/ex.yaml" "$tmp/ex.json"
+# placed where a pod is leaving, a gang short of pods, non-preemptible over quota, gates in the list
+more="$dir/../data/explain-more.yaml"
+explain_more() {	# explain_more TARGET... : JSON of explain on the second cases, in $tmp/ex.json
+	"$gantry" explain "$@" -f "$more" --now 2026-01-01T09:00:00Z -o json >"$tmp/ex.json" 2>"$tmp/err"
+}
+explain_more pod next
+check explain_waiting_for_releasing python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["state"], d["reason"]) == ("Waiting", "WaitingForReleasingPods"), d
+assert d["waitsFor"] == ["default/leaving"] and d["toStart"][0]["action"] == "Wait", d
+f = d["expectedStart"]
+assert f["estimated"] and f["time"] == "2026-01-01T09:00:20Z", f
+assert f["after"] == {"pod": "default/leaving", "source": "its termination grace period"}, f' "$tmp/ex.json"
+explain_more pod leaving
+check explain_terminating python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["state"], d["reason"]) == ("Releasing", "Terminating"), d' "$tmp/ex.json"
+explain_more pg trio
+check explain_not_enough_pods python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("NotEnoughPods", "PodSchedulingErrors"), d
+assert d["gang"] == {"have": 1, "required": 3}, d
+h = d["toStart"][0]
+assert (h["action"], h["amount"]) == ("CreatePods", 2), h
+assert d["expectedStart"]["estimated"] is False, d' "$tmp/ex.json"
+explain_more pod serve
+check explain_non_preemptible_over_quota python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("NonPreemptibleOverQuota", "NonPreemptibleOverQuota"), d
+h = d["toStart"]
+assert (h[0]["action"], h[0]["object"], h[0]["resource"], h[0]["amount"]) == ("RaiseQuota", "small", "gpu", 1), h
+assert h[1]["action"] == "MakePreemptible", h' "$tmp/ex.json"
+explain_more
+check explain_list_reasons python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {(i["kind"], i["name"]): i["reason"] for i in d["items"]}
+assert r == {("PodGroup", "pg-next"): "WaitingForReleasingPods", ("PodGroup", "pg-serve"): "NonPreemptibleOverQuota",
+             ("PodGroup", "pg-gated"): "SchedulingGated", ("PodGroup", "trio"): "NotEnoughPods",
+             ("PodGroup", "pg-bad"): "NotEnoughPods", ("Pod", "bad"): "ObjectRejected"}, r' "$tmp/ex.json"
+explain_more pod bad
+check explain_object_rejected python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["reason"] == "ObjectRejected" and "metadata.annotations.gpu-fraction" in d["message"], d
+assert d["toStart"][0]["action"] == "FixObject", d' "$tmp/ex.json"
+# KAI's preemption delay (the README's example at 09:02): the reason KAI writes, and the start once
+# the delay is over (09:05) and the victim's grace period has passed
+"$gantry" explain pg serve -n prod -f "$dir/../../examples/preemption-delay.yaml" --now 2026-01-01T09:02:00Z \
+	-o json >"$tmp/ex.json" 2>/dev/null
+check explain_preemption_delay python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("PreemptionDelayNotElapsed", "PreemptionDelayNotElapsed"), d
+assert "2026-01-01T09:05:00Z" in d["message"], d
+f = d["expectedStart"]
+assert f["estimated"] and f["time"] == "2026-01-01T09:05:30Z", f' "$tmp/ex.json"
+# KAI's ConfigMap predicate: a pod that mounts a ConfigMap the input does not have
+cat >"$tmp/cm-missing.yaml" <<'Y'
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata: {name: default-queue}
+spec: {resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, limit: -1}, memory: {quota: -1, limit: -1}}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: other, namespace: default}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec: {schedulerName: kai-scheduler, volumes: [{name: v, configMap: {name: cfg}}], containers: [{name: c, image: x, volumeMounts: [{name: v, mountPath: /v}]}]}
+Y
+"$gantry" explain pod p -f "$tmp/cm-missing.yaml" --now 2026-01-01T09:00:00Z -o json >"$tmp/ex.json" 2>/dev/null
+check explain_missing_configmaps python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["reason"], d["kaiReason"]) == ("MissingConfigMaps", "PodSchedulingErrors"), d
+assert "cfg" in d["message"] and d["toStart"][0]["action"] == "CreateConfigMaps", d' "$tmp/ex.json"
+# kubectl's target forms and mistakes
+check explain_unknown_type expect_exit 2 "unknown type 'deployment': pod \(po\), podgroup \(pg\) or queue \(q\)" \
+	explain deployment x -f "$cases"
+check explain_needs_a_name expect_exit 2 "give one target: TYPE NAME or TYPE/NAME" explain pod -f "$cases"
+check explain_not_found expect_exit 2 "pod default/nope not found in the input" explain po nope -f "$cases"
+check explain_bad_kubeconfig expect_exit 2 "nonexistent" explain pod x --kubeconfig="$tmp/nonexistent"
+# ---- docs/deploy.md true to the code (issue 16): the Deployment's arguments as deploy/gantry.yaml
+# passes them, every flag one `gantry scheduler --help` lists, what `gantry binder` does, and the
+# README sections the docs name exist
+"$gantry" scheduler --help >"$tmp/sched-help" 2>&1
+"$gantry" binder >"$tmp/binder.out" 2>&1
+check deploy_doc_true_to_code python3 - "$dir/../.." "$tmp/sched-help" "$tmp/binder.out" <<'PY'
+import re, sys, yaml
+root, helptext, binder = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3]).read()
+doc = open(root + "/docs/deploy.md").read()
+m = re.search(r"- Arguments: `(scheduler [^`]*)`", doc)
+assert m, "docs/deploy.md: no Arguments line"
+said = m.group(1).split()
+dep = [d for d in yaml.safe_load_all(open(root + "/deploy/gantry.yaml")) if d and d["kind"] == "Deployment"][0]
+args = dep["spec"]["template"]["spec"]["containers"][0]["args"]
+assert said == args, "docs/deploy.md Arguments %s != deploy/gantry.yaml %s" % (said, args)
+for a in args[1:]:
+    flag = a.split("=")[0]
+    assert re.search(r"^\s+(-\w, )?" + re.escape(flag) + r"\b", helptext, re.M), flag + " not in scheduler --help"
+# what the page says `gantry binder` does is what it does
+m = re.search(r"`gantry binder` exits (\d) with \"([^\"]*)\"", doc)
+assert m and m.group(2) in binder, (m and m.group(0), binder)
+# a README section named in docs/ ("the README's ... table ("X")") is a README heading
+readme = open(root + "/README.md").read()
+heads = set(re.findall(r"^#+ (.*)$", readme, re.M))
+names = re.findall(r"README's [^(]{0,80}\(\"([^\"]+)\"\)", doc)
+assert names, "docs/deploy.md names no README section (the check would check nothing)"
+for name in names:
+    assert name in heads, "docs/deploy.md names README section %r, which does not exist" % name
+PY
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

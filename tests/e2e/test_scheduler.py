@@ -240,7 +240,10 @@ def test_leader_election(t):
     wait_for("p2 bound by the standby", lambda: "p2" in t.bound(), timeout=30)
     check(holder() != first, "the Lease still names the dead leader")
     check("became the leader" in standby.output(), "the standby never led")
-    scheduled = [e for e in t.events() if e["reason"] == "Scheduled"]
+    # the events are written after the bind: wait for p2's, then count them all
+    scheduled = wait_for("p2's Scheduled event", lambda: (lambda s: s if any(
+        e["involvedObject"]["name"] == "p2" for e in s) else None)(
+        [e for e in t.events() if e["reason"] == "Scheduled"]), timeout=30)
     per_pod = {}
     for e in scheduled:
         per_pod[e["involvedObject"]["name"]] = per_pod.get(e["involvedObject"]["name"], 0) + 1

@@ -204,6 +204,75 @@ TEST(jobs_carry_messages_and_times)
 	tl_free(&w);
 }
 
+/* The reason for each message comes from where the message is made, with its facts. */
+TEST(jobs_carry_reason_codes_with_their_facts)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .gpus = 2, .not_ready = true });
+	tl_queue(&w, &(struct tl_queue){ .name = "q", .quota = "4" });
+	tl_queue(&w, &(struct tl_queue){ .name = "capped", .quota = "1", .limit = "1" });
+	tl_queue(&w, &(struct tl_queue){ .name = "parent" });
+	tl_queue(&w, &(struct tl_queue){ .name = "child", .parent = "parent" });
+	/* a gang of three 2-GPU pods on one 4-GPU node: two fit, the third does not */
+	tl_pg(&w, &(struct tl_pg){ .name = "gang", .queue = "q", .min = 3 });
+	for (int i = 0; i < 3; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "gang-%d", i);
+		tl_pod(&w, &(struct tl_pod){ .name = name, .pg = "gang", .gpus = "2" });
+	}
+	tl_pod(&w, &(struct tl_pod){ .name = "huge", .queue = "q", .gpus = "8",
+				     .created = "2026-01-01T00:00:01Z" });
+	tl_pod(&w, &(struct tl_pod){ .name = "over", .queue = "capped", .gpus = "2" });
+	tl_pod(&w, &(struct tl_pod){ .name = "lost", .queue = "nosuch", .gpus = "1" });
+	tl_pod(&w, &(struct tl_pod){ .name = "inner", .queue = "parent", .gpus = "1" });
+	tl_pg(&w, &(struct tl_pg){ .name = "short", .queue = "q", .min = 2 });
+	tl_pod(&w, &(struct tl_pod){ .name = "short-0", .pg = "short", .gpus = "1" });
+	TL_BUILD(&w);
+	tl_cycle_mask(&w, TL_ALLOCATE);
+	struct gt_plan p;
+	gt_plan_build(&p, &w.s, NULL);
+	const struct gt_job_why *why = p.jobs[tl_job_idx(&w, "gang")].why;
+	ASSERT_TRUE(why != NULL);
+	ASSERT_STR("GangShort", gt_reason_code(why->reason));
+	ASSERT_STR("PodSchedulingErrors", gt_reason_kai(why->reason));
+	ASSERT_EQ(2, why->found);
+	ASSERT_EQ(3, why->required);
+	ASSERT_EQ(1, why->rejects[GT_REJECT_GPU]);	/* n1: 0 GPUs left for the third */
+	ASSERT_EQ(1, why->rejects[GT_REJECT_NOT_READY]);	/* n2 */
+	ASSERT_EQ(w.c.pods[why->pod].podset, why->podset);
+	why = p.jobs[tl_job_idx(&w, "huge")].why;
+	ASSERT_STR("NoNodeFits", gt_reason_code(why->reason));
+	ASSERT_EQ(tl_pod_idx(&w, "huge"), why->pod);
+	why = p.jobs[tl_job_idx(&w, "over")].why;
+	ASSERT_STR("OverLimit", gt_reason_code(why->reason));
+	ASSERT_STR("OverLimit", gt_reason_kai(why->reason));
+	ASSERT_EQ(tl_queue_idx(&w, "capped"), why->queue);
+	ASSERT_EQ(GT_QGPU, why->qres);
+	ASSERT_EQ(2000, why->requested);
+	ASSERT_EQ(1000, why->bound);
+	ASSERT_EQ(0, why->allocated);
+	why = p.jobs[tl_job_idx(&w, "lost")].why;
+	ASSERT_STR("QueueDoesNotExist", gt_reason_code(why->reason));
+	ASSERT_STR("QueueDoesNotExist", gt_reason_kai(why->reason));
+	why = p.jobs[tl_job_idx(&w, "inner")].why;
+	ASSERT_STR("QueueNotLeaf", gt_reason_code(why->reason));
+	ASSERT_STR("PodSchedulingErrors", gt_reason_kai(why->reason));
+	why = p.jobs[tl_job_idx(&w, "short")].why;
+	ASSERT_STR("NotEnoughPods", gt_reason_code(why->reason));
+	ASSERT_EQ(1, why->found);
+	ASSERT_EQ(2, why->required);
+	/* a job that started has neither message nor reason */
+	int32_t started = -1;
+	for (uint32_t j = 0; j < w.c.n_jobs; j++)
+		if (p.jobs[j].running)
+			started = (int32_t)j;
+	ASSERT_TRUE(started < 0 || (!p.jobs[started].why && !p.jobs[started].message));
+	gt_plan_release(&p);
+	tl_free(&w);
+}
+
 const struct gt_test gt_tests[] = {
 	T(binds_name_fresh_groups_once_by_the_rule),
 	T(a_name_interned_already_is_taken),
@@ -212,5 +281,6 @@ const struct gt_test gt_tests[] = {
 	T(reclaim_evicts_with_kai_message_and_pipelines),
 	T(a_moved_victim_is_evicted_and_pipelined),
 	T(jobs_carry_messages_and_times),
+	T(jobs_carry_reason_codes_with_their_facts),
 	{ 0 }
 };

@@ -196,6 +196,30 @@ static size_t count(const char *h, const char *n)
 	return k;
 }
 
+/* Does every polyline of every chart stay inside the plot area its <svg> declares (data-plot)? */
+static bool lines_inside_plot_areas(const char *html)
+{
+	for (const char *svg = strstr(html, "<svg"); svg; svg = strstr(svg + 1, "<svg")) {
+		double x0, y0, x1, y1;
+		const char *dp = strstr(svg, "data-plot=\""), *end = strstr(svg, "</svg>");
+		if (!dp || !end || dp > end || sscanf(dp, "data-plot=\"%lf %lf %lf %lf", &x0, &y0, &x1, &y1) != 4)
+			return false;
+		for (const char *pl = strstr(svg, "points=\""); pl && pl < end; pl = strstr(pl + 1, "points=\"")) {
+			double x, y;
+			int n;
+			for (const char *q = pl + 8; *q != '"' && sscanf(q, "%lf,%lf%n", &x, &y, &n) == 2; q += n) {
+				if (x < x0 - 0.05 || x > x1 + 0.05 || y < y0 - 0.05 || y > y1 + 0.05) {
+					fprintf(stderr, "point %.1f,%.1f outside %g %g %g %g\n", x, y, x0, y0, x1, y1);
+					return false;
+				}
+				while (q[n] == ' ')
+					n++;
+			}
+		}
+	}
+	return true;
+}
+
 TEST(report_is_one_self_contained_page_with_charts)
 {
 	struct gt_trace t;
@@ -215,10 +239,16 @@ TEST(report_is_one_self_contained_page_with_charts)
 	ASSERT_CONTAINS(html, "<!DOCTYPE html>");
 	ASSERT_CONTAINS(html, "GPU allocation over time");
 	ASSERT_CONTAINS(html, "Queueing delay, cumulative distribution");
+	ASSERT_CONTAINS(html, "Job completion time, cumulative distribution");
 	ASSERT_CONTAINS(html, "Per-queue allocation against fair share");
 	ASSERT_CONTAINS(html, "Fragmentation over time");
-	/* allocation, jobs, CDF, fragmentation, and one per queue with jobs (4) */
-	ASSERT_EQ(8, count(html, "<svg"));
+	/* allocation, jobs, two CDFs, fragmentation, and one per queue with jobs (4) */
+	ASSERT_EQ(9, count(html, "<svg"));
+	/* each CDF marks its p50 and p90 */
+	ASSERT_EQ(4, count(html, "class=\"mark\"/>"));
+	ASSERT_CONTAINS(html, ">p50 ");
+	ASSERT_CONTAINS(html, ">p90 ");
+	ASSERT_TRUE(lines_inside_plot_areas(html));
 	ASSERT_EQ(count(html, "<svg"), count(html, "</svg>"));
 	ASSERT_TRUE(count(html, "<polyline") >= 8);
 	/* nothing to fetch: no script, no link, no URL */

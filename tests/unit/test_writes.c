@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "kubefix.h"
 #include "scheduler/writes.h"
+#include "util/mem.h"
 
 const char *gt_suite = "writes";
 
@@ -147,8 +148,47 @@ TEST(plan_steady_state_writes_nothing)
 	gt_cache_free(c);
 }
 
+/* The condition's reason is the code the core set with the message, not a reading of its text. */
+TEST(condition_reason_is_the_cores_code)
+{
+	struct gt_cache *c = gt_cache_new();
+	add(c, GT_KRES_NODES, node_json);
+	/* the research queue capped at 4 GPUs: the 16-GPU gang is over its limit */
+	char *capped = gt_xstrdup(queue_json);
+	char *gpu = strstr(capped, "\"gpu\":{\"limit\":-1");
+	ASSERT_TRUE(gpu != NULL);
+	memcpy(gpu, "\"gpu\":{\"limit\":4 ", strlen("\"gpu\":{\"limit\":-1"));
+	add(c, GT_KRES_QUEUES, capped);
+	free(capped);
+	add(c, GT_KRES_PODGROUPS, pg_json);
+	add(c, GT_KRES_PODS, fmt(BIG_POD, "big-0", "big-0"));
+	add(c, GT_KRES_PODS, fmt(BIG_POD, "big-1", "big-1"));
+	struct gt_kube_snapshot s;
+	gt_snapshot_take(c, &sopts, NULL, &s);
+	struct gt_session ss;
+	gt_cycle_run(&ss, &s.c, 1767229200, 1u << GT_ACT_ALLOCATE);
+	struct gt_writes_opts po = { .node_pool = "default", .now = 1767229200 };
+	struct gt_plan cp;
+	gt_plan_build(&cp, &ss, NULL);
+	struct gt_writes plan;
+	char **pipelined;
+	size_t n_pipelined;
+	gt_writes_build(&s, &cp, &po, &plan, &pipelined, &n_pipelined);
+	const struct gt_kop *st = find_op(&plan, GT_KOP_PATCH, "big", "PodGroup status");
+	ASSERT_TRUE(st != NULL);
+	ASSERT_CONTAINS(st->body, "\"reason\":\"OverLimit\"");
+	ASSERT_CONTAINS(st->body, "quota has reached the allowable limit of GPUs");
+	gt_writes_release(&plan);
+	gt_plan_release(&cp);
+	free(pipelined);
+	gt_session_release(&ss);
+	gt_snapshot_release(&s);
+	gt_cache_free(c);
+}
+
 const struct gt_test gt_tests[] = {
 	T(plan_binds_and_conditions),
 	T(plan_steady_state_writes_nothing),
+	T(condition_reason_is_the_cores_code),
 	{ NULL, NULL },
 };
