@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "admission/admission.h"
 #include "pgctl/pgctl.h"
 #include "replay/replay.h"
 #include "scheduler/command.h"
@@ -18,6 +19,7 @@ static void usage(FILE *f)
 	      "  simulate    run the scheduler on a virtual cluster given as Kubernetes YAML\n"
 	      "  scheduler   schedule a real cluster (kubeconfig or in-cluster)\n"
 	      "  podgrouper  create PodGroups for the workloads' pods, as KAI's podgrouper does\n"
+	      "  admission   serve KAI's admission webhooks (GPU sharing, validation) over HTTPS\n"
 	      "  replay      play a real GPU-cluster job trace through the scheduling core, with a report\n"
 	      "  version     print the version\n\n"
 	      "not in this version: binder (gantry scheduler binds; it says so and exits 1)\n\n"
@@ -38,6 +40,8 @@ int main(int argc, char **argv)
 		return gt_scheduler_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "podgrouper"))
 		return gt_podgrouper_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "admission"))
+		return gt_admission_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))
 		return gt_replay_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "core/actions.h"
+#include "util/addr.h"
 #include "util/mem.h"
 #include "util/num.h"
 
@@ -227,23 +228,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 int gt_metrics_serve(struct gt_metrics *m, const char *addr, struct gt_err *err)
 {
-	const char *colon = strrchr(addr, ':');
-	if (!colon)
-		return gt_errf(err, GT_EINVAL, "--metrics-bind-address: '%s' is not host:port", addr);
-	char host[64];
-	size_t hl = (size_t)(colon - addr);
-	if (hl >= sizeof(host))
-		return gt_errf(err, GT_EINVAL, "--metrics-bind-address: host too long in '%s'", addr);
-	memcpy(host, addr, hl);
-	host[hl] = '\0';
-	int64_t port;
-	if (gt_parse_int(colon + 1, &port) || port < 0 || port > 65535)
-		return gt_errf(err, GT_EINVAL, "--metrics-bind-address: bad port in '%s'", addr);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	if (!*host || !strcmp(host, "0.0.0.0"))
-		sa.sin_addr.s_addr = htonl(INADDR_ANY);
-	else if (inet_pton(AF_INET, !strcmp(host, "localhost") ? "127.0.0.1" : host, &sa.sin_addr) != 1)
-		return gt_errf(err, GT_EINVAL, "--metrics-bind-address: '%s' is not an IPv4 address", host);
+	struct sockaddr_in sa;
+	int rc = gt_parse_bind_address("metrics-bind-address", addr, &sa, err);
+	if (rc)
+		return rc;
+	uint16_t port = ntohs(sa.sin_port);
 	struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
 						(uint16_t)port, NULL, NULL, on_request, m,
 						MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
