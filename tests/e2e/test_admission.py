@@ -327,5 +327,112 @@ def test_admission_certificate_rotation(t):
     remove_registration(t)
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def verified_cert(port, bundle_b64):
+    """The DER certificate the webhook presents, verified as the API server verifies it: against the
+    registered caBundle, for the name 127.0.0.1. None when the handshake fails (why in the 2nd value)."""
+    ctx = ssl.create_default_context(cadata=base64.b64decode(bundle_b64).decode())
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            with ctx.wrap_socket(s, server_hostname="127.0.0.1") as tls:
+                return tls.getpeercert(binary_form=True), None
+    except (ssl.SSLError, OSError) as e:
+        return None, str(e)
+
+
+def test_admission_two_replicas(t):
+    """Two replicas started at the same instant with short-lived certificates (serving 10 s, CA 30 s):
+    they race to create the Secret and then to renew it at the same due times; through the Secret
+    they serve only what the Secret holds and come to serve the same certificate, at every moment both present a certificate the registered caBundle
+    verifies, while the API server calls one of them without pause and not one request fails."""
+    t.setup()
+    registered(t)
+    ports = [free_port(), free_port()]
+    lives = ["--tls-cert-validity", "10s", "--tls-ca-validity", "30s"]
+    reps = [Gantry(t, "admission", t.sa_kubeconfig(), "--namespace", NS, "--gpu-sharing-enabled",
+                   "--webhook-bind-address", "127.0.0.1:%d" % p, "--webhook-url", "https://127.0.0.1:%d" % ports[0],
+                   "--tls-san", "127.0.0.1", "--webhook-namespace-label", "kubernetes.io/metadata.name=" + t.ns,
+                   "--webhook-owner-cluster-role", "gantry-scheduler", *lives, name="admission-%d" % i)
+            for i, p in enumerate(ports)]
+    wait_until_called(t, reps[0])
+    wait_for("the second replica serving", lambda: verified_cert(ports[1], config(t, KINDS[1])["webhooks"][0]
+                                                                ["clientConfig"]["caBundle"])[0], timeout=30, interval=0.2)
+    first = [verified_cert(p, config(t, KINDS[1])["webhooks"][0]["clientConfig"]["caBundle"])[0] for p in ports]
+    check(first[0] == first[1], "the two replicas started with different certificates")
+
+    failures, admitted, bad_handshakes = [], [0], []
+    seen = [set(), set()]
+    cas, secret_certs = set(), set()
+    stop = threading.Event()
+
+    def secret_now():
+        data = t.c.get_any("v1", "Secret", SECRET, NS)["data"]
+        return data["ca.crt"], ssl.PEM_cert_to_DER_cert(base64.b64decode(data["tls.crt"]).decode())
+
+    def call_webhooks():
+        n = 0
+        while not stop.is_set():
+            n += 1
+            try:
+                made = t.c.request("POST", "/api/v1/namespaces/%s/pods" % t.ns,
+                                   pod("r%d" % n, t.ns, fraction="0.5", q="default-queue"), query={"dryRun": "All"})
+                if "runai/shared-gpu-configmap" in (made["metadata"].get("annotations") or {}):
+                    admitted[0] += 1
+                else:
+                    failures.append("not mutated")
+            except kube.ApiError as e:
+                failures.append(str(e))
+    worker = threading.Thread(target=call_webhooks)
+    worker.start()
+    deadline = time.time() + 26
+    try:
+        while time.time() < deadline:
+            bundle = config(t, KINDS[1])["webhooks"][0]["clientConfig"]["caBundle"]
+            for i, p in enumerate(ports):
+                der, why = verified_cert(p, bundle)
+                if der:
+                    seen[i].add(der)
+                else:
+                    bad_handshakes.append("replica %d: %s" % (i, why))
+            ca, crt = secret_now()
+            cas.add(ca)
+            secret_certs.add(crt)
+            time.sleep(0.3)
+    finally:
+        stop.set()
+        worker.join()
+    # the replicas agree: a moment comes when both serve the certificate the Secret holds
+    def agreed():
+        bundle = config(t, KINDS[1])["webhooks"][0]["clientConfig"]["caBundle"]
+        now = secret_now()[1]
+        return all(verified_cert(p, bundle)[0] == now for p in ports)
+    wait_for("both replicas serving the Secret's certificate", agreed, timeout=15, interval=0.2)
+    outs = [r.output() for r in reps]
+    for r in reps:
+        r.stop()
+    made = [out.count("making a new") for out in outs]
+    print("     two replicas: %d admitted, %d failed, %d bad handshakes, certs %d and %d, %d CAs in the Secret, "
+          "renewals started %d and %d" % (admitted[0], len(failures), len(bad_handshakes), len(seen[0]), len(seen[1]),
+                                         len(cas), made[0], made[1]))
+    check(not failures, "%d requests failed: %s" % (len(failures), failures[:5]))
+    check(admitted[0] > 20, "only %d requests went through the webhook" % admitted[0])
+    check(not bad_handshakes, "%d handshakes not verified by the registered caBundle: %s"
+          % (len(bad_handshakes), bad_handshakes[:5]))
+    check(len(seen[0]) >= 3 and len(seen[1]) >= 3, "certificates renewed: %d and %d" % (len(seen[0]), len(seen[1])))
+    check(not (seen[0] | seen[1]) - secret_certs, "%d certificates served that the Secret never held (a renewal "
+          "lost to the other replica's was served)" % len((seen[0] | seen[1]) - secret_certs))
+    check(len(seen[0] & seen[1]) >= 3, "the replicas served %d certificates in common" % len(seen[0] & seen[1]))
+    check(len(cas) >= 2, "the CA was not renewed in 26 s (%d seen)" % len(cas))
+    for i, out in enumerate(outs):
+        check("Secret" in out and "serving the certificate" in out, "replica %d's log:\n%s" % (i, out[-2000:]))
+    no_403(t)
+    remove_registration(t)
+
+
 TESTS = [test_admission_webhooks, test_admission_off_without_gpu_sharing, test_admission_fraction_bound,
-         test_admission_certificate_rotation]
+         test_admission_certificate_rotation, test_admission_two_replicas]
