@@ -21,7 +21,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-SCENARIOS ?= ../shared/scenarios/kai
+SCENARIOS ?= ../shared/scenarios
 # the scenario runner needs PyYAML: prefer a python3 that has it
 PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import yaml' 2>/dev/null && echo $$p && break; done)
 

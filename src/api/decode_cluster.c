@@ -93,6 +93,9 @@ static int shard_args(struct gt_dec *x, const struct gt_doc *o, struct gt_config
 	const char *grace = gt_doc_str(args, "default-staleness-grace-period");
 	if (grace && gt_duration_parse_whole(grace, &cfg->staleness_grace_s))
 		return gt_dec_fail(x, o, "spec.args.default-staleness-grace-period", "not a duration", grace);
+	const char *stuck = gt_doc_str(args, "stuck-in-releasing-threshold");
+	if (stuck && (gt_duration_parse_whole(stuck, &cfg->stuck_releasing_s) || cfg->stuck_releasing_s <= 0))
+		return gt_dec_fail(x, o, "spec.args.stuck-in-releasing-threshold", "not a positive duration", stuck);
 	const char *maxc = gt_doc_str(args, "max-consolidation-preemptees");
 	int64_t v;
 	if (maxc && (gt_parse_int(maxc, &v) || v < INT32_MIN || v > INT32_MAX))
@@ -138,12 +141,25 @@ int gt_dec_topology(struct gt_dec *x, const struct gt_doc *o)
 		return gt_dec_fail(x, o, "spec.levels", "must list at least one level", NULL);
 	struct gt_topology t = { .name = gt_dec_intern(x, gt_obj_name(o)) };
 	t.levels = gt_xcalloc(levels->n, sizeof(*t.levels));
+	t.aliases = gt_xcalloc(levels->n, sizeof(*t.aliases));
 	for (size_t i = 0; i < levels->n; i++) {
 		const char *l = gt_doc_str(levels->items[i], "nodeLabel");
-		if (!l) {
-			free(t.levels);
-			return gt_dec_fail(x, o, "spec.levels[].nodeLabel", "is missing", NULL);
+		const char *alias = gt_doc_str(levels->items[i], "alias");
+		const char *clash = NULL;
+		/* KAI's webhook: an alias names one level, never another level's label or alias */
+		for (size_t k = 0; l && alias && *alias && k < levels->n && !clash; k++) {
+			const char *ol = gt_doc_str(levels->items[k], "nodeLabel");
+			const char *oa = gt_doc_str(levels->items[k], "alias");
+			if ((k != i && ol && !strcmp(ol, alias)) || (k < i && oa && !strcmp(oa, alias)))
+				clash = alias;
 		}
+		if (!l || clash) {
+			free(t.levels);
+			free(t.aliases);
+			return l ? gt_dec_fail(x, o, "spec.levels[].alias", "names another level too", clash)
+				 : gt_dec_fail(x, o, "spec.levels[].nodeLabel", "is missing", NULL);
+		}
+		t.aliases[t.n_levels] = alias && *alias ? gt_dec_intern(x, alias) : GT_NO_ALIAS;
 		t.levels[t.n_levels++] = gt_dec_intern(x, l);
 	}
 	gt_dec_set_lookup(x, &x->topo_by_name, gt_obj_name(o), (int32_t)c->n_topologies);
@@ -153,14 +169,23 @@ int gt_dec_topology(struct gt_dec *x, const struct gt_doc *o)
 
 /* ---------------------------------------------------------------- queues */
 
+/*
+ * One resource of a Queue. As in KAI v0.17 (its Go types have no defaults and
+ * its CRD none either), a key that is not written is 0: a missing limit is a
+ * limit of 0, so nothing that requests the resource fits in the queue. That
+ * surprises people, so the decoder says which limits are missing (@no_limit).
+ */
 static int queue_resource(struct gt_dec *x, const struct gt_doc *o, struct gt_queue *q, const char *res,
-			  int r, double scale)
+			  int r, double scale, char *no_limit, size_t cap)
 {
 	const struct gt_doc *rd = gt_doc_get(gt_doc_path(o, "spec.resources"), res);
 	char field[96];
 	const char *keys[] = { "quota", "limit", "overQuotaWeight" };
-	/* a Queue without a section for a resource: no GPU quota, unlimited CPU and memory */
-	double vals[3] = { r == GT_QGPU ? 0 : -1, -1, r == GT_QGPU ? 0 : 1 };
+	double vals[3] = { 0, 0, 0 };
+	if (!gt_doc_str(rd, "limit")) {
+		size_t len = strlen(no_limit);
+		snprintf(no_limit + len, cap - len, "%s%s", len ? ", " : "", res);
+	}
 	for (int k = 0; k < 3; k++) {
 		const char *s = gt_doc_str(rd, keys[k]);
 		if (!s)
@@ -199,11 +224,15 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o)
 	if (created && gt_time_parse(created, &q.created))
 		return gt_dec_fail(x, o, "metadata.creationTimestamp", "not an RFC 3339 time", created);
 	/* units: GPUs in devices, CPU in millicores, memory in MB (10^6 bytes) */
-	rc = queue_resource(x, o, &q, "gpu", GT_QGPU, 1000.0);
-	rc = rc ? rc : queue_resource(x, o, &q, "cpu", GT_QCPU, 1.0);
-	rc = rc ? rc : queue_resource(x, o, &q, "memory", GT_QMEM, 1e6);
+	char no_limit[64] = "";
+	rc = queue_resource(x, o, &q, "gpu", GT_QGPU, 1000.0, no_limit, sizeof(no_limit));
+	rc = rc ? rc : queue_resource(x, o, &q, "cpu", GT_QCPU, 1.0, no_limit, sizeof(no_limit));
+	rc = rc ? rc : queue_resource(x, o, &q, "memory", GT_QMEM, 1e6, no_limit, sizeof(no_limit));
 	if (rc)
 		return rc;
+	if (*no_limit)
+		gt_dec_warn(x, "queue %s: no spec.resources limit for %s: 0 as in KAI, so nothing requesting it fits "
+			    "in this queue (write limit: -1 for no limit)", name, no_limit);
 	const char *pm = gt_doc_str(spec, "preemptMinRuntime"), *rm = gt_doc_str(spec, "reclaimMinRuntime");
 	if (pm && gt_duration_parse_whole(pm, &q.preempt_min_runtime_s))
 		return gt_dec_fail(x, o, "spec.preemptMinRuntime", "not a duration", pm);

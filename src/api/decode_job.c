@@ -121,21 +121,23 @@ static int topology_constraint(struct gt_dec *x, const struct gt_doc *o, const s
 	const char *req = gt_doc_str(tc, "requiredTopologyLevel");
 	const char *pref = gt_doc_str(tc, "preferredTopologyLevel");
 	const struct gt_topology *tp = &x->c->topologies[t];
+	/* a level by its node label or by its alias (Topology spec.levels[].alias) */
 	for (uint32_t i = 0; i < tp->n_levels; i++) {
 		const char *l = gt_strtab_str(x->names, tp->levels[i]);
-		if (req && !strcmp(req, l))
+		const char *a = tp->aliases[i] != GT_NO_ALIAS ? gt_strtab_str(x->names, tp->aliases[i]) : NULL;
+		if (req && (!strcmp(req, l) || (a && !strcmp(req, a))))
 			out->required_level = (int32_t)i;
-		if (pref && !strcmp(pref, l))
+		if (pref && (!strcmp(pref, l) || (a && !strcmp(pref, a))))
 			out->preferred_level = (int32_t)i;
 	}
 	char f[160];
 	if (req && out->required_level == GT_NONE) {
 		snprintf(f, sizeof(f), "%s.requiredTopologyLevel", field);
-		return gt_dec_fail(x, o, f, "is not a level of the topology", req);
+		return gt_dec_fail(x, o, f, "is neither a level nor an alias of the topology", req);
 	}
 	if (pref && out->preferred_level == GT_NONE) {
 		snprintf(f, sizeof(f), "%s.preferredTopologyLevel", field);
-		return gt_dec_fail(x, o, f, "is not a level of the topology", pref);
+		return gt_dec_fail(x, o, f, "is neither a level nor an alias of the topology", pref);
 	}
 	return 0;
 }
@@ -150,6 +152,21 @@ static bool subgroup_has_children(const struct gt_doc *subs, const char *name)
 			return true;
 	}
 	return false;
+}
+
+/* A minSubGroup value: a whole number from 1 (0 when absent). */
+static int min_subgroup(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *set, const char *field,
+			int32_t *out)
+{
+	*out = 0;
+	const char *v = gt_doc_str(set, "minSubGroup");
+	int64_t n;
+	if (!v)
+		return 0;
+	if (gt_parse_int(v, &n) || n < 1 || n > INT32_MAX)
+		return gt_dec_fail(x, o, field, "not a whole number from 1", v);
+	*out = (int32_t)n;
+	return 0;
 }
 
 /* Inner sub-groups, parents before children; GT_NONE for the root. */
@@ -176,14 +193,17 @@ static int inner_groups(struct gt_dec *x, const struct gt_doc *o, struct gt_job 
 			if (parent && group_index(x, j, parent) == GT_NONE)
 				continue;
 			struct gt_topology_constraint topo;
+			int32_t min;
 			int rc = topology_constraint(x, o, gt_doc_get(sg, "topologyConstraint"),
 						     "spec.subGroups[].topologyConstraint", &topo);
+			rc = rc ? rc : min_subgroup(x, o, sg, "spec.subGroups[].minSubGroup", &min);
 			if (rc)
 				return rc;
 			j->groups = gt_xrealloc(j->groups, (j->n_groups + 1) * sizeof(*j->groups));
-			j->groups[j->n_groups++] = (struct gt_subgroup){
-				.name = gt_dec_intern(x, name), .parent = group_index(x, j, parent), .topo = topo
-			};
+			j->groups[j->n_groups++] = (struct gt_subgroup){ .name = gt_dec_intern(x, name),
+									 .parent = group_index(x, j, parent),
+									 .min_subgroup = min,
+									 .topo = topo };
 		}
 	}
 	for (size_t i = 0; i < subs->n; i++) {
@@ -227,6 +247,10 @@ static int leaf_subgroups(struct gt_dec *x, const struct gt_doc *o, struct gt_jo
 		const char *name = gt_doc_str(sg, "name");
 		if (subgroup_has_children(subs, name))
 			continue;	/* only leaves hold pods */
+		if (gt_doc_str(sg, "minSubGroup"))
+			gt_dec_warn(x, "PodGroup %s: spec.subGroups[].minSubGroup of '%s' is ignored: that sub-group has "
+				    "no sub-groups of its own (its minMember counts, as in KAI)",
+				    gt_obj_name(o), name);
 		int64_t min = 1;
 		const char *ms = gt_doc_str(sg, "minMember");
 		if (ms && (gt_parse_int(ms, &min) || min < 0 || min > INT32_MAX))
@@ -242,14 +266,51 @@ static int leaf_subgroups(struct gt_dec *x, const struct gt_doc *o, struct gt_jo
 	return 0;
 }
 
+/* No set asks for more of its direct members than it has. */
+static int check_min_subgroups(struct gt_dec *x, const struct gt_doc *o, const struct gt_job *j)
+{
+	for (int32_t g = -1; g < (int32_t)j->n_groups; g++) {
+		int32_t want = g < 0 ? j->min_subgroup : j->groups[g].min_subgroup, members = 0;
+		int32_t set = g < 0 ? GT_NONE : g;
+		for (uint32_t ps = 0; ps < j->n_podsets; ps++)
+			members += j->podsets[ps].group == set;
+		for (uint32_t c = 0; c < j->n_groups; c++)
+			members += j->groups[c].parent == set;
+		if (want > members) {
+			char v[32];
+			snprintf(v, sizeof(v), "%d", want);
+			return gt_dec_fail(x, o, g < 0 ? "spec.minSubGroup" : "spec.subGroups[].minSubGroup",
+					   "is more than the set's direct sub-groups", v);
+		}
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- PodGroups */
 
 /* The PodGroup's spec and times, checked before anything is made of it. */
 struct pg_fields {
 	const char *queue, *pre;
-	int64_t min, created, last_start, stale;
+	int64_t min, created, last_start, stale, last_eviction;
+	int64_t staleness_grace, preemption_delay;
+	bool has_staleness_grace, has_preemption_delay;
 	struct gt_topology_constraint topo;
 };
+
+/* A metav1.Duration field of the spec ("90s", "-1s"); *@given says whether it is there. */
+static int spec_duration(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *spec, const char *key,
+			 int64_t *out, bool *given)
+{
+	*out = 0;
+	const char *v = gt_doc_str(spec, key);
+	*given = v != NULL;
+	if (v && gt_duration_parse_whole(v, out)) {
+		char field[64];
+		snprintf(field, sizeof(field), "spec.%s", key);
+		return gt_dec_fail(x, o, field, "not a duration such as 90s or 5m", v);
+	}
+	return 0;
+}
 
 static int podgroup_fields(struct gt_dec *x, const struct gt_doc *o, struct pg_fields *f)
 {
@@ -268,6 +329,8 @@ static int podgroup_fields(struct gt_dec *x, const struct gt_doc *o, struct pg_f
 		return gt_dec_fail(x, o, "spec.preemptibility", "must be preemptible or non-preemptible, not", f->pre);
 	int rc = topology_constraint(x, o, gt_doc_get(spec, "topologyConstraint"), "spec.topologyConstraint",
 				     &f->topo);
+	rc = rc ? rc : spec_duration(x, o, spec, "stalenessGracePeriod", &f->staleness_grace, &f->has_staleness_grace);
+	rc = rc ? rc : spec_duration(x, o, spec, "preemptionDelay", &f->preemption_delay, &f->has_preemption_delay);
 	if (rc)
 		return rc;
 	static const struct {
@@ -277,6 +340,7 @@ static int podgroup_fields(struct gt_dec *x, const struct gt_doc *o, struct pg_f
 		{ NULL, "metadata.creationTimestamp", offsetof(struct pg_fields, created) },
 		{ "kai.scheduler/last-start-timestamp", NULL, offsetof(struct pg_fields, last_start) },
 		{ "kai.scheduler/stale-podgroup-timestamp", NULL, offsetof(struct pg_fields, stale) },
+		{ "kai.scheduler/last-eviction-timestamp", NULL, offsetof(struct pg_fields, last_eviction) },
 	};
 	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
 		const char *v = times[i].annotation ? gt_obj_annotation(o, times[i].annotation)
@@ -317,10 +381,19 @@ int gt_dec_podgroup(struct gt_dec *x, const struct gt_doc *o)
 	j.created = f.created;
 	j.last_start = f.last_start;
 	j.stale_since = f.stale;
+	j.last_eviction = f.last_eviction;
+	j.has_staleness_grace = f.has_staleness_grace;
+	j.staleness_grace_s = f.staleness_grace;
+	j.has_preemption_delay = f.has_preemption_delay;
+	j.preemption_delay_s = f.preemption_delay;
 	const struct gt_doc *subs = gt_doc_path(o, "spec.subGroups");
 	if (subs && subs->kind == GT_DOC_SEQ && subs->n > 0) {
 		rc = inner_groups(x, o, &j, subs);
 		rc = rc ? rc : leaf_subgroups(x, o, &j, subs);
+		rc = rc ? rc : min_subgroup(x, o, gt_doc_get(o, "spec"), "spec.minSubGroup", &j.min_subgroup);
+		rc = rc ? rc : check_min_subgroups(x, o, &j);
+	} else if (gt_doc_str(gt_doc_get(o, "spec"), "minSubGroup")) {
+		rc = gt_dec_fail(x, o, "spec.minSubGroup", "needs spec.subGroups to count", NULL);
 	} else {
 		rc = gt_dec_add_podset(x, o, &j, "default", (int32_t)f.min, NULL);
 	}

@@ -276,7 +276,7 @@ static const struct gt_binding *binding_of(const struct gt_dec *x, const struct 
 }
 
 /* Where the pod is, with which GPU groups, and its state. */
-static void pod_state(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+static int pod_state(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 {
 	const struct gt_binding *b = binding_of(x, o);
 	int32_t bound_to = b ? gt_dec_lookup(x, x->node_by_name, b->node) : GT_NONE;
@@ -289,6 +289,11 @@ static void pod_state(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p
 	}
 	/* a finished pod keeps its node for the record; it holds nothing there */
 	p->status = pod_status(o, p->node != GT_NONE);
+	const char *phase = gt_doc_str(gt_doc_get(o, "status"), "phase");
+	const char *deleted = gt_doc_str(gt_doc_get(o, "metadata"), "deletionTimestamp");
+	if (p->status == GT_RELEASING && phase && !strcmp(phase, "Running") && deleted &&
+	    gt_time_parse(deleted, &p->deleted_at))
+		return gt_dec_fail(x, o, "metadata.deletionTimestamp", "not an RFC 3339 time", deleted);
 	pod_gpu_groups(x, o, p);
 	if (bound_to != GT_NONE && p->node == GT_NONE) {
 		/* being bound: Binding on its node with its groups, the binder's work in progress */
@@ -307,6 +312,7 @@ static void pod_state(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p
 	const char *nominated = gt_doc_str(gt_doc_get(o, "status"), "nominatedNodeName");
 	if (nominated)
 		p->nominated_node = gt_dec_lookup(x, x->node_by_name, nominated);
+	return 0;
 }
 
 /* Task order: the task-priority label, and the roles KAI starts first. */
@@ -380,8 +386,8 @@ int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 	int rc = pod_resources(x, o, &p);
 	rc = rc ? rc : gpu_sharing(x, o, &p);
 	rc = rc ? rc : pod_placement(x, o, &p);
+	rc = rc ? rc : pod_state(x, o, &p);
 	if (!rc) {
-		pod_state(x, o, &p);
 		pod_order(o, &p);
 		/* another scheduler's pending pod is not ours to place: no job */
 		if (p.ours || p.node != GT_NONE)

@@ -36,6 +36,13 @@ void gt_action_stalegang(struct gt_session *s);
 /* Has a pending pod of ours, a leaf queue that exists, and enough pods for its gang. */
 bool gt_job_pending_ready(const struct gt_session *s, int32_t job);
 
+/* The end of @j's preemption delay (spec.preemptionDelay after the later of its
+ * creation and last eviction), or 0 when it has none. */
+int64_t gt_job_preemption_delay_end(const struct gt_job *j);
+/* May @job evict others now (preempt, reclaim, consolidation)? If not, its
+ * message says until when (KAI's PreemptionDelayNotElapsed). */
+bool gt_job_may_trigger_evictions(struct gt_session *s, int32_t job);
+
 /* Run action @a on @s, open and with fair shares computed (what gt_cycle_run does in between). */
 void gt_action_run(struct gt_session *s, enum gt_action a);
 

@@ -23,10 +23,18 @@ void gt_config_defaults(struct gt_config *c)
 	c->predicates = true;
 	c->gpu_sharing_order = true;
 	c->staleness_grace_s = 60;
+	c->stuck_releasing_s = 120;	/* KAI's DefaultStuckInReleasingThreshold */
 	c->max_consolidation_preemptees = 16;
 	c->allow_consolidating_reclaim = true;
 	c->k_value = 1.0;
 	c->saturation_multiplier = 1.0;
+}
+
+enum gt_status gt_pod_status_at(const struct gt_pod *p, const struct gt_config *c, int64_t now)
+{
+	if (p->status == GT_RELEASING && p->deleted_at && now - p->deleted_at > c->stuck_releasing_s)
+		return GT_STUCK_RELEASING;
+	return p->status;
 }
 
 void gt_cluster_init(struct gt_cluster *c, struct gt_strtab *names)
@@ -88,8 +96,10 @@ void gt_cluster_release(struct gt_cluster *c)
 		gt_job_release(&c->jobs[i]);
 	for (uint32_t i = 0; i < c->n_queues; i++)
 		free(c->queues[i].children);
-	for (uint32_t i = 0; i < c->n_topologies; i++)
+	for (uint32_t i = 0; i < c->n_topologies; i++) {
 		free(c->topologies[i].levels);
+		free(c->topologies[i].aliases);
+	}
 	free(c->nodes);
 	free(c->pods);
 	free(c->jobs);

@@ -38,6 +38,7 @@ enum gt_qres { GT_QGPU, GT_QCPU, GT_QMEM, GT_NQRES };
 	X(BOUND, "Bound")         \
 	X(RUNNING, "Running")     \
 	X(RELEASING, "Releasing") \
+	X(STUCK_RELEASING, "StuckInReleasing") \
 	X(SUCCEEDED, "Succeeded") \
 	X(FAILED, "Failed")
 
@@ -50,10 +51,11 @@ enum gt_status {
 
 const char *gt_status_name(enum gt_status s);
 
-/* Holds node resources: Allocated, Pipelined, Binding, Bound, Running, Releasing. */
+/* Holds node resources: Allocated, Pipelined, Binding, Bound, Running, Releasing,
+ * StuckInReleasing (whose resources are not counted on for pipelining). */
 static inline bool gt_status_active_used(enum gt_status s)
 {
-	return s >= GT_ALLOCATED && s <= GT_RELEASING;
+	return s >= GT_ALLOCATED && s <= GT_STUCK_RELEASING;
 }
 /* Counts toward a queue's allocation: Allocated, Binding, Bound, Running. */
 static inline bool gt_status_allocated(enum gt_status s)
@@ -147,6 +149,9 @@ struct gt_pod {
 	bool reservation;	/* a GPU reservation pod: CPU/memory only */
 	/* state at the start of the cycle */
 	enum gt_status status;
+	/* metadata.deletionTimestamp of a Running pod being deleted, 0 else: past
+	 * the stuck-in-releasing threshold its status is StuckInReleasing */
+	int64_t deleted_at;
 	int32_t node;		/* GT_NONE when not on a node */
 	uint32_t groups[GT_MAX_DEVICES];	/* shared-GPU group ids (interned) */
 	uint8_t n_groups;
@@ -198,6 +203,7 @@ struct gt_podset {
 struct gt_subgroup {
 	uint32_t name;
 	int32_t parent;		/* GT_NONE: the job's root set */
+	int32_t min_subgroup;	/* spec.subGroups[].minSubGroup; 0: every member (core/gang.h) */
 	struct gt_topology_constraint topo;
 };
 
@@ -211,10 +217,17 @@ struct gt_job {
 	uint32_t n_podsets;
 	struct gt_subgroup *groups;	/* inner sub-groups, parents before children */
 	uint32_t n_groups;
+	int32_t min_subgroup;	/* spec.minSubGroup of the root set; 0: every member */
 	struct gt_topology_constraint topo;	/* job-level constraint */
 	int64_t created;
 	int64_t last_start;	/* 0: never started */
 	int64_t stale_since;	/* 0: not stale */
+	int64_t last_eviction;	/* kai.scheduler/last-eviction-timestamp, 0: never */
+	/* spec.stalenessGracePeriod and spec.preemptionDelay in seconds, when
+	 * given (else the shard's default grace, and no delay) */
+	bool has_staleness_grace, has_preemption_delay;
+	int64_t staleness_grace_s;	/* < 0: never evicted as a stale gang */
+	int64_t preemption_delay_s;
 	bool deleting;
 	int32_t *pods;
 	uint32_t n_pods, cap_pods;
@@ -238,8 +251,10 @@ struct gt_queue {
 struct gt_topology {
 	uint32_t name;
 	uint32_t *levels;	/* node label keys, widest first */
+	uint32_t *aliases;	/* spec.levels[].alias (interned), GT_NO_ALIAS if none */
 	uint32_t n_levels;
 };
+#define GT_NO_ALIAS UINT32_MAX
 
 /* Scoring plugins that can be switched off in the SchedulingShard. */
 enum gt_plugin { GT_PLUGIN_NODEAVAILABILITY, GT_PLUGIN_RESOURCETYPE, GT_PLUGIN_NODEPLACEMENT,
@@ -253,6 +268,7 @@ struct gt_config {
 	bool exhaustive_placement;	/* score every node (tests compare it with the index) */
 	bool gpu_sharing_order;	/* prefer nodes with a fitting shared GPU */
 	int64_t staleness_grace_s;	/* < 0: never evict stale gangs */
+	int64_t stuck_releasing_s;	/* --stuck-in-releasing-threshold */
 	int32_t max_consolidation_preemptees;	/* <= 0 unlimited */
 	int64_t preempt_min_runtime_s;
 	int64_t reclaim_min_runtime_s;
@@ -280,6 +296,9 @@ struct gt_cluster {
 };
 
 void gt_config_defaults(struct gt_config *c);
+/* @p's status in a session at @now: a Releasing pod deleted more than the
+ * stuck-in-releasing threshold ago is StuckInReleasing (KAI's getTaskStatus). */
+enum gt_status gt_pod_status_at(const struct gt_pod *p, const struct gt_config *c, int64_t now);
 void gt_cluster_init(struct gt_cluster *c, struct gt_strtab *names);
 void gt_cluster_release(struct gt_cluster *c);
 /* What one node, pod or job owns (the decoder drops an object it refused half-way). */

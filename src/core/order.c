@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/fairshare.h"
+#include "core/gang.h"
 #include "util/heap.h"
 #include "util/mem.h"
 
@@ -36,15 +37,19 @@ void gt_job_count(const struct gt_session *s, int32_t job, struct gt_podset_coun
 	}
 }
 
+bool gt_gang_met_counts(const struct gt_job *j, const struct gt_podset_count *cnt, size_t field)
+{
+	int32_t n[GT_MAX_PODSETS];
+	for (uint32_t i = 0; i < j->n_podsets; i++)
+		n[i] = *(const int32_t *)(const void *)((const char *)&cnt[i] + field);
+	return gt_gang_met(j, n);
+}
+
 bool gt_job_is_ready(const struct gt_session *s, int32_t job)
 {
-	const struct gt_job *j = &s->c->jobs[job];
 	struct gt_podset_count cnt[GT_MAX_PODSETS];
 	gt_job_count(s, job, cnt);
-	for (uint32_t i = 0; i < j->n_podsets; i++)
-		if (cnt[i].alive_not_gated < j->podsets[i].min_member)
-			return false;
-	return true;
+	return gt_gang_met_counts(&s->c->jobs[job], cnt, GT_COUNT(alive_not_gated));
 }
 
 /* 0: some podset below its minimum, 1: all exactly at it, 2: above. */
@@ -53,13 +58,12 @@ static int elastic_state(const struct gt_session *s, int32_t job)
 	const struct gt_job *j = &s->c->jobs[job];
 	struct gt_podset_count cnt[GT_MAX_PODSETS];
 	gt_job_count(s, job, cnt);
+	if (!gt_gang_met_counts(j, cnt, GT_COUNT(active_allocated)))
+		return 0;
 	int state = 1;
-	for (uint32_t i = 0; i < j->n_podsets; i++) {
-		if (cnt[i].active_allocated < j->podsets[i].min_member)
-			return 0;
+	for (uint32_t i = 0; i < j->n_podsets; i++)
 		if (cnt[i].active_allocated > j->podsets[i].min_member)
 			state = 2;
-	}
 	return state;
 }
 
@@ -176,14 +180,18 @@ uint32_t gt_tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *
 	int32_t *buf = gt_xmalloc((j->n_pods + 1) * sizeof(*buf));
 	uint32_t n = 0;
 	bool any_below = false;
+	/* the gang phase: what the minimum needs, members chosen in order (core/gang.h) */
+	int32_t allocated[GT_MAX_PODSETS], need[GT_MAX_PODSETS];
+	for (uint32_t k = 0; k < nps; k++)
+		allocated[k] = cnt[k].active_allocated;
+	gt_gang_need(j, allocated, order, need);
 	for (uint32_t k = 0; k < nps; k++) {
 		uint32_t ps = order[k];
-		int32_t need = j->podsets[ps].min_member - cnt[ps].active_allocated;
-		if (need <= 0)
+		if (need[ps] <= 0)
 			continue;
 		any_below = true;
 		uint32_t m = pending_tasks(s, job, ps, buf);
-		for (uint32_t i = 0; i < m && (int32_t)i < need; i++)
+		for (uint32_t i = 0; i < m && (int32_t)i < need[ps]; i++)
 			out[n++] = buf[i];
 	}
 	if (!any_below) {

@@ -27,6 +27,10 @@ struct gt_podset_count {
 };
 
 void gt_job_count(const struct gt_session *s, int32_t job, struct gt_podset_count *out);
+/* Is @j's gang minimum (core/gang.h) met by one count of @cnt, the field at
+ * @field (GT_COUNT(active_used), ...)? */
+bool gt_gang_met_counts(const struct gt_job *j, const struct gt_podset_count *cnt, size_t field);
+#define GT_COUNT(f) offsetof(struct gt_podset_count, f)
 
 /* Is every podset's alive, ungated pod count at least its minimum? */
 bool gt_job_is_ready(const struct gt_session *s, int32_t job);

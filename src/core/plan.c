@@ -67,12 +67,11 @@ static bool job_scheduled(const struct gt_session *s, int32_t job)
 	const struct gt_job *j = &s->c->jobs[job];
 	struct gt_podset_count cnt[GT_MAX_PODSETS];
 	gt_job_count(s, job, cnt);
+	if (!gt_gang_met_counts(j, cnt, GT_COUNT(active_allocated)))
+		return false;
 	bool any = false;
-	for (uint32_t i = 0; i < j->n_podsets; i++) {
-		if (cnt[i].active_allocated < j->podsets[i].min_member)
-			return false;
+	for (uint32_t i = 0; i < j->n_podsets; i++)
 		any |= cnt[i].active_allocated > 0;
-	}
 	return any;
 }
 
@@ -86,9 +85,16 @@ static void plan_jobs(struct gt_plan *p, const struct gt_session *s)
 		pj->message = js->message ? gt_xstrdup(js->message) : NULL;
 		pj->last_start = js->last_start;
 		pj->stale_since = js->stale_since;
+		pj->last_eviction = c->jobs[j].last_eviction;
 		pj->scheduled = job_scheduled(s, (int32_t)j);
 		pj->running = s->job_active[j] > 0;
 		pj->pending_ready = gt_job_pending_ready(s, (int32_t)j);
+	}
+	/* KAI's statement stamps the victim's PodGroup: its preemption delay re-arms */
+	for (uint32_t i = 0; i < p->n_evictions; i++) {
+		int32_t job = c->pods[p->evictions[i].pod].job;
+		if (job != GT_NONE)
+			p->jobs[job].last_eviction = s->now;
 	}
 }
 

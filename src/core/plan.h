@@ -65,6 +65,7 @@ struct gt_plan_job {
 	char *message;			/* why it is not scheduled; NULL when the cycle said nothing */
 	int64_t last_start;		/* kai.scheduler/last-start-timestamp after the cycle, 0: never */
 	int64_t stale_since;		/* kai.scheduler/stale-podgroup-timestamp, 0: not stale */
+	int64_t last_eviction;		/* kai.scheduler/last-eviction-timestamp after the cycle, 0: never */
 	bool scheduled;			/* every podset has its minimum allocated, one pod at least */
 	bool running;			/* some pod is allocated (Allocated..Running) */
 	bool pending_ready;		/* it waits with enough pods for its gang (actions.h) */

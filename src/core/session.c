@@ -511,7 +511,7 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 	}
 	for (uint32_t i = 0; i < c->n_pods; i++) {
 		const struct gt_pod *p = &c->pods[i];
-		struct gt_pod_state st = { .status = p->status, .node = p->node,
+		struct gt_pod_state st = { .status = gt_pod_status_at(p, &c->config, now), .node = p->node,
 					   .n_groups = p->n_groups, .evictor_job = GT_NONE,
 					   .rel_node = GT_NONE };
 		memcpy(st.groups, p->groups, sizeof(st.groups));

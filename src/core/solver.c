@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/actions.h"
+#include "core/gang.h"
 #include "core/order.h"
 #include "util/heap.h"
 #include "util/mem.h"
@@ -104,13 +105,12 @@ static int entry_elastic_state(const struct gt_session *s, const struct victim_e
 	for (uint32_t i = 0; i < e->n; i++)
 		if (gt_status_active_allocated(s->pods[e->pods[i]].status))
 			cnt[s->c->pods[e->pods[i]].podset]++;
+	if (!gt_gang_met(j, cnt))
+		return 0;
 	int state = 1;
-	for (uint32_t i = 0; i < j->n_podsets; i++) {
-		if (cnt[i] < j->podsets[i].min_member)
-			return 0;
+	for (uint32_t i = 0; i < j->n_podsets; i++)
 		if (cnt[i] > j->podsets[i].min_member)
 			state = 2;
-	}
 	return state;
 }
 
@@ -690,13 +690,10 @@ static bool gang_satisfied(const struct gt_session *s, int32_t job, uint32_t *ac
 	const struct gt_job *j = &s->c->jobs[job];
 	struct gt_podset_count cnt[GT_MAX_PODSETS];
 	gt_job_count(s, job, cnt);
-	bool ok = true;
 	*active_out = 0;
-	for (uint32_t i = 0; i < j->n_podsets; i++) {
+	for (uint32_t i = 0; i < j->n_podsets; i++)
 		*active_out += (uint32_t)cnt[i].active_used;
-		ok &= cnt[i].active_used >= j->podsets[i].min_member;
-	}
-	return ok;
+	return gt_gang_met_counts(j, cnt, GT_COUNT(active_used));
 }
 
 static void base_feasible_nodes(const struct gt_session *s, const int32_t *tasks, uint32_t n,
@@ -723,7 +720,8 @@ void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 	struct gt_jobq jq;
 	gt_jobq_init(&jq, s);
 	for (uint32_t j = 0; j < s->c->n_jobs; j++)
-		if (gt_job_pending_ready(s, (int32_t)j) && (!candidate || candidate(s, (int32_t)j)))
+		if (gt_job_pending_ready(s, (int32_t)j) && gt_job_may_trigger_evictions(s, (int32_t)j) &&
+		    (!candidate || candidate(s, (int32_t)j)))
 			gt_jobq_push(&jq, (int32_t)j);
 	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
 		int32_t *tasks = gt_xmalloc((s->c->jobs[job].n_pods + 1) * sizeof(*tasks));

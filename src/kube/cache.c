@@ -26,7 +26,12 @@ const struct gt_kres_info gt_kres[GT_N_KRES] = {
 void gt_kres_path(enum gt_kres r, const char *ns, const char *name, const char *sub, char *buf,
 		  size_t cap)
 {
-	const struct gt_kres_info *k = &gt_kres[r];
+	gt_kres_info_path(&gt_kres[r], ns, name, sub, buf, cap);
+}
+
+void gt_kres_info_path(const struct gt_kres_info *k, const char *ns, const char *name, const char *sub,
+		       char *buf, size_t cap)
+{
 	bool core = !strchr(k->group_version, '/');
 	int n = snprintf(buf, cap, "%s/%s", core ? "/api" : "/apis", k->group_version);
 	if (k->namespaced && ns)
@@ -143,9 +148,9 @@ static void strip(json_t *obj)
 	json_object_del(json_object_get(md, "annotations"), "kubectl.kubernetes.io/last-applied-configuration");
 }
 
-struct gt_kobj *gt_kobj_new(enum gt_kres r, json_t *obj, struct gt_err *err)
+static struct gt_kobj *kobj_new(const struct gt_kres_info *k, enum gt_kres r, json_t *obj,
+				struct gt_err *err)
 {
-	const struct gt_kres_info *k = &gt_kres[r];
 	json_t *md = json_object_get(obj, "metadata");
 	const char *name = json_string_value(json_object_get(md, "name"));
 	if (!json_is_object(obj) || !name || !*name) {
@@ -178,6 +183,16 @@ struct gt_kobj *gt_kobj_new(enum gt_kres r, json_t *obj, struct gt_err *err)
 		o->created = 0;
 	o->doc = gt_doc_from_json(obj);
 	return o;
+}
+
+struct gt_kobj *gt_kobj_new(enum gt_kres r, json_t *obj, struct gt_err *err)
+{
+	return kobj_new(&gt_kres[r], r, obj, err);
+}
+
+struct gt_kobj *gt_kobj_new_as(const struct gt_kres_info *k, json_t *obj, struct gt_err *err)
+{
+	return kobj_new(k, GT_N_KRES, obj, err);
 }
 
 void gt_cache_replace(struct gt_cache *c, enum gt_kres r, struct gt_kobj **objs, size_t n)

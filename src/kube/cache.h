@@ -50,10 +50,13 @@ extern const struct gt_kres_info gt_kres[GT_N_KRES];
  */
 void gt_kres_path(enum gt_kres r, const char *ns, const char *name, const char *sub, char *buf,
 		  size_t cap);
+/* The same for any resource (one the cache does not hold: an owner kind found by discovery). */
+void gt_kres_info_path(const struct gt_kres_info *k, const char *ns, const char *name, const char *sub,
+		       char *buf, size_t cap);
 
 struct gt_kobj {
 	atomic_int refs;
-	enum gt_kres res;
+	enum gt_kres res;	/* GT_N_KRES: a resource the cache does not hold (gt_kobj_new_as) */
 	struct gt_doc *doc;	/* immutable once published */
 	char *key;		/* "ns/name" or "name" */
 	char *ns;		/* "" for cluster-scoped objects */
@@ -80,6 +83,8 @@ void gt_cache_free(struct gt_cache *c);
  * NULL with a message when it has no metadata.name.
  */
 struct gt_kobj *gt_kobj_new(enum gt_kres r, json_t *obj, struct gt_err *err);
+/* The same for resource @k, which the cache does not hold (the object's res is GT_N_KRES). */
+struct gt_kobj *gt_kobj_new_as(const struct gt_kres_info *k, json_t *obj, struct gt_err *err);
 
 /* Replace the whole store of @r with @objs (a relist); takes their references. */
 void gt_cache_replace(struct gt_cache *c, enum gt_kres r, struct gt_kobj **objs, size_t n);

@@ -135,6 +135,20 @@ void gt_kube_urlencode(const char *s, char *out, size_t cap)
 	out[o] = '\0';
 }
 
+void gt_kube_stats_print(const struct gt_kube_stats *s, const char *name, FILE *f)
+{
+	static const char *const verbs[GT_N_VERBS] = { "get", "list", "watch", "create", "update", "patch",
+						      "delete" };
+	static const char *const classes[GT_N_CLASSES] = { "2xx", "3xx", "4xx", "5xx", "error" };
+	fprintf(f, "# HELP %s API server requests by verb and outcome\n# TYPE %s counter\n", name, name);
+	for (int v = 0; v < GT_N_VERBS; v++)
+		for (int k = 0; k < GT_N_CLASSES; k++) {
+			unsigned long n = atomic_load(&s->requests[v][k]);
+			if (n)
+				fprintf(f, "%s{verb=\"%s\",code=\"%s\"} %lu\n", name, verbs[v], classes[k], n);
+		}
+}
+
 /* ---------------------------------------------------------------- limiter */
 
 static void rate_wait(struct gt_kube_client *c)

@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "kube/config.h"
 #include "util/err.h"
@@ -91,6 +92,12 @@ const char *gt_kube_why(const struct gt_kube_resp *r);
 typedef int (*gt_kube_line_fn)(void *arg, const char *line, size_t len);
 int gt_kube_stream(struct gt_kube_client *c, const char *path, long timeout_s, gt_kube_line_fn on_line,
 		   void *arg, struct gt_kube_resp *r);
+
+/*
+ * The counters as Prometheus series @name{verb, code} (code: the class,
+ * "2xx" ... "error"), with their HELP and TYPE; series still at 0 are left out.
+ */
+void gt_kube_stats_print(const struct gt_kube_stats *s, const char *name, FILE *f);
 
 /* Percent-encode @s for a query parameter into @out (capped at @cap). */
 void gt_kube_urlencode(const char *s, char *out, size_t cap);

@@ -1,6 +1,7 @@
 #include "kube/reflector.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,10 @@
 struct gt_reflector {
 	pthread_t thread;
 	struct gt_kube_client *cl;
-	struct gt_cache *cache;
-	enum gt_kres res;
+	struct gt_kres_info k;	/* what is listed and watched */
+	enum gt_kres res;	/* in the cache; GT_N_KRES: another sink's */
+	struct gt_reflector_sink sink;
+	struct gt_cache *cache;	/* the cache's sink */
 	struct gt_reflector_opts o;
 	struct gt_reflector_stats stats;
 	char rv[64];		/* the newest resourceVersion applied */
@@ -44,6 +47,12 @@ static const char *status_message(const char *body)
 	return buf;
 }
 
+/* A new object of the reflector's resource from API JSON. */
+static struct gt_kobj *make_obj(const struct gt_reflector *r, json_t *item, struct gt_err *err)
+{
+	return r->res < GT_N_KRES ? gt_kobj_new(r->res, item, err) : gt_kobj_new_as(&r->k, item, err);
+}
+
 /* A list being gathered page by page. */
 struct listing {
 	struct gt_kobj **objs;
@@ -62,7 +71,7 @@ static void listing_drop(struct listing *l)
 /* Take a page's items and where the next page starts. 0, or -1 when it is no list (logged). */
 static int take_page(struct gt_reflector *r, json_t *page, const char *why, struct listing *l)
 {
-	const char *plural = gt_kres[r->res].plural;
+	const char *plural = r->k.plural;
 	json_t *items = json_object_get(page, "items");
 	if (!json_is_array(items)) {
 		gt_log(GT_LOG_WARN, "reflector", "list %s: not a list: %s", plural, page ? "no items" : why);
@@ -72,7 +81,7 @@ static int take_page(struct gt_reflector *r, json_t *page, const char *why, stru
 	json_t *item;
 	json_array_foreach(items, i, item) {
 		struct gt_err err = { 0 };
-		struct gt_kobj *o = gt_kobj_new(r->res, item, &err);
+		struct gt_kobj *o = make_obj(r, item, &err);
 		if (!o) {
 			atomic_fetch_add(&r->stats.bad_objects, 1);
 			gt_log(GT_LOG_WARN, "reflector", "list %s: item %zu skipped: %s", plural, i, err.msg);
@@ -93,13 +102,13 @@ static int take_page(struct gt_reflector *r, json_t *page, const char *why, stru
 /*
  * GET the page @l->cont points at and take it. 0: taken; 1: the resource
  * does not exist (an optional CRD); 2: the continue token expired (start
- * over); -1: an error (logged).
+ * over); 3: refused with 403 and end_on_forbidden; -1: an error (logged).
  */
 static int list_page(struct gt_reflector *r, struct listing *l)
 {
-	const struct gt_kres_info *k = &gt_kres[r->res];
+	const struct gt_kres_info *k = &r->k;
 	char base[512], path[8192], enc[6200];
-	gt_kres_path(r->res, NULL, NULL, NULL, base, sizeof(base));
+	gt_kres_info_path(k, NULL, NULL, NULL, base, sizeof(base));
 	gt_kube_urlencode(l->cont, enc, sizeof(enc));
 	snprintf(path, sizeof(path), "%s?limit=%d%s%s", base, r->o.page_size, *l->cont ? "&continue=" : "", enc);
 	struct gt_kube_resp resp;
@@ -109,6 +118,9 @@ static int list_page(struct gt_reflector *r, struct listing *l)
 			gt_log(GT_LOG_WARN, "reflector", "list %s: %s", k->plural, resp.error);
 	} else if (resp.status == 404 && k->optional) {
 		rc = 1;
+	} else if (resp.status == 403 && r->o.end_on_forbidden) {
+		gt_log(GT_LOG_INFO, "reflector", "list %s: %s", k->plural, status_message(resp.body));
+		rc = 3;
 	} else if (resp.status == 410 && *l->cont) {
 		gt_log(GT_LOG_INFO, "reflector", "list %s: continue token expired; listing again", k->plural);
 		rc = 2;
@@ -127,7 +139,8 @@ static int list_page(struct gt_reflector *r, struct listing *l)
 
 /*
  * LIST every page and replace the store. 0 on success; 1 when the resource
- * does not exist (an optional CRD: the store is emptied); -1 on error (logged).
+ * does not exist (an optional CRD: the store is emptied); 3 when refused and
+ * end_on_forbidden; -1 on error (logged).
  */
 static int list_all(struct gt_reflector *r)
 {
@@ -143,14 +156,14 @@ static int list_all(struct gt_reflector *r)
 		listing_drop(&l);
 		free(l.objs);
 		if (rc == 1)
-			gt_cache_replace(r->cache, r->res, NULL, 0);
+			r->sink.replace(r->sink.arg, NULL, 0);
 		return rc;
 	}
-	gt_cache_replace(r->cache, r->res, l.objs, l.n);
+	r->sink.replace(r->sink.arg, l.objs, l.n);
 	free(l.objs);
 	snprintf(r->rv, sizeof(r->rv), "%s", l.rv);
 	atomic_fetch_add(&r->stats.lists, 1);
-	gt_log(GT_LOG_INFO, "reflector", "listed %zu %s at resourceVersion %s", l.n, gt_kres[r->res].plural, r->rv);
+	gt_log(GT_LOG_INFO, "reflector", "listed %zu %s at resourceVersion %s", l.n, r->k.plural, r->rv);
 	return 0;
 }
 
@@ -158,7 +171,7 @@ static int list_all(struct gt_reflector *r)
 static int on_event(void *arg, const char *line, size_t len)
 {
 	struct gt_reflector *r = arg;
-	const struct gt_kres_info *k = &gt_kres[r->res];
+	const struct gt_kres_info *k = &r->k;
 	json_error_t jerr;
 	json_t *ev = json_loadb(line, len, 0, &jerr);
 	const char *type = json_string_value(json_object_get(ev, "type"));
@@ -202,15 +215,15 @@ static int on_event(void *arg, const char *line, size_t len)
 		return 0;
 	}
 	struct gt_err err = { 0 };
-	struct gt_kobj *o = gt_kobj_new(r->res, obj, &err);
+	struct gt_kobj *o = make_obj(r, obj, &err);
 	if (!o) {
 		atomic_fetch_add(&r->stats.bad_objects, 1);
 		gt_log(GT_LOG_WARN, "reflector", "watch %s: %s event skipped: %s", k->plural, type, err.msg);
 	} else if (del) {
-		gt_cache_delete(r->cache, r->res, o->key);
+		r->sink.remove(r->sink.arg, o);
 		gt_kobj_unref(o);
 	} else {
-		gt_cache_upsert(r->cache, o);
+		r->sink.upsert(r->sink.arg, o);
 	}
 	if (rv)
 		snprintf(r->rv, sizeof(r->rv), "%s", rv);
@@ -222,7 +235,7 @@ static int on_event(void *arg, const char *line, size_t len)
 static void *run(void *arg)
 {
 	struct gt_reflector *r = arg;
-	const struct gt_kres_info *k = &gt_kres[r->res];
+	const struct gt_kres_info *k = &r->k;
 	double backoff = BACKOFF_MIN_S;
 	bool need_list = true;
 	while (!gt_kube_client_stopping(r->cl)) {
@@ -232,7 +245,11 @@ static void *run(void *arg)
 				gt_kube_client_nap(r->cl, backoff_next(r, &backoff));
 				continue;
 			}
-			gt_cache_set_synced(r->cache, r->res, true);
+			if (rc == 3) {
+				r->sink.state(r->sink.arg, GT_REFL_FORBIDDEN);
+				break;
+			}
+			r->sink.state(r->sink.arg, rc == 1 ? GT_REFL_ABSENT : GT_REFL_LISTED);
 			if (rc == 1) {
 				gt_log(GT_LOG_INFO, "reflector", "%s: resource not served (CRD not installed?); "
 				       "treated as empty, looking again in %.0f s", k->plural, ABSENT_RETRY_S);
@@ -243,7 +260,7 @@ static void *run(void *arg)
 			r->gone = false;
 		}
 		char base[512], path[1024];
-		gt_kres_path(r->res, NULL, NULL, NULL, base, sizeof(base));
+		gt_kres_info_path(k, NULL, NULL, NULL, base, sizeof(base));
 		snprintf(path, sizeof(path), "%s?watch=1&resourceVersion=%s&allowWatchBookmarks=true&timeoutSeconds=%d",
 			 base, r->rv, r->o.watch_timeout_s);
 		struct gt_kube_resp resp;
@@ -279,6 +296,48 @@ static void *run(void *arg)
 	return NULL;
 }
 
+/* ---------------------------------------------------------------- the cache's sink */
+
+static void cache_replace(void *arg, struct gt_kobj **objs, size_t n)
+{
+	struct gt_reflector *r = arg;
+	gt_cache_replace(r->cache, r->res, objs, n);
+}
+
+static void cache_upsert(void *arg, struct gt_kobj *o)
+{
+	struct gt_reflector *r = arg;
+	gt_cache_upsert(r->cache, o);
+}
+
+static void cache_remove(void *arg, struct gt_kobj *o)
+{
+	struct gt_reflector *r = arg;
+	gt_cache_delete(r->cache, r->res, o->key);
+}
+
+static void cache_state(void *arg, enum gt_reflector_state st)
+{
+	struct gt_reflector *r = arg;
+	if (st != GT_REFL_FORBIDDEN)
+		gt_cache_set_synced(r->cache, r->res, true);
+}
+
+/* ---------------------------------------------------------------- the API */
+
+static struct gt_reflector *start(struct gt_reflector *r, const struct gt_reflector_opts *o)
+{
+	r->o.page_size = o && o->page_size > 0 ? o->page_size : 500;
+	r->o.watch_timeout_s = o && o->watch_timeout_s > 0 ? o->watch_timeout_s : 300;
+	r->o.end_on_forbidden = o && o->end_on_forbidden;
+	r->seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)r * 2654435761u;
+	if (pthread_create(&r->thread, NULL, run, r)) {
+		fprintf(stderr, "gantry: cannot start the %s reflector thread\n", r->k.plural);
+		abort();
+	}
+	return r;
+}
+
 struct gt_reflector *gt_reflector_start(struct gt_kube_client *cl, struct gt_cache *cache,
 					enum gt_kres res, const struct gt_reflector_opts *o)
 {
@@ -286,14 +345,21 @@ struct gt_reflector *gt_reflector_start(struct gt_kube_client *cl, struct gt_cac
 	r->cl = cl;
 	r->cache = cache;
 	r->res = res;
-	r->o.page_size = o && o->page_size > 0 ? o->page_size : 500;
-	r->o.watch_timeout_s = o && o->watch_timeout_s > 0 ? o->watch_timeout_s : 300;
-	r->seed = (unsigned)time(NULL) ^ (unsigned)res * 2654435761u;
-	if (pthread_create(&r->thread, NULL, run, r)) {
-		fprintf(stderr, "gantry: cannot start the %s reflector thread\n", gt_kres[res].plural);
-		abort();
-	}
-	return r;
+	r->k = gt_kres[res];
+	r->sink = (struct gt_reflector_sink){ cache_replace, cache_upsert, cache_remove, cache_state, r };
+	return start(r, o);
+}
+
+struct gt_reflector *gt_reflector_start_sink(struct gt_kube_client *cl, const struct gt_kres_info *k,
+					     const struct gt_reflector_sink *sink,
+					     const struct gt_reflector_opts *o)
+{
+	struct gt_reflector *r = gt_xcalloc(1, sizeof(*r));
+	r->cl = cl;
+	r->res = GT_N_KRES;
+	r->k = *k;
+	r->sink = *sink;
+	return start(r, o);
 }
 
 void gt_reflector_join(struct gt_reflector *r)

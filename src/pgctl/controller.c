@@ -4,12 +4,21 @@
  * A scanner thread decides which pods need work; a worker pool (util/pool.h)
  * does it (reconcile.c). The scanner sleeps on the cache (gt_cache_wait) and
  * scans the cached pods only when the version of pods, PodGroups or
- * PriorityClasses moved, a retry fell due or gt_pgctl_settle() asked, so an
- * idle cluster costs nothing. Per pod it remembers the
- * resourceVersion it last worked on (and the one its own patch produced),
- * so a pod is worked on again only when it changed; the queue holds each pod
+ * PriorityClasses moved, an owner or a Karta changed, a retry fell due or
+ * gt_pgctl_settle() asked, so an idle cluster costs nothing. Per pod it
+ * remembers the resourceVersion it last worked on (and the one its own patch
+ * produced) and the uids of the owners its grouping read, so a pod is worked
+ * on again only when it or one of them changed; the queue holds each pod
  * once and never hands it to two workers at once (a pod that changes while
  * being worked on is queued again afterwards), as client-go's work queue.
+ *
+ * Owners are watched (kube/owners.h): each change that matters to the rules
+ * (gt_pg_owner_change_matters: not a status that moved) puts the owner's
+ * uid in a set the next scan looks the pods' owners up in. KAI's reconciler
+ * does not watch owners (it reads a fresh top owner when a pod changes), so
+ * a replica count lowered reaches the PodGroup there only with a pod's next
+ * change; here it does at once. A Karta changed brings every pod back, with
+ * a new world.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -19,6 +28,7 @@
 #include <unistd.h>
 
 #include "api/object.h"
+#include "pgctl/metrics.h"
 #include "pgctl/reconcile.h"
 #include "pgctl/world.h"
 #include "util/clock.h"
@@ -32,7 +42,13 @@
 #define SOON_S 0.2		/* after a write conflict */
 #define LOST_GRACE_S 3.0	/* a PodGroup we made, missing from the cache this long: gone */
 #define WORLD_MIN_AGE_S 0.2	/* under constant churn, rebuild the world at most this often */
-#define DEFAULT_WORKERS 8
+#define DEFAULT_WORKERS 10	/* KAI's --max-concurrent-reconciles */
+
+/* controller-runtime's reconcile-time buckets, seconds */
+static const double latency_buckets[GT_PGCTL_N_BUCKETS] = {
+	0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
+	1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+};
 
 /* What the controller remembers of one pod. */
 struct podstate {
@@ -46,6 +62,9 @@ struct podstate {
 	double backoff;
 	unsigned failures;
 	unsigned mark;		/* the scan that last saw the pod */
+	char (*read)[64];	/* the uids of the watched objects its grouping read */
+	size_t n_read;
+	enum gt_pgctl_skip skip;	/* why it was last left alone, if it was */
 	bool queued, busy, dirty;
 	struct gt_pgctl *c;
 };
@@ -72,6 +91,10 @@ struct gt_pgctl {
 	unsigned mark;
 	double next_retry;	/* the earliest retry due, or 0 */
 	unsigned long settle_asked, settle_done;
+	struct gt_pgctl_recent recent;	/* PodGroups just made */
+	struct gt_smap changed;	/* uids of owners changed since the last scan */
+	bool requeue_all;	/* every pod again (a Karta changed) */
+	bool kartas_changed;	/* and the world with it */
 	bool quit;
 };
 
@@ -96,6 +119,7 @@ static struct podstate *state_new(const char *key)
 
 static void state_free(struct podstate *st)
 {
+	free(st->read);
 	free(st->key);
 	free(st->uid);
 	free(st->rv);
@@ -117,6 +141,7 @@ static void enqueue(struct gt_pgctl *c, struct podstate *st)
 	}
 	st->queued = true;
 	c->queued++;
+	atomic_fetch_add(&c->stats.adds, 1);
 	gt_pool_submit(c->pool, work_task, st);
 }
 
@@ -129,11 +154,27 @@ static bool podgroup_cached(struct gt_pgctl *c, const char *ns, const char *pg)
 	return o != NULL;
 }
 
-/* Does the pod need work? Its state if so (locked). */
-static struct podstate *consider(struct gt_pgctl *c, const struct gt_kobj *pod, double now)
+/* Did an object the pod's grouping read change since? (locked) */
+static bool read_changed(const struct podstate *st, const struct gt_smap *changed)
+{
+	for (size_t i = 0; changed->n && i < st->n_read; i++)
+		if (gt_smap_get(changed, st->read[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Does the pod need work? Its state if so (locked). @changed: the owners
+ * changed since the last scan; @all: every pod of ours needs work.
+ */
+static struct podstate *consider(struct gt_pgctl *c, const struct gt_kobj *pod, double now,
+				 const struct gt_smap *owners_changed, bool all)
 {
 	const char *sched = gt_kobj_str(pod, "spec.schedulerName");
 	if (!sched || strcmp(sched, c->o.cfg->scheduler_name))
+		return NULL;
+	/* KAI's pod cache holds only the pods --pod-label-selector selects */
+	if (!gt_pgctl_selector_match(c->o.pods, pod->doc))
 		return NULL;
 	struct podstate *st = gt_smap_get(&c->pods, pod->key);
 	if (!st) {
@@ -149,11 +190,15 @@ static struct podstate *consider(struct gt_pgctl *c, const struct gt_kobj *pod, 
 		set_str(&st->pg, "");
 		st->retry_at = st->backoff = 0;
 		st->failures = 0;
+		st->n_read = 0;
 	}
 	if (!gt_pod_is_live_ours(pod->doc, c->o.cfg->scheduler_name))
 		return NULL;
-	bool changed = strcmp(pod->rv, st->rv) && strcmp(pod->rv, st->rv_written);
+	bool owner = all || read_changed(st, owners_changed);
+	bool changed = (strcmp(pod->rv, st->rv) && strcmp(pod->rv, st->rv_written)) || owner;
 	bool due = st->retry_at && now >= st->retry_at;
+	if (due && !changed)
+		atomic_fetch_add(&c->stats.retries, 1);
 	if (!changed && st->retry_at && !due) {
 		if (!c->next_retry || st->retry_at < c->next_retry)
 			c->next_retry = st->retry_at;
@@ -188,11 +233,19 @@ static void forget_gone(struct gt_pgctl *c)
 
 /* ---------------------------------------------------------------- threads */
 
-static bool ready(const struct gt_pgctl *c)
+/* Are the caches the rules read listed? (Kartas only for the Karta fallback.) */
+static bool synced(const struct gt_pgctl *c)
 {
 	struct gt_cache *cache = c->env.cache;
 	return gt_cache_synced(cache, GT_KRES_PODS) && gt_cache_synced(cache, GT_KRES_PODGROUPS) &&
-	       gt_cache_synced(cache, GT_KRES_PRIORITYCLASSES) && (!c->o.active || atomic_load(c->o.active));
+	       gt_cache_synced(cache, GT_KRES_PRIORITYCLASSES) &&
+	       (!c->o.cfg->karta_fallback || c->o.owners_by_name ||
+		gt_owners_synced(c->env.owners, GT_PGCTL_KARTA_API, "Karta"));
+}
+
+static bool ready(const struct gt_pgctl *c)
+{
+	return synced(c) && (!c->o.active || atomic_load(c->o.active));
 }
 
 /*
@@ -218,16 +271,22 @@ static void scan(struct gt_pgctl *c, uint64_t gen)
 	struct podstate **todo = gt_xmalloc((n + 1) * sizeof(*todo));
 	double now = gt_mono_s();
 	pthread_mutex_lock(&c->mu);
+	/* what changed until now is this scan's; what changes from now on, the next one's */
+	struct gt_smap changed = c->changed;
+	gt_smap_init(&c->changed);
+	bool kartas = c->kartas_changed, all = c->requeue_all || kartas;
+	c->kartas_changed = c->requeue_all = false;
 	c->mark++;
 	c->next_retry = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct podstate *st = consider(c, pods[i], now);
+		struct podstate *st = consider(c, pods[i], now, &changed, all);
 		if (st)
 			todo[n_todo++] = st;
 	}
 	forget_gone(c);		/* frees no state of @todo: the scan has just seen them */
-	bool rebuild = world_stale(c, gen, now) && (n_todo || !c->world);
+	bool rebuild = kartas || (world_stale(c, gen, now) && (n_todo || !c->world));
 	pthread_mutex_unlock(&c->mu);
+	gt_smap_release(&changed);	/* its values are markers, nothing to free */
 	for (size_t i = 0; i < n; i++)
 		gt_kobj_unref(pods[i]);
 	free(pods);
@@ -267,7 +326,7 @@ static void *scanner(void *arg)
 		}
 		uint64_t gen = gt_cache_version(c->env.cache, WATCHED);
 		unsigned long asked = c->settle_asked;
-		bool changed = !c->scanned || gen != c->gen;
+		bool changed = !c->scanned || gen != c->gen || c->changed.n || c->requeue_all || c->kartas_changed;
 		bool due = c->next_retry && gt_mono_s() >= c->next_retry;
 		if (changed || due || asked != c->settle_done) {
 			c->gen = gen;
@@ -285,15 +344,47 @@ static void *scanner(void *arg)
 	return NULL;
 }
 
+const char *const gt_pgctl_skip_names[GT_PGCTL_SKIP_N] = {
+	[GT_PGCTL_NOT_SKIPPED] = "",
+	[GT_PGCTL_SKIP_ANNOTATED] = "skip-podgrouper",
+	[GT_PGCTL_SKIP_OWNER_ANNOTATED] = "owner-skip-podgrouper",
+	[GT_PGCTL_SKIP_OWN_PODGROUP] = "own-podgroup",
+	[GT_PGCTL_SKIP_NAMESPACE] = "namespace-not-selected",
+};
+
+/*
+ * A pod left alone is counted and said once for each new reason, not at
+ * every update of the pod. No event: KAI records none, and the pods a
+ * podgrouper shard does not select are another shard's. (locked)
+ */
+static void note_skip(struct gt_pgctl *c, struct podstate *st, const struct gt_pgctl_outcome *out)
+{
+	if (out->skip == st->skip)
+		return;
+	st->skip = out->skip;
+	if (!out->skip)
+		return;
+	atomic_fetch_add(&c->stats.skipped[out->skip], 1);
+	gt_log(out->skip == GT_PGCTL_SKIP_NAMESPACE ? GT_LOG_DEBUG : GT_LOG_INFO, "podgrouper",
+	       "pod %s is left without a PodGroup: %s", st->key, out->why);
+}
+
 /* Write down how an attempt went (locked). */
 static void record(struct gt_pgctl *c, struct podstate *st, const struct gt_kobj *pod,
 		   const struct gt_pgctl_outcome *out)
 {
 	double now = gt_mono_s();
+	note_skip(c, st, out);
 	set_str(&st->rv, pod->rv);
 	set_str(&st->rv_written, out->rv_written);
 	set_str(&st->pg, out->pg);
 	st->done_at = now;
+	if (out->n_read) {
+		free(st->read);
+		st->read = gt_xmalloc(out->n_read * sizeof(*st->read));
+		memcpy(st->read, out->read, out->n_read * sizeof(*st->read));
+	}
+	st->n_read = out->n_read;
 	switch (out->result) {
 	case GT_PGR_OK:
 		st->failures = 0;
@@ -329,14 +420,27 @@ static bool changed_meanwhile(struct gt_pgctl *c, const struct podstate *st)
 	return changed;
 }
 
+/* A reconcile took @s seconds: into controller-runtime's histogram. */
+static void observe(struct gt_pgctl_stats *s, double secs)
+{
+	size_t b = 0;
+	while (b < GT_PGCTL_N_BUCKETS && secs > latency_buckets[b])
+		b++;
+	atomic_fetch_add(&s->buckets[b], 1);
+	atomic_fetch_add(&s->sum_us, (unsigned long)(secs * 1e6));
+}
+
 /* Work on @st's pod (unlocked). */
 static void work(struct gt_pgctl *c, const char *key, double read_after, struct gt_pgctl_world *w,
 		 struct gt_kobj **pod, struct gt_pgctl_outcome *out)
 {
 	memset(out, 0, sizeof(*out));
 	*pod = gt_cache_get(c->env.cache, GT_KRES_PODS, key);
-	if (*pod && w)
+	if (*pod && w) {
+		double t0 = gt_mono_s();
 		gt_pgctl_reconcile(&c->env, w, *pod, read_after, out);
+		observe(&c->stats, gt_mono_s() - t0);
+	}
 }
 
 /* A pool task: one attempt at @st's pod. */
@@ -373,8 +477,6 @@ static void work_task(void *arg, size_t i)
 	free(key);
 }
 
-/* ---------------------------------------------------------------- the API */
-
 static char *instance_name(void)
 {
 	char host[256] = "gantry", buf[300];
@@ -383,6 +485,58 @@ static char *instance_name(void)
 	snprintf(buf, sizeof(buf), "%s_%ld", host, (long)getpid());
 	return gt_xstrdup(buf);
 }
+
+/* ---------------------------------------------------------------- owners */
+
+static bool is_karta(const struct gt_kobj *o)
+{
+	const char *kind = gt_doc_str(o->doc, "kind"), *api = gt_doc_str(o->doc, "apiVersion");
+	return kind && api && !strcmp(kind, "Karta") && !strcmp(api, GT_PGCTL_KARTA_API);
+}
+
+/* An owner or a Karta changed (a watch's thread): the next scan brings its pods back. */
+static void owner_changed(void *arg, const struct gt_kobj *old, const struct gt_kobj *cur)
+{
+	struct gt_pgctl *c = arg;
+	const struct gt_kobj *o = cur ? cur : old;
+	bool karta = is_karta(o);
+	if (!karta && (!*o->uid || (old && cur && !gt_pg_owner_change_matters(old->doc, cur->doc))))
+		return;
+	pthread_mutex_lock(&c->mu);
+	if (karta)
+		c->kartas_changed = true;
+	else
+		gt_smap_put(&c->changed, o->uid, c);	/* a marker */
+	pthread_mutex_unlock(&c->mu);
+	atomic_fetch_add(&c->stats.owner_changes, 1);
+	gt_log(GT_LOG_DEBUG, "podgrouper", "%s %s %s: its pods are grouped again", gt_doc_str(o->doc, "kind"),
+	       o->key, !old ? "added" : !cur ? "deleted" : "changed");
+	gt_cache_wake(c->env.cache);
+}
+
+static void owners_synced(void *arg)
+{
+	struct gt_pgctl *c = arg;
+	gt_cache_wake(c->env.cache);
+}
+
+/* The owner reads and watches, and the Kartas' watch (KAI's --generic-karta-fallback). */
+static struct gt_owners *owners_start(struct gt_pgctl *c, struct gt_kube_client *cl)
+{
+	struct gt_owners_opts oo = { .ttl_s = c->o.owner_ttl_s, .watch = !c->o.owners_by_name,
+				     .page_size = c->o.page_size, .watch_timeout_s = c->o.watch_timeout_s,
+				     .on_change = owner_changed, .on_sync = owners_synced, .arg = c };
+	struct gt_owners *ow = gt_owners_new(cl, &oo);
+	if (c->o.cfg->karta_fallback && !c->o.owners_by_name) {
+		static const struct gt_kres_info kartas = { .plural = "kartas", .kind = "Karta",
+							    .group_version = GT_PGCTL_KARTA_API,
+							    .namespaced = false, .optional = true };
+		gt_owners_watch(ow, GT_PGCTL_KARTA_API, &kartas);
+	}
+	return ow;
+}
+
+/* ---------------------------------------------------------------- the API */
 
 struct gt_pgctl *gt_pgctl_start(struct gt_kube_client *cl, struct gt_cache *cache,
 				const struct gt_pgctl_opts *o)
@@ -393,20 +547,22 @@ struct gt_pgctl *gt_pgctl_start(struct gt_kube_client *cl, struct gt_cache *cach
 	c->o.owner_ttl_s = o->owner_ttl_s > 0 ? o->owner_ttl_s : 30;
 	c->o.component = o->component ? o->component : "pod-grouper";	/* KAI's */
 	c->instance = instance_name();
-	struct gt_owners_opts oo = { .ttl_s = c->o.owner_ttl_s };
-	c->env = (struct gt_pgctl_env){ .cl = cl, .cache = cache, .owners = gt_owners_new(cl, &oo),
-					.stats = &c->stats, .component = c->o.component,
-					.instance = c->instance };
 	pthread_mutex_init(&c->mu, NULL);
 	gt_cond_init_mono(&c->idle);
 	gt_smap_init(&c->pods);
+	gt_smap_init(&c->changed);
+	gt_pgctl_recent_init(&c->recent);
+	c->env = (struct gt_pgctl_env){ .cl = cl, .cache = cache, .stats = &c->stats,
+					.namespaces = o->namespaces, .recent = &c->recent,
+					.component = c->o.component, .instance = c->instance };
+	c->env.owners = owners_start(c, cl);
 	c->pool = gt_pool_new(c->o.workers, "podgrouper");
 	if (pthread_create(&c->scanner, NULL, scanner, c)) {
 		fprintf(stderr, "gantry: cannot start the podgrouper's scanner\n");
 		abort();
 	}
-	gt_log(GT_LOG_INFO, "podgrouper", "grouping pods with schedulerName %s (%d workers, owners cached "
-	       "for %.0f s)", c->o.cfg->scheduler_name, c->o.workers, c->o.owner_ttl_s);
+	gt_log(GT_LOG_INFO, "podgrouper", "grouping pods with schedulerName %s (%d workers; owners %s)",
+	       c->o.cfg->scheduler_name, c->o.workers, c->o.owners_by_name ? "read by name" : "watched");
 	return c;
 }
 
@@ -438,6 +594,21 @@ void gt_pgctl_owner_counts(const struct gt_pgctl *c, unsigned long *reads, unsig
 	*hits = atomic_load(&s->hits);
 }
 
+bool gt_pgctl_ready(const struct gt_pgctl *c)
+{
+	return synced(c);
+}
+
+void gt_pgctl_metrics_write(const struct gt_pgctl *c, FILE *out)
+{
+	struct gt_pgctl *m = (struct gt_pgctl *)c;	/* the lock only */
+	pthread_mutex_lock(&m->mu);
+	struct gt_pgctl_gauges g = { .workers = c->o.workers, .queued = c->queued, .busy = c->busy,
+				     .active = !c->o.active || atomic_load(c->o.active) };
+	pthread_mutex_unlock(&m->mu);
+	gt_pgctl_metrics_print(&c->stats, &g, gt_owners_stats(c->env.owners), latency_buckets, out);
+}
+
 /* Pods whose turn never came at stop: their states are freed with the map. */
 static void drop_task(void *arg)
 {
@@ -461,7 +632,10 @@ void gt_pgctl_stop(struct gt_pgctl *c)
 		state_free(v);
 	gt_smap_release(&c->pods);
 	gt_pgctl_world_unref(c->world);
+	/* the watches report to @c until they end */
 	gt_owners_free(c->env.owners);
+	gt_smap_release(&c->changed);
+	gt_pgctl_recent_release(&c->recent);
 	pthread_mutex_destroy(&c->mu);
 	pthread_cond_destroy(&c->idle);
 	free(c->instance);

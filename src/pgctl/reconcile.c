@@ -1,9 +1,10 @@
 /*
- * podgrouper_sync.c - one pod: its owners, its PodGroup, its annotation
+ * reconcile.c - one pod: its owners, its PodGroup, its annotation
  *
- * The steps of KAI's pod reconciler (KAI-SPEC 8.1), each write made only
- * when the object does not say so already, so that reconciling a pod twice,
- * or after a restart, writes nothing the second time.
+ * The steps of KAI's pod reconciler (pkg/podgrouper/pod_controller.go), each
+ * write made only when the object does not say so already, so that
+ * reconciling a pod twice, or after a restart, writes nothing the second
+ * time.
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include "api/object.h"
 #include "kube/event.h"
 #include "pgctl/reconcile.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/mem.h"
 
@@ -24,6 +26,7 @@
 #define JOB_ID_ANNOTATION "runai-job-id"
 #define PODGANG_LABEL "grove.io/podgang"
 #define WARNING_REASON "PodGrouperWarning"
+#define RECENT_S 5.0		/* a PodGroup just written is in the cache well before this */
 
 /* ---------------------------------------------------------------- requests */
 
@@ -64,7 +67,7 @@ static void warn(const struct gt_pgctl_env *env, const struct gt_kobj *pod, cons
 /* ---------------------------------------------------------------- owners */
 
 struct chain {
-	struct gt_owner *own[MAX_OWNER_DEPTH + MAX_EXTRAS];
+	struct gt_kobj *own[MAX_OWNER_DEPTH + MAX_EXTRAS];
 	const struct gt_doc *docs[MAX_OWNER_DEPTH];	/* nearest owner first */
 	size_t n;
 	const struct gt_doc *extras[MAX_EXTRAS];	/* related objects read for the rule */
@@ -74,7 +77,35 @@ struct chain {
 static void chain_release(struct chain *ch)
 {
 	for (size_t i = 0; i < ch->n + ch->n_extras; i++)
-		gt_owner_put(ch->own[i]);
+		gt_kobj_unref(ch->own[i]);
+}
+
+/* The uid of a watched object read for the pod (its change brings the pod back). */
+static void note_read(struct gt_pgctl_outcome *out, const struct gt_kobj *o)
+{
+	if (*o->uid && out->n_read < GT_PGCTL_MAX_READ)
+		snprintf(out->read[out->n_read++], sizeof(out->read[0]), "%s", o->uid);
+}
+
+/*
+ * The object @ref names: a pod from the cache the reflectors keep (the
+ * Spark driver that owns its executors), anything else through the owner
+ * watches.
+ */
+static int lookup(const struct gt_pgctl_env *env, const struct gt_owner_ref *ref, double read_after,
+		  struct gt_kobj **out, struct gt_err *err)
+{
+	if (!strcmp(ref->api_version, "v1") && !strcmp(ref->kind, "Pod")) {
+		char key[600];
+		snprintf(key, sizeof(key), "%s/%s", ref->ns, ref->name);
+		struct gt_kobj *o = gt_cache_get(env->cache, GT_KRES_PODS, key);
+		if (o && (!ref->uid || !*ref->uid || !strcmp(ref->uid, o->uid))) {
+			*out = o;
+			return 0;
+		}
+		gt_kobj_unref(o);	/* not there yet, or replaced: ask the API server */
+	}
+	return gt_owners_get(env->owners, ref, read_after, 0, out, err);
 }
 
 /* Read one owner by @ref into @ch (after the @ch->n nearer ones). */
@@ -89,19 +120,20 @@ static int follow(const struct gt_pgctl_env *env, const struct gt_kobj *pod, con
 	if (ch->n == MAX_OWNER_DEPTH)
 		return gt_errf(err, GT_EINVAL, "the owners of Pod %s go deeper than %d (a cycle?)",
 			       pod->key, MAX_OWNER_DEPTH);
-	struct gt_owner *o;
-	int rc = gt_owners_get(env->owners, api, kind, pod->ns, name, uid, read_after, &o, err);
+	struct gt_kobj *o;
+	struct gt_owner_ref r = { api, kind, pod->ns, name, uid };
+	int rc = lookup(env, &r, read_after, &o, err);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < ch->n; i++) {
-		if (ch->own[i] == o) {
-			gt_owner_put(o);
+		if (ch->own[i] == o || (*o->uid && !strcmp(ch->own[i]->uid, o->uid))) {
+			gt_kobj_unref(o);
 			return gt_errf(err, GT_EINVAL, "the owner references of Pod %s form a cycle "
 				       "through %s %s", pod->key, kind, name);
 		}
 	}
 	ch->own[ch->n] = o;
-	ch->docs[ch->n++] = gt_owner_doc(o);
+	ch->docs[ch->n++] = o->doc;
 	return 0;
 }
 
@@ -136,14 +168,15 @@ static int add_extra(const struct gt_pgctl_env *env, const struct gt_kobj *pod, 
 {
 	if (!name || ch->n_extras == MAX_EXTRAS || in_chain(ch, kind, name))
 		return 0;
-	struct gt_owner *o;
-	int rc = gt_owners_get(env->owners, api, kind, pod->ns, name, NULL, read_after, &o, err);
+	struct gt_kobj *o;
+	struct gt_owner_ref r = { api, kind, pod->ns, name, NULL };
+	int rc = lookup(env, &r, read_after, &o, err);
 	if (rc == GT_EIO)
 		return rc;
 	if (rc)
 		return 0;
 	ch->own[ch->n + ch->n_extras] = o;
-	ch->extras[ch->n_extras++] = gt_owner_doc(o);
+	ch->extras[ch->n_extras++] = o->doc;
 	return 0;
 }
 
@@ -282,6 +315,105 @@ static json_t *replace_patch(const json_t *have, const json_t *want)
 	return p;
 }
 
+/* ---------------------------------------------------------------- PodGroups just made */
+
+struct recent {
+	json_t *obj;		/* NULL while a worker creates it */
+	double at;		/* gt_mono_s() */
+};
+
+static void recent_free(struct recent *e)
+{
+	json_decref(e->obj);
+	free(e);
+}
+
+void gt_pgctl_recent_init(struct gt_pgctl_recent *r)
+{
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->made, NULL);
+	gt_smap_init(&r->pgs);
+}
+
+void gt_pgctl_recent_release(struct gt_pgctl_recent *r)
+{
+	size_t pos = 0;
+	void *v;
+	while (gt_smap_next(&r->pgs, &pos, NULL, &v))
+		recent_free(v);
+	gt_smap_release(&r->pgs);
+	pthread_cond_destroy(&r->made);
+	pthread_mutex_destroy(&r->mu);
+}
+
+/* Forget the copies past RECENT_S; a creation under way stays (locked). */
+static void recent_sweep(struct gt_pgctl_recent *r, double now)
+{
+	size_t pos = 0;
+	const char *key;
+	void *v;
+	while (gt_smap_next(&r->pgs, &pos, &key, &v))
+		if (((struct recent *)v)->obj && now - ((struct recent *)v)->at >= RECENT_S)
+			recent_free(gt_smap_del(&r->pgs, key));
+}
+
+/* Put @e under @key and wake the workers waiting for it (locked). */
+static void recent_set(struct gt_pgctl_recent *r, const char *key, struct recent *e)
+{
+	recent_sweep(r, gt_mono_s());
+	struct recent *old = e ? gt_smap_put(&r->pgs, key, e) : gt_smap_del(&r->pgs, key);
+	if (old)
+		recent_free(old);
+	pthread_cond_broadcast(&r->made);
+}
+
+/* Remember the PodGroup @obj (the server's copy) under @key; ends a creation. */
+static void recent_put(struct gt_pgctl_recent *r, const char *key, const json_t *obj)
+{
+	struct recent *e = gt_xcalloc(1, sizeof(*e));
+	e->obj = json_deep_copy(obj);
+	e->at = gt_mono_s();
+	pthread_mutex_lock(&r->mu);
+	recent_set(r, key, e);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/*
+ * Forget what is under @key: a creation that failed (@claim; a waiting
+ * worker then tries itself), or a copy once the cache has the PodGroup
+ * (its copy is the truth from now on: a PodGroup deleted later must not be
+ * taken for one just made; another worker's creation is left to it).
+ */
+static void recent_forget(struct gt_pgctl_recent *r, const char *key, bool claim)
+{
+	pthread_mutex_lock(&r->mu);
+	struct recent *e = gt_smap_get(&r->pgs, key);
+	if (e && (claim || e->obj))
+		recent_set(r, key, NULL);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/*
+ * A copy of the PodGroup written under @key a moment ago, waiting while
+ * another worker creates it; or NULL, and then the caller is the one to
+ * create it and ends with recent_put() or recent_forget().
+ */
+static json_t *recent_get_or_claim(struct gt_pgctl_recent *r, const char *key)
+{
+	pthread_mutex_lock(&r->mu);
+	struct recent *e;
+	while ((e = gt_smap_get(&r->pgs, key)) && !e->obj)
+		pthread_cond_wait(&r->made, &r->mu);
+	json_t *j = e && gt_mono_s() - e->at < RECENT_S ? json_deep_copy(e->obj) : NULL;
+	if (!j) {
+		e = gt_xcalloc(1, sizeof(*e));
+		e->at = gt_mono_s();
+		recent_set(r, key, e);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return j;
+}
+
 static void podgroup_path(const struct gt_podgroup *pg, bool one, char *buf, size_t cap)
 {
 	gt_kres_path(GT_KRES_PODGROUPS, pg->namespace, one ? pg->name : NULL, NULL, buf, cap);
@@ -327,7 +459,15 @@ static enum gt_pgctl_result create_podgroup(const struct gt_pgctl_env *env, cons
 	gt_kube_request(env->cl, GT_VERB_POST, "POST", path, "application/json", body, &r);
 	free(body);
 	enum gt_pgctl_result res = GT_PGR_OK;
+	char key[600];
+	snprintf(key, sizeof(key), "%s/%s", pg->namespace, pg->name);
 	if (r.status == 201 || r.status == 200) {
+		json_t *made = json_loads(r.body, 0, NULL);
+		if (json_is_object(made))
+			recent_put(env->recent, key, made);
+		else
+			recent_forget(env->recent, key, true);
+		json_decref(made);
 		atomic_fetch_add(&env->stats->created, 1);
 		gt_log(GT_LOG_INFO, "podgrouper", "created PodGroup %s/%s (%s, minMember %d, %zu sub-groups, "
 		       "queue %s) for pod %s", pg->namespace, pg->name, pg->rule ? pg->rule : "default", pg->min_member,
@@ -335,9 +475,14 @@ static enum gt_pgctl_result create_podgroup(const struct gt_pgctl_env *env, cons
 	} else if (r.status == 409) {
 		/* another worker, or a PodGroup our cache has not seen yet: compare with it */
 		*have = read_podgroup(env, pg);
-		if (!*have)
+		if (*have) {
+			recent_put(env->recent, key, *have);
+		} else {
+			recent_forget(env->recent, key, true);
 			res = GT_PGR_SOON;
+		}
 	} else {
+		recent_forget(env->recent, key, true);
 		snprintf(what, sizeof(what), "cannot create PodGroup %s/%s", pg->namespace, pg->name);
 		res = write_failed(env, pod, what, &r);
 	}
@@ -402,10 +547,12 @@ static enum gt_pgctl_result apply_podgroup(const struct gt_pgctl_env *env, const
 	char key[600];
 	snprintf(key, sizeof(key), "%s/%s", pg->namespace, pg->name);
 	struct gt_kobj *old = gt_cache_get(env->cache, GT_KRES_PODGROUPS, key);
-	json_t *have = old ? gt_doc_to_json(old->doc) : NULL;
+	json_t *have = old ? gt_doc_to_json(old->doc) : recent_get_or_claim(env->recent, key);
+	if (old)
+		recent_forget(env->recent, key, false);
 	gt_kobj_unref(old);
 	enum gt_pgctl_result res = GT_PGR_OK;
-	if (!have)
+	if (!have)	/* ours to create: create_podgroup() ends the claim */
 		res = create_podgroup(env, pod, pg, want, &have);
 	if (have)
 		res = update_podgroup(env, pod, cfg, pg, want, have);
@@ -485,24 +632,49 @@ static enum gt_pgctl_result mark_pod(const struct gt_pgctl_env *env, const struc
 
 /* ---------------------------------------------------------------- one pod */
 
+/*
+ * The request for the rules: the pod, its owners, and what the world holds
+ * of its namespace and of the cluster (Kartas). Related objects read for
+ * this pod alone (a PodGang, a RayCluster) are not in the world's index:
+ * then the rules scan a short-lived list of them all (*@owned, to free).
+ */
+static void request(const struct gt_pgctl_world *w, const struct gt_kobj *pod, const struct chain *ch,
+		    struct gt_pg_request *req, const struct gt_doc ***owned)
+{
+	size_t lo, n, clo, cn;
+	gt_pgctl_world_slice(w, pod->ns, &lo, &n);
+	*req = (struct gt_pg_request){ .pod = pod->doc, .owners = ch->docs, .n_owners = ch->n,
+				       .related = w->docs + lo, .n_related = n, .index = &w->index };
+	*owned = NULL;
+	if (!ch->n_extras)
+		return;
+	gt_pgctl_world_slice(w, "", &clo, &cn);
+	const struct gt_doc **related = gt_xmalloc((n + cn + ch->n_extras) * sizeof(*related));
+	memcpy(related, w->docs + lo, n * sizeof(*related));
+	memcpy(related + n, w->docs + clo, cn * sizeof(*related));
+	memcpy(related + n + cn, ch->extras, ch->n_extras * sizeof(*related));
+	req->related = related;
+	req->n_related = n + cn + ch->n_extras;
+	req->index = NULL;
+	*owned = related;
+}
+
 /* Owners read and related objects found: group the pod and write it down. */
 static enum gt_pgctl_result group(const struct gt_pgctl_env *env, const struct gt_pgctl_world *w,
 				  const struct gt_kobj *pod, const struct chain *ch,
 				  struct gt_pgctl_outcome *out)
 {
-	size_t lo, n;
-	gt_pgctl_world_slice(w, pod->ns, &lo, &n);
-	struct gt_pg_request req = { .pod = pod->doc, .owners = ch->docs, .n_owners = ch->n,
-				     .related = w->docs + lo, .n_related = n, .index = &w->index };
-	const struct gt_doc **related = NULL;
-	if (ch->n_extras) {
-		/* the index covers the world only: the rules scan this short-lived list */
-		related = gt_xmalloc((n + ch->n_extras) * sizeof(*related));
-		memcpy(related, w->docs + lo, n * sizeof(*related));
-		memcpy(related + n, ch->extras, ch->n_extras * sizeof(*related));
-		req.related = related;
-		req.n_related = n + ch->n_extras;
-		req.index = NULL;
+	struct gt_pg_request req;
+	const struct gt_doc **owned;
+	request(w, pod, ch, &req, &owned);
+	const struct gt_doc *by = NULL;
+	if (gt_pg_skip_reason(&req, &by) != GT_PG_GROUP) {
+		/* KAI's reconciler asks before any grouper: the pod is someone else's to group */
+		out->skip = GT_PGCTL_SKIP_OWNER_ANNOTATED;
+		snprintf(out->why, sizeof(out->why), "its owner %s %s/%s has %s: \"true\"", gt_doc_str(by, "kind"),
+			 pod->ns, gt_doc_str(gt_doc_get(by, "metadata"), "name"), GT_PG_SKIP_ANNOTATION);
+		free(owned);
+		return GT_PGR_OK;
 	}
 	struct gt_podgroup pg;
 	struct gt_err err = { 0 };
@@ -511,6 +683,8 @@ static enum gt_pgctl_result group(const struct gt_pgctl_env *env, const struct g
 		warn(env, pod, err.msg);
 		res = GT_PGR_FAIL;
 	} else {
+		if (pg.warning)	/* a Karta passed over: KAI logs it; an event tells the user too */
+			warn(env, pod, pg.warning);
 		res = apply_podgroup(env, pod, &w->cfg, &pg);
 		if (res == GT_PGR_OK)
 			res = mark_pod(env, pod, &pg, out);
@@ -518,8 +692,50 @@ static enum gt_pgctl_result group(const struct gt_pgctl_env *env, const struct g
 			snprintf(out->pg, sizeof(out->pg), "%s", pg.name);
 		gt_podgroup_release(&pg);
 	}
-	free(related);
+	free(owned);
 	return res;
+}
+
+/*
+ * Does --namespace-label-selector select the pod's namespace? As KAI's
+ * event filter, a namespace that cannot be read selects nothing (said
+ * once per message: the event-free log line repeats only at debug).
+ */
+static bool namespace_selected(const struct gt_pgctl_env *env, const struct gt_kobj *pod,
+			       struct gt_pgctl_outcome *out)
+{
+	if (!env->namespaces || !env->namespaces->n)
+		return true;
+	struct gt_owner_ref r = { "v1", "Namespace", "", pod->ns, NULL };
+	struct gt_kobj *ns;
+	struct gt_err err = { 0 };
+	if (gt_owners_get(env->owners, &r, 0, 0, &ns, &err)) {
+		gt_log(GT_LOG_WARN, "podgrouper", "pod %s: --namespace-label-selector: %s; the pod is not "
+		       "grouped", pod->key, err.msg);
+		return false;
+	}
+	note_read(out, ns);
+	bool yes = gt_pgctl_selector_match(env->namespaces, ns->doc);
+	gt_kobj_unref(ns);
+	return yes;
+}
+
+/* A pod KAI's reconciler leaves alone before it reads any owner: why, or GT_PGCTL_NOT_SKIPPED. */
+static enum gt_pgctl_skip left_alone_early(const struct gt_kobj *pod, struct gt_pgctl_outcome *out)
+{
+	const char *skip = gt_obj_annotation(pod->doc, GT_PG_SKIP_ANNOTATION);
+	if (skip && !strcmp(skip, "true")) {
+		snprintf(out->why, sizeof(out->why), "it has %s: \"true\"", GT_PG_SKIP_ANNOTATION);
+		return GT_PGCTL_SKIP_ANNOTATED;
+	}
+	/* a pod with a PodGroup and no owner is the user's own arrangement */
+	const char *own = gt_obj_annotation(pod->doc, GT_PG_POD_ANNOTATION);
+	if (own && !gt_pg_owner_ref(pod->doc)) {
+		snprintf(out->why, sizeof(out->why), "it has no owner and names its own PodGroup (%s: %s)",
+			 GT_PG_POD_ANNOTATION, own);
+		return GT_PGCTL_SKIP_OWN_PODGROUP;
+	}
+	return GT_PGCTL_NOT_SKIPPED;
 }
 
 void gt_pgctl_reconcile(const struct gt_pgctl_env *env, const struct gt_pgctl_world *w,
@@ -529,13 +745,20 @@ void gt_pgctl_reconcile(const struct gt_pgctl_env *env, const struct gt_pgctl_wo
 	atomic_fetch_add(&env->stats->reconciles, 1);
 	if (!gt_pod_is_live_ours(pod->doc, w->cfg.scheduler_name))
 		return;
-	/* KAI: a pod with a PodGroup and no owner is the user's own arrangement */
-	if (gt_obj_annotation(pod->doc, GT_PG_POD_ANNOTATION) && !gt_pg_owner_ref(pod->doc))
+	out->skip = left_alone_early(pod, out);
+	if (!out->skip && !namespace_selected(env, pod, out)) {
+		out->skip = GT_PGCTL_SKIP_NAMESPACE;
+		snprintf(out->why, sizeof(out->why), "--namespace-label-selector does not select namespace %s",
+			 pod->ns);
+	}
+	if (out->skip)
 		return;
 	struct chain ch = { 0 };
 	struct gt_err err = { 0 };
 	int rc = resolve_chain(env, pod, read_after, &ch, &err);
 	rc = rc ? rc : read_extras(env, pod, read_after, &ch, &err);
+	for (size_t i = 0; i < ch.n + ch.n_extras; i++)
+		note_read(out, ch.own[i]);
 	if (rc == GT_EIO) {
 		gt_log(GT_LOG_WARN, "podgrouper", "pod %s: %s; trying again", pod->key, err.msg);
 		out->result = GT_PGR_FAIL;
@@ -545,7 +768,9 @@ void gt_pgctl_reconcile(const struct gt_pgctl_env *env, const struct gt_pgctl_wo
 	} else {
 		out->result = group(env, w, pod, &ch, out);
 	}
-	if (out->result != GT_PGR_OK)
+	if (out->result == GT_PGR_FAIL)
 		atomic_fetch_add(&env->stats->failures, 1);
+	else if (out->result == GT_PGR_SOON)
+		atomic_fetch_add(&env->stats->requeues, 1);
 	chain_release(&ch);
 }

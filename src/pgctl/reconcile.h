@@ -7,6 +7,7 @@
 #ifndef GT_PGCTL_RECONCILE_H
 #define GT_PGCTL_RECONCILE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "kube/cache.h"
@@ -14,6 +15,22 @@
 #include "kube/owners.h"
 #include "pgctl/pgctl.h"
 #include "pgctl/world.h"
+#include "util/smap.h"
+
+/*
+ * PodGroups this controller is creating, or created (or found on a 409) a
+ * moment ago, until the cache has them: the other pods of a gang arriving
+ * together wait for the one worker creating it and compare with its copy,
+ * instead of each creating the PodGroup again, meeting 409 and reading it.
+ */
+struct gt_pgctl_recent {
+	pthread_mutex_t mu;
+	pthread_cond_t made;	/* a creation ended */
+	struct gt_smap pgs;	/* "namespace/name" -> struct recent (reconcile.c) */
+};
+
+void gt_pgctl_recent_init(struct gt_pgctl_recent *r);
+void gt_pgctl_recent_release(struct gt_pgctl_recent *r);
 
 /* What reconciling one pod uses besides the pod. */
 struct gt_pgctl_env {
@@ -21,6 +38,8 @@ struct gt_pgctl_env {
 	struct gt_cache *cache;
 	struct gt_owners *owners;
 	struct gt_pgctl_stats *stats;
+	const struct gt_pgctl_selector *namespaces;	/* --namespace-label-selector, or NULL */
+	struct gt_pgctl_recent *recent;
 	const char *component;	/* events' source */
 	const char *instance;	/* events' reporting instance */
 };
@@ -31,10 +50,18 @@ enum gt_pgctl_result {
 	GT_PGR_FAIL,		/* try again with backoff */
 };
 
+/* The objects a pod's grouping may read besides the pod: owners, related objects, its namespace. */
+#define GT_PGCTL_MAX_READ 24
+
 struct gt_pgctl_outcome {
 	enum gt_pgctl_result result;
+	enum gt_pgctl_skip skip;	/* left alone, and why */
+	char why[512];		/* the reason in words, naming the object that has it */
 	char rv_written[64];	/* the pod's resourceVersion after our patch, or "" */
 	char pg[256];		/* the PodGroup the pod is in, or "" */
+	/* the uids of the watched objects read: a change to one brings the pod back */
+	char read[GT_PGCTL_MAX_READ][64];
+	size_t n_read;
 };
 
 /*

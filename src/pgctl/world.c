@@ -73,23 +73,23 @@ static void world_config(struct gt_cache *cache, const struct gt_pg_config *base
 	w->cfg.n_priority_classes = w->extra.n_priority_classes;
 	if (!base->defaults_cm_name || !base->defaults_cm_namespace)
 		return;
-	/* read through the owner cache: at most once per --owner-cache-ttl */
-	struct gt_owner *cm;
+	/* one object of a namespace, read by name: at most once per --owner-cache-ttl */
+	struct gt_kobj *cm;
 	struct gt_err err = { 0 };
-	int rc = gt_owners_get(owners, "v1", "ConfigMap", base->defaults_cm_namespace,
-			       base->defaults_cm_name, NULL, 0, &cm, &err);
+	struct gt_owner_ref ref = { "v1", "ConfigMap", base->defaults_cm_namespace, base->defaults_cm_name, NULL };
+	int rc = gt_owners_get(owners, &ref, 0, GT_OWNERS_BY_NAME, &cm, &err);
 	if (rc) {
 		if (rc != GT_ENOTFOUND)
 			gt_log(GT_LOG_WARN, "podgrouper", "per-kind defaults: %s", err.msg);
 		return;
 	}
-	if (gt_pg_config_set_defaults(&w->extra, gt_owner_doc(cm), &err))
+	if (gt_pg_config_set_defaults(&w->extra, cm->doc, &err))
 		gt_log(GT_LOG_WARN, "podgrouper", "per-kind defaults ignored: %s", err.msg);
 	else {
 		w->cfg.defaults = w->extra.defaults;
 		w->cfg.n_defaults = w->extra.n_defaults;
 	}
-	gt_owner_put(cm);
+	gt_kobj_unref(cm);
 }
 
 struct gt_pgctl_world *gt_pgctl_world_build(struct gt_cache *cache, const struct gt_pg_config *base,
@@ -97,15 +97,19 @@ struct gt_pgctl_world *gt_pgctl_world_build(struct gt_cache *cache, const struct
 {
 	struct gt_pgctl_world *w = gt_xcalloc(1, sizeof(*w));
 	atomic_init(&w->refs, 1);
-	size_t np, ng;
+	size_t np, ng, nk;
 	struct gt_kobj **pods = gt_cache_list(cache, GT_KRES_PODS, &np);
 	struct gt_kobj **pgs = gt_cache_list(cache, GT_KRES_PODGROUPS, &ng);
-	w->n = np + ng;
+	/* cluster-scoped: their namespace is "", the first slice */
+	struct gt_kobj **kartas = gt_owners_list(owners, GT_PGCTL_KARTA_API, "Karta", &nk);
+	w->n = np + ng + nk;
 	w->objs = gt_xmalloc((w->n + 1) * sizeof(*w->objs));
 	memcpy(w->objs, pods, np * sizeof(*pods));
 	memcpy(w->objs + np, pgs, ng * sizeof(*pgs));
+	memcpy(w->objs + np + ng, kartas, nk * sizeof(*kartas));
 	free(pods);
 	free(pgs);
+	free(kartas);
 	qsort(w->objs, w->n, sizeof(*w->objs), by_namespace);
 	w->docs = gt_xmalloc((w->n + 1) * sizeof(*w->docs));
 	for (size_t i = 0; i < w->n; i++)

@@ -16,9 +16,13 @@
 #include "kube/owners.h"
 #include "podgrouper/podgrouper.h"
 
+/* Where KAI's Kartas are served (kartas, cluster-scoped). */
+#define GT_PGCTL_KARTA_API "run.ai/v1alpha1"
+
 /*
  * What the rules may consult besides the owners, as of one scan: the pods
- * and PodGroups (sorted by namespace, so a namespace is a slice), indexed,
+ * and PodGroups, and the cluster's Kartas (the watched ones of @owners),
+ * sorted by namespace, so a namespace is a slice (the Kartas' is ""), indexed,
  * and the configuration with the cluster's PriorityClasses and the per-kind
  * defaults ConfigMap. Immutable and reference-counted: a worker keeps the
  * one it started with while a newer one replaces it.
@@ -36,9 +40,10 @@ struct gt_pgctl_world {
 
 
 /*
- * A world from @cache's pods, PodGroups and PriorityClasses over the base
- * configuration @base, with the per-kind defaults ConfigMap read through
- * @owners (at most once per its ttl). One reference.
+ * A world from @cache's pods, PodGroups and PriorityClasses and the Kartas
+ * @owners watches, over the base configuration @base, with the per-kind
+ * defaults ConfigMap read by name through @owners (at most once per its
+ * ttl). One reference.
  */
 struct gt_pgctl_world *gt_pgctl_world_build(struct gt_cache *cache, const struct gt_pg_config *base,
 					    struct gt_owners *owners);

@@ -305,6 +305,17 @@ enum gt_pg_skip gt_pg_skip_reason(const struct gt_pg_request *req, const struct 
 struct gt_doc *gt_pg_podgroup_update(const struct gt_pg_config *cfg, const struct gt_doc *existing,
 				     const struct gt_podgroup *computed);
 
+/*
+ * Does an owner's change from @old to @cur (two versions of one object)
+ * change what the rules read of it? Its spec, labels, annotations and
+ * owner references do; its status does not, except the RayCluster a RayJob
+ * or a RayService names; nor does the bookkeeping of its metadata
+ * (resourceVersion, generation, managedFields). The controller groups the
+ * pods of an owner again only for a change that matters: a 1,000-pod Job's
+ * status moves with every pod.
+ */
+bool gt_pg_owner_change_matters(const struct gt_doc *old, const struct gt_doc *cur);
+
 /* ---------------------------------------------------------------- many pods */
 
 struct gt_pg_assignment {

@@ -349,6 +349,12 @@ static int start_admission(struct sched *S)
 	return S->admission ? 0 : 1;
 }
 
+/* The podgrouper's series on the scheduler's /metrics. */
+static void pgctl_metrics(void *pgctl, FILE *out)
+{
+	gt_pgctl_metrics_write(pgctl, out);
+}
+
 /* The threads: reflectors, the writer (and binder), the election, the podgrouper. */
 static void start(struct sched *S)
 {
@@ -374,8 +380,12 @@ static void start(struct sched *S)
 		S->leader = gt_leader_start(S->cl, &lo);
 	}
 	if (S->o.podgrouper) {
-		struct gt_pgctl_opts po = { .cfg = &S->pg_cfg, .active = &S->metrics.leader };
+		struct gt_pgctl_opts po = { .cfg = &S->pg_cfg, .active = &S->metrics.leader,
+					    .page_size = (int)S->o.page_size,
+					    .watch_timeout_s = (int)S->o.watch_timeout_s };
 		S->pgctl = gt_pgctl_start(S->cl, S->cache, &po);
+		S->metrics.extra_arg = S->pgctl;
+		atomic_store(&S->metrics.extra, pgctl_metrics);
 	}
 }
 

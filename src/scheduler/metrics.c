@@ -1,17 +1,11 @@
 #include "scheduler/metrics.h"
 
-#include <arpa/inet.h>
-#include <microhttpd.h>
-#include <netinet/in.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "core/actions.h"
-#include "util/addr.h"
 #include "util/mem.h"
-#include "util/num.h"
 
 void gt_metrics_init(struct gt_metrics *m, const char *prefix)
 {
@@ -133,20 +127,13 @@ static void write_writer(const struct gt_writer_stats *w, FILE *f, const char *p
 
 static void write_api(const struct gt_kube_stats *api, FILE *f, const char *p)
 {
-	static const char *const verbs[GT_N_VERBS] = { "get", "list", "watch", "create", "update", "patch",
-						      "delete" };
-	static const char *const classes[GT_N_CLASSES] = { "2xx", "3xx", "4xx", "5xx", "error" };
-	head(f, p, "api_requests_total", "counter", "API server requests by verb and outcome");
+	char name[96];
+	snprintf(name, sizeof(name), "%s_api_requests_total", p);
+	gt_kube_stats_print(api, name, f);
 	unsigned long errors = 0;
 	for (int v = 0; v < GT_N_VERBS; v++)
-		for (int k = 0; k < GT_N_CLASSES; k++) {
-			unsigned long n = atomic_load(&api->requests[v][k]);
-			if (k >= GT_CODE_5XX)
-				errors += n;
-			if (n)
-				fprintf(f, "%s_api_requests_total{verb=\"%s\",code=\"%s\"} %lu\n", p, verbs[v],
-					classes[k], n);
-		}
+		for (int k = GT_CODE_5XX; k < GT_N_CLASSES; k++)
+			errors += atomic_load(&api->requests[v][k]);
 	counter(f, p, "api_errors_total", "API requests that got no answer or a server error", errors);
 }
 
@@ -183,72 +170,43 @@ void gt_metrics_write(struct gt_metrics *m, FILE *f)
 	write_reflectors(m, f, p);
 	head(f, p, "is_leader", "gauge", "1 while this instance holds the leader lease (or runs without election)");
 	fprintf(f, "%s_is_leader %d\n", p, atomic_load(&m->leader) ? 1 : 0);
+	gt_metrics_extra_fn extra = atomic_load(&m->extra);
+	if (extra)
+		extra(m->extra_arg, f);
 }
 
-static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, char *body, size_t len,
-			     const char *ctype)
+static unsigned on_request(void *arg, const char *path, FILE *body, const char **ctype)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	MHD_add_response_header(r, "Content-Type", ctype);
-	enum MHD_Result rc = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	return rc;
-}
-
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-				  const char *method, const char *version, const char *upload,
-				  size_t *upload_size, void **req_cls)
-{
-	(void)version;
-	(void)upload;
-	(void)upload_size;
-	(void)req_cls;
-	struct gt_metrics *m = cls;
-	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-		return reply(conn, 405, gt_xstrdup("method not allowed\n"), 19, "text/plain");
-	if (!strcmp(url, "/metrics")) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-		if (!f)
-			return MHD_NO;
-		gt_metrics_write(m, f);
-		fclose(f);
-		return reply(conn, 200, buf, len, "text/plain; version=0.0.4");
+	struct gt_metrics *m = arg;
+	if (!strcmp(path, "/metrics")) {
+		gt_metrics_write(m, body);
+		*ctype = "text/plain; version=0.0.4";
+		return 200;
 	}
-	if (!strcmp(url, "/healthz") || !strcmp(url, "/livez"))
-		return reply(conn, 200, gt_xstrdup("ok\n"), 3, "text/plain");
-	if (!strcmp(url, "/readyz")) {
+	if (!strcmp(path, "/healthz") || !strcmp(path, "/livez")) {
+		fputs("ok\n", body);
+		return 200;
+	}
+	if (!strcmp(path, "/readyz")) {
 		bool ok = atomic_load(&m->ready);
-		return reply(conn, ok ? 200 : 503, gt_xstrdup(ok ? "ok\n" : "caches not synced\n"), ok ? 3 : 18,
-			     "text/plain");
+		fputs(ok ? "ok\n" : "caches not synced\n", body);
+		return ok ? 200 : 503;
 	}
-	return reply(conn, 404, gt_xstrdup("not found\n"), 10, "text/plain");
+	fputs("not found\n", body);
+	return 404;
 }
 
 int gt_metrics_serve(struct gt_metrics *m, const char *addr, struct gt_err *err)
 {
-	struct sockaddr_in sa;
-	int rc = gt_parse_bind_address("metrics-bind-address", addr, &sa, err);
-	if (rc)
-		return rc;
-	uint16_t port = ntohs(sa.sin_port);
-	struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
-						(uint16_t)port, NULL, NULL, on_request, m,
-						MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-						MHD_OPTION_CONNECTION_LIMIT, 64U,
-						MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
-	if (!d)
-		return gt_errf(err, GT_EIO, "--metrics-bind-address: cannot listen on %s", addr);
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	m->port = info ? info->port : (int)port;
-	m->daemon = d;
+	m->server = gt_httpd_start("metrics-bind-address", addr, on_request, m, err);
+	if (!m->server)
+		return err->code;
+	m->port = gt_httpd_port(m->server);
 	return 0;
 }
 
 void gt_metrics_stop(struct gt_metrics *m)
 {
-	if (m->daemon)
-		MHD_stop_daemon(m->daemon);
-	m->daemon = NULL;
+	gt_httpd_stop(m->server);
+	m->server = NULL;
 }

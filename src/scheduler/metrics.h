@@ -5,9 +5,10 @@
  * --metrics-namespace prefix (default "kai"): the cycle's latency end to end
  * and per action, pods bound and evicted, queues' fair share, allocation and
  * deserved quota per resource, API requests by verb and outcome, watch
- * events and relists per resource, leadership. Served by libmicrohttpd on
- * its own thread; the scheduler loop publishes each cycle's numbers under a
- * lock and the counters kept elsewhere are read as atomics.
+ * events and relists per resource, leadership (and, with --podgrouper, the
+ * podgrouper's: pgctl.h). Served by util/httpd on its own thread; the
+ * scheduler loop publishes each cycle's numbers under a lock and the
+ * counters kept elsewhere are read as atomics.
  *
  * /healthz is 200 while the process serves; /readyz is 200 once every
  * reflector has listed its resource (a standby that is not the leader is
@@ -27,11 +28,14 @@
 #include "kube/reflector.h"
 #include "scheduler/writer.h"
 #include "util/err.h"
+#include "util/httpd.h"
 
 struct gt_queue_metric {
 	char *name;
 	double fair[GT_NQRES], allocated[GT_NQRES], deserved[GT_NQRES];	/* GPUs, cores, GB */
 };
+
+typedef void (*gt_metrics_extra_fn)(void *arg, FILE *out);
 
 struct gt_metrics {
 	pthread_mutex_t mu;
@@ -47,7 +51,13 @@ struct gt_metrics {
 	const struct gt_writer_stats *writer;
 	const struct gt_reflector_stats *reflectors[GT_N_KRES];
 	atomic_bool ready, leader;
-	void *daemon;		/* struct MHD_Daemon */
+	/*
+	 * More series after the scheduler's (the in-process podgrouper's), or
+	 * NULL; set @extra_arg first, then @extra, while serving.
+	 */
+	_Atomic(gt_metrics_extra_fn) extra;
+	void *extra_arg;
+	struct gt_httpd *server;
 	int port;
 };
 

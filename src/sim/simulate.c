@@ -112,6 +112,7 @@ void gt_sim_advance(struct gt_cluster *c, struct gt_plan *plan)
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
 		c->jobs[j].last_start = plan->jobs[j].last_start;
 		c->jobs[j].stale_since = plan->jobs[j].stale_since;
+		c->jobs[j].last_eviction = plan->jobs[j].last_eviction;
 	}
 }
 

@@ -208,5 +208,34 @@ check admission_kai_port_flag expect_exit 2 "--webhook-addr: must be a whole num
 	admission --webhook-addr 70000
 check scheduler_admission_flags_need_admission expect_exit 2 "admission flags without --admission have no effect" \
 	scheduler --gpu-sharing-enabled --kubeconfig "$tmp/nonexistent"
+# PodGroup v2alpha2 durations: a bad one named at its field
+cat >"$tmp/pg-dur.yaml" <<'Y'
+apiVersion: scheduling.run.ai/v2alpha2
+kind: PodGroup
+metadata: {name: pg, namespace: team-a}
+spec: {queue: q, minMember: 1, stalenessGracePeriod: soon}
+Y
+check pg_bad_staleness_named expect_exit 2 "PodGroup team-a/pg .*spec.stalenessGracePeriod.*soon" \
+	simulate -f "$tmp/pg-dur.yaml"
+# a Queue without a cpu limit: 0 as in KAI, said, and its CPU pods wait over the limit
+cat >"$tmp/q-nocpu.yaml" <<'Y'
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata: {name: q}
+spec: {resources: {gpu: {quota: 0, limit: -1}, memory: {quota: -1, limit: -1}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default, labels: {kai.scheduler/queue: q}}
+spec: {schedulerName: kai-scheduler, containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
+Y
+check queue_missing_limit_warned expect_exit 0 "queue q: no spec.resources limit for cpu: 0 as in KAI" \
+	simulate -f "$tmp/q-nocpu.yaml"
+check queue_missing_limit_blocks grep -q "default/p .*Pending" "$tmp/out"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,5 +1,9 @@
 """End-to-end tests of `gantry podgrouper` against the real control plane: tests/kube/run-podgrouper-tests
-again where the scenario needs no injected fault (a 500 on an owner read stays with the double).
+again where the scenario needs no injected fault (a 500 on an owner read, a watch cut, stay with
+the double), and what only a real server shows: Jobs and JobSets whose pods the real controllers
+make (JobSet's through a minimal controller of ours, jobset_controller.py), PodGroups edited by
+hand and then updated, a Deployment scaled, Kartas, RBAC (owner watches, and reads by name where
+the ServiceAccount may not list).
 
 Workloads are made as their operators leave them (e2e.Workloads: owners first, each object with
 the uid the server gave its owner); the built-in kinds are made by the real controllers.
@@ -8,10 +12,13 @@ the uid the server gave its owner); the built-in kinds are made by the real cont
 import json
 import os
 import re
+import time
+import urllib.request
 
 import e2e
 from e2e import (Fail, Gantry, Workloads, annotations, check, example, example_cluster, key, labels, no_403,
                  read_back, simulate, wait_for)
+from jobset_controller import JobSetController
 
 
 # ---------------------------------------------------------------- helpers
@@ -22,7 +29,18 @@ def split(objs):
 
 
 def podgrouper(t, *flags):
-    return Gantry(t, "podgrouper", t.sa_kubeconfig(), "--qps", "0", *flags)
+    return Gantry(t, "podgrouper", t.sa_kubeconfig(), "--qps", "0", "--metrics-bind-address", "127.0.0.1:0",
+                  "--health-probe-bind-address", "127.0.0.1:0", *flags)
+
+
+def metric(proc, name):
+    """The value of series @name (labels as written) on @proc's /metrics, or None."""
+    port = wait_for("the metrics port", proc.port)
+    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=5) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[-1])
+    return None
 
 
 def podgroups(t, *namespaces):
@@ -75,7 +93,14 @@ def gets(t, resource, name=None, ns=None):
 
 
 def writes(evs):
-    return [ev for ev in evs if ev["verb"] in ("create", "update", "patch", "delete", "deletecollection")]
+    """Requests that change something (an access review asks: it changes nothing)."""
+    return [ev for ev in evs if ev["verb"] in ("create", "update", "patch", "delete", "deletecollection")
+            and (ev.get("objectRef") or {}).get("resource") != "selfsubjectaccessreviews"]
+
+
+def lists(t, resource):
+    """LISTs of @resource by Gantry's ServiceAccount since the test began."""
+    return [ev for ev in t.requests() if ev["verb"] == "list" and (ev.get("objectRef") or {}).get("resource") == resource]
 
 
 def one_job():
@@ -278,10 +303,10 @@ def test_zero_replicas_warning(t):
 
 def test_owner_reads_bounded(t):
     """A real Job of 80 pods (the job controller makes them) and a gang Deployment of 40 (Pod ->
-    ReplicaSet -> Deployment, the real controllers) cost one GET of each owner by Gantry's
-    ServiceAccount (the API server's audit log), not one per pod, with eight workers at it; 20
-    pods more (the Job's parallelism raised) cost none. A PodGroup deleted under its pods is made
-    again."""
+    ReplicaSet -> Deployment, the real controllers) cost one LIST of each owner kind by Gantry's
+    ServiceAccount (the API server's audit log; then a watch) and no read of any owner by name, not
+    one per pod, with eight workers at it; 20 pods more (the Job's parallelism raised) cost none. A
+    PodGroup deleted under its pods is made again."""
     t.setup()
     tmpl = {"metadata": {"labels": {"app": "sweep"}},
             "spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
@@ -303,15 +328,24 @@ def test_owner_reads_bounded(t):
         t.pods()), timeout=20)
     rs = [r["metadata"]["name"] for r in t.c.list("ReplicaSet", t.ns)]
     check(len(rs) == 1, "ReplicaSets %s" % rs)
-    reads = {"job": len(gets(t, "jobs", "sweep")), "replicaset": len(gets(t, "replicasets", rs[0])),
-             "deployment": len(gets(t, "deployments", "shards"))}
-    check(all(n == 1 for n in reads.values()), "owner reads %s" % reads)
+    listed = {r: len(lists(t, r)) for r in ("jobs", "replicasets", "deployments")}
+    check(all(n == 1 for n in listed.values()), "owner LISTs %s" % listed)
+    # a watch is complete only when it ends: its start is in the audit log
+    started = [ev for ev in e2e.CLUSTER.audit_since(t.audit_at) if ev.get("stage") == "ResponseStarted"
+               and ev.get("user", {}).get("username") == e2e.SA_USER and ev["verb"] == "watch"]
+    watched = {r: len([ev for ev in started if ev["objectRef"].get("resource") == r]) for r in listed}
+    check(all(n >= 1 for n in watched.values()), "owner watches %s" % watched)
     owner_gets = [ev for ev in t.requests() if ev["verb"] == "get" and (ev.get("objectRef") or {}).get("namespace") == t.ns
                   and ev["objectRef"].get("resource") != "podgroups"]
-    check(len(owner_gets) == 3, "owner reads for 140 pods: %s" % [ev["requestURI"] for ev in owner_gets])
-    # pods of one gang racing to create its PodGroup: at most one read each of the winner's
+    check(not owner_gets, "owners read by name for 140 pods: %s" % [ev["requestURI"] for ev in owner_gets])
+    # pods of one gang arriving together wait for the one worker creating its PodGroup: one create
+    # each; a create more (a 409, then a read) only should the watch lag past the 5 s the created
+    # copy is kept
     pg_gets = gets(t, "podgroups", ns=t.ns)
-    check(len(pg_gets) <= 8, "PodGroup reads after a 409: %s" % [ev["requestURI"] for ev in pg_gets])
+    creates = [ev for ev in t.requests() if ev["verb"] == "create"
+               and (ev.get("objectRef") or {}).get("resource") == "podgroups"]
+    check(len(pg_gets) <= 2 and len(creates) - len(pg_gets) == 2, "PodGroups created %d times, read %s"
+          % (len(creates), [ev["requestURI"] for ev in pg_gets]))
     pgs = podgroups(t)
     check(len(pgs) == 2, "%d PodGroups, expected one for the Job (KAI v0.17) and one for the Deployment" % len(pgs))
     gang = pgs["%s/%s" % (t.ns, group_of([p for n, p in t.pods().items() if n.startswith("shards-")][0]))]
@@ -418,7 +452,9 @@ def training_run(ns):
 
 def test_custom_resource_rule(t):
     """A custom resource (an open-schema CRD) grouped by a rule from --config, its kind found
-    through API discovery (one read of /apis/example.com/v1) and the run read once."""
+    through API discovery (one read of /apis/example.com/v1). The ServiceAccount may get the kind
+    but not list or watch it: an access review says so (no request refused), and the run is read
+    once by name instead of watched."""
     t.setup()
     cfg = os.path.join(t.tmp, "podgrouper.yaml")
     with open(cfg, "w") as f:
@@ -446,10 +482,312 @@ def test_custom_resource_rule(t):
     disc = [ev for ev in t.requests() if ev["requestURI"] == "/apis/example.com/v1"]
     check(len(disc) == 1, "discovery of example.com/v1: %d reads" % len(disc))
     check(len(gets(t, "trainingruns", "run")) == 1, "reads of the run: %d" % len(gets(t, "trainingruns", "run")))
+    check(not lists(t, "trainingruns"), "listed without the grant")
+    reviews = [ev for ev in t.requests() if (ev.get("objectRef") or {}).get("resource") == "selfsubjectaccessreviews"]
+    check(reviews, "no access review asked")
     check(not warnings(t, t.ns), "warnings %s" % [e["message"] for e in warnings(t, t.ns)])
+    no_403(t)
+
+# ---------------------------------------------------------------- the controller, live (issue 14)
+
+def job(t, name, parallelism, annotations=None, queue="data", gpus=None):
+    """A batch Job of @parallelism pods for kai-scheduler, its pods made by the job controller."""
+    res = {"cpu": "100m"}
+    if gpus:
+        res["nvidia.com/gpu"] = str(gpus)
+    return {"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": name, "namespace": t.ns, "labels": {"kai.scheduler/queue": queue},
+                         "annotations": dict(annotations or {})},
+            "spec": {"parallelism": parallelism, "completions": parallelism,
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
+                                           "containers": [{"name": "c", "image": "busybox",
+                                                           "resources": {"requests": res, "limits": res}}]}}}}
+
+
+def pods_of(t, prefix):
+    return {n: p for n, p in t.pods().items() if n.startswith(prefix + "-")}
+
+
+def test_job_one_podgroup(t):
+    """KAI v0.17's Job rule on a real Job: the job controller makes 3 pods, and the podgrouper puts
+    them in one PodGroup pg-<job>-<uid>, owned by the Job, of minMember 2 (the Job's
+    kai.scheduler/batch-min-member), rather than one PodGroup per pod."""
+    t.setup()
+    made = t.c.create(job(t, "sweep", 3, {"kai.scheduler/batch-min-member": "2"}))
+    pg = podgrouper(t)
+    ps = wait_for("the Job's 3 pods grouped", lambda: (lambda x: x if len(x) == 3 and all(group_of(p) for p in x.values())
+                                                       else None)(pods_of(t, "sweep")), timeout=20)
+    pgs = podgroups(t)
+    want = "pg-sweep-%s" % made["metadata"]["uid"]
+    check(list(pgs) == ["%s/%s" % (t.ns, want)], "PodGroups %s, expected %s" % (sorted(pgs), want))
+    group = pgs["%s/%s" % (t.ns, want)]
+    check(group["spec"]["minMember"] == 2 and group["spec"]["queue"] == "data", "the Job's PodGroup %s" % group["spec"])
+    check(owner_of(group) == ("Job", "sweep", made["metadata"]["uid"]), "owner %s" % (owner_of(group),))
+    check({group_of(p) for p in ps.values()} == {want}, "pods in %s" % {group_of(p) for p in ps.values()})
+    check(not warnings(t, t.ns), "warnings %s" % [e["message"] for e in warnings(t, t.ns)])
+    pg.stop()
+    no_403(t)
+
+
+def jobset(t, name):
+    """An AnyOrder JobSet: a driver (1 replica of 1 pod) and workers (2 replicas of 2 pods)."""
+    def rjob(rname, replicas, parallelism, gpus):
+        res = {"cpu": "1"}
+        if gpus:
+            res["nvidia.com/gpu"] = str(gpus)
+        return {"name": rname, "replicas": replicas,
+                "template": {"spec": {"parallelism": parallelism, "completions": parallelism, "backoffLimit": 0,
+                                      "template": {"spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
+                                                            "containers": [{"name": "main", "image": "busybox",
+                                                                            "resources": {"requests": res,
+                                                                                          "limits": res}}]}}}}}
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+            "metadata": {"name": name, "namespace": t.ns, "labels": {"kai.scheduler/queue": "research"}},
+            "spec": {"replicatedJobs": [rjob("driver", 1, 1, None), rjob("workers", 2, 2, 1)]}}
+
+
+def test_jobset_grouped_live(t):
+    """A JobSet as KAI v0.17 groups it, on a real server: its CRD (open schema), our JobSet
+    controller making the child Jobs with the JobSet's labels, the job controller making 5 pods.
+    One PodGroup pg-<jobset>-<uid>, minSubGroup 2 (AnyOrder: both replicated jobs), a parent per
+    replicated job needing all its replicas and a leaf per replica of parallelism pods; each pod
+    labelled with its leaf. Then `gantry scheduler` binds the whole JobSet."""
+    t.setup()
+    example_cluster(t, nodes=3)
+    js = jobset(t, "sim")
+    e2e.CLUSTER.third_party_crds([js])
+    ctl = JobSetController(t.c, [t.ns], os.path.join(t.tmp, "jobset-controller.log")).start()
+    try:
+        pg = podgrouper(t)
+        made = t.c.create_any(js)
+        ps = wait_for("the JobSet's 5 pods grouped", lambda: (lambda x: x if len(x) == 5 and
+                                                              all(group_of(p) for p in x.values()) else None)(
+            pods_of(t, "sim")), timeout=30)
+    finally:
+        ctl.stop()
+    check(sorted(ctl.made) == sorted((t.ns, n) for n in ("sim-driver-0", "sim-workers-0", "sim-workers-1")),
+          "Jobs made %s" % ctl.made)
+    want = "pg-sim-%s" % made["metadata"]["uid"]
+    pgs = podgroups(t)
+    check(list(pgs) == ["%s/%s" % (t.ns, want)], "PodGroups %s, expected %s" % (sorted(pgs), want))
+    spec = pgs["%s/%s" % (t.ns, want)]["spec"]
+    check(spec.get("minSubGroup") == 2 and "minMember" not in spec and spec["queue"] == "research",
+          "the JobSet's PodGroup %s" % spec)
+    sgs = {g["name"]: g for g in spec["subGroups"]}
+    check(sgs["driver"].get("minSubGroup") == 1 and sgs["workers"].get("minSubGroup") == 2,
+          "parents %s" % spec["subGroups"])
+    leaves = {n: (g.get("parent"), g.get("minMember")) for n, g in sgs.items() if "minMember" in g}
+    check(leaves == {"driver-replica-0": ("driver", 1), "workers-replica-0": ("workers", 2),
+                     "workers-replica-1": ("workers", 2)}, "leaves %s" % leaves)
+    by_leaf = {}
+    for n, p in ps.items():
+        by_leaf.setdefault(labels(p).get("kai.scheduler/subgroup-name"), []).append(n)
+    check(sorted((k, len(v)) for k, v in by_leaf.items()) ==
+          [("driver-replica-0", 1), ("workers-replica-0", 2), ("workers-replica-1", 2)],
+          "pods by leaf %s" % by_leaf)
+    check(all(labels(p).get("jobset.sigs.k8s.io/jobset-name") == "sim" for p in ps.values()),
+          "the JobSet's labels did not reach the pods")
+    pg.stop()
+    run_cycles(t, t.scheduler("--cycles", "3"))
+    check(len(t.bound()) == 5, "bound %s" % t.bound())
+    no_403(t)
+
+
+def test_podgroup_edited_by_hand(t):
+    """A PodGroup edited by hand, then updated by the running podgrouper when its Job changes
+    (kai.scheduler/batch-min-member 2 -> 3, seen through the Job's watch): the podgrouper's fields
+    change (minMember), the ones people own stay as KAI v0.17's handler.go keeps them (queue,
+    markUnschedulable, schedulingBackoff, a topology constraint when the workload names none, the
+    node-pool label, labels and annotations of their own), and a preemptionDelay set on the
+    PodGroup alone is removed, as KAI replaces it with the workload's (none)."""
+    t.setup()
+    made = t.c.create(job(t, "train", 2, {"kai.scheduler/batch-min-member": "2"}))
+    pg = podgrouper(t, "--owner-cache-ttl", "1h")
+    wait_for("the Job's pods grouped", lambda: (lambda x: x if len(x) == 2 and all(group_of(p) for p in x.values())
+                                                else None)(pods_of(t, "train")), timeout=20)
+    name = "pg-train-%s" % made["metadata"]["uid"]
+    edited = t.c.patch("PodGroup", name, {
+        "metadata": {"labels": {"kai.scheduler/node-pool": "pool-b", "team": "vision"},
+                     "annotations": {"example.com/ticket": "OPS-7"}},
+        "spec": {"queue": "serving", "markUnschedulable": True, "schedulingBackoff": 5,
+                 "preemptionDelay": "10m0s",
+                 "topologyConstraint": {"topology": "dc-topology", "requiredTopologyLevel": "example.com/rack"}}},
+        namespace=t.ns)
+    t.c.patch("Job", "train", {"metadata": {"annotations": {"kai.scheduler/batch-min-member": "3"}}}, namespace=t.ns)
+    after = wait_for("minMember 3", lambda: (lambda g: g if g["spec"]["minMember"] == 3 else None)(
+        t.c.get("PodGroup", name, t.ns)), timeout=10)
+    sp, md = after["spec"], after["metadata"]
+    kept = {"queue": sp.get("queue"), "markUnschedulable": sp.get("markUnschedulable"),
+            "schedulingBackoff": sp.get("schedulingBackoff"), "topologyConstraint": sp.get("topologyConstraint"),
+            "node-pool": labels(after).get("kai.scheduler/node-pool"), "team": labels(after).get("team"),
+            "ticket": annotations(after).get("example.com/ticket")}
+    check(kept == {"queue": "serving", "markUnschedulable": True, "schedulingBackoff": 5,
+                   "topologyConstraint": {"topology": "dc-topology", "requiredTopologyLevel": "example.com/rack"},
+                   "node-pool": "pool-b", "team": "vision", "ticket": "OPS-7"}, "hand edits lost: %s" % kept)
+    check("preemptionDelay" not in sp, "a preemptionDelay the workload does not ask for stayed: %s" % sp)
+    check(md["resourceVersion"] != edited["metadata"]["resourceVersion"], "not updated")
+    check(owner_of(after) == ("Job", "train", made["metadata"]["uid"]), "owner %s" % (owner_of(after),))
+    pg.stop()
+    no_403(t)
+
+
+def test_deployment_scale_up(t):
+    """A Deployment with kai.scheduler/gang-replicas (the real deployment and replicaset controllers
+    make its pods) scaled 2 -> 4: the PodGroup's minMember is 4 within seconds, through the
+    Deployment's watch (owners read by name are trusted an hour here, so no read could bring it);
+    scaled down to 1, where no pod is made that could bring it, minMember follows too."""
+    t.setup()
+    dep = [o for o in example("04-deployment-gang") if o["kind"] == "Deployment"][0]
+    dep["metadata"].update(name="embed", namespace=t.ns)
+    dep["metadata"].pop("uid")
+    dep["spec"]["replicas"] = 2
+    made = t.c.create(dep)
+    pg = podgrouper(t, "--owner-cache-ttl", "1h")
+    wait_for("2 pods grouped", lambda: (lambda x: x if len(x) == 2 and all(group_of(p) for p in x.values())
+                                        else None)(pods_of(t, "embed")), timeout=20)
+    name = "pg-embed-%s" % made["metadata"]["uid"]
+
+    def min_member(n):
+        return lambda: (t.c.get_or_none("PodGroup", name, t.ns) or {}).get("spec", {}).get("minMember") == n
+    check(min_member(2)(), "minMember %s" % t.c.get("PodGroup", name, t.ns)["spec"])
+    t0 = time.time()
+    t.c.patch("Deployment", "embed", {"spec": {"replicas": 4}}, namespace=t.ns)
+    wait_for("minMember 4", min_member(4), timeout=10)
+    took = time.time() - t0
+    check(took < 5, "the scale-up reached the PodGroup after %.1f s" % took)
+    t.c.patch("Deployment", "embed", {"spec": {"replicas": 1}}, namespace=t.ns)
+    wait_for("minMember 1 after the scale-down", min_member(1), timeout=10)
+    check(metric(pg, "gantry_podgrouper_owner_changes_total") >= 2, "owner changes %s" %
+          metric(pg, "gantry_podgrouper_owner_changes_total"))
+    check(not gets(t, "deployments", "embed"), "the Deployment was read by name")
+    pg.stop()
+    print("     scale-up to the PodGroup: %.2f s" % took)
+    no_403(t)
+
+
+KARTA_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "kartas.run.ai"},
+    "spec": {"group": "run.ai", "scope": "Cluster",
+             "names": {"kind": "Karta", "plural": "kartas", "singular": "karta", "listKind": "KartaList"},
+             "versions": [{"name": "v1alpha1", "served": True, "storage": True,
+                           "schema": {"openAPIV3Schema": {"type": "object",
+                                                          "x-kubernetes-preserve-unknown-fields": True}}}]}}
+
+
+def install_karta_crd(t):
+    """The Karta CRD (cluster-scoped, open schema), left installed for the rest of the run."""
+    c = t.c
+    if not c.get_or_none("CustomResourceDefinition", KARTA_CRD["metadata"]["name"]):
+        c.create(KARTA_CRD)
+    wait_for("the Karta CRD established", lambda: (e2e.condition(c.get("CustomResourceDefinition", "kartas.run.ai"),
+                                                                  "Established") or {}).get("status") == "True")
+    wait_for("Kartas in discovery", lambda: "Karta" in {r["kind"] for r in c.request("GET", "/apis/run.ai/v1alpha1")["resources"]})
+
+
+def customjob_karta():
+    roles = ("coordinator", "worker")
+    return {"apiVersion": "run.ai/v1alpha1", "kind": "Karta",
+            "metadata": {"name": "e2e-example-com-v1-customjob",
+                         "labels": {"run.ai/karta-group": "e2e.example.com", "run.ai/karta-version": "v1",
+                                    "run.ai/karta-kind": "CustomJob"}},
+            "spec": {"structureDefinition": {
+                "rootComponent": {"name": "customjob",
+                                  "kind": {"group": "e2e.example.com", "version": "v1", "kind": "CustomJob"},
+                                  "statusDefinition": {"statusMappings": {}}},
+                "childComponents": [
+                    {"name": r, "ownerRef": "customjob", "specDefinition": {"podTemplateSpecPath": ".spec.%s.template" % r},
+                     "scaleDefinition": {"replicasPath": ".spec.%s.replicas" % r},
+                     "podSelector": {"componentTypeSelector": {"keyPath": '.metadata.labels["e2e.example.com/role"]',
+                                                               "value": r}}} for r in roles]},
+                "optimizationInstructions": {"gangScheduling": {"podGroup": {
+                    "name": "customjob", "subGroups": [{"componentName": r} for r in roles]}}}}}
+
+
+def test_karta_grouped_live(t):
+    """KAI's Karta fallback on a real server, KAI's own e2e example: the Karta CRD installed and a
+    Karta made while the podgrouper runs (its watch of kartas.run.ai), the ServiceAccount granted
+    get, list and watch on CustomJobs as KAI's e2e grants its podgrouper, then a CustomJob of a
+    coordinator and 2 workers and its pods: one PodGroup pg-<uid>-customjob, a sub-group per
+    component, minSubGroup 2."""
+    t.setup()
+    install_karta_crd(t)
+    rbac = "rbac.authorization.k8s.io/v1"
+    t.c.create_any({"apiVersion": rbac, "kind": "ClusterRole", "metadata": {"name": "e2e-customjobs"},
+                    "rules": [{"apiGroups": ["e2e.example.com"], "resources": ["customjobs"],
+                               "verbs": ["get", "list", "watch"]}]})
+    t.cleanup.append((rbac, "ClusterRole", "e2e-customjobs"))
+    t.c.create_any({"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": {"name": "e2e-customjobs"},
+                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "e2e-customjobs"},
+                    "subjects": [{"kind": "ServiceAccount", "name": "gantry-scheduler", "namespace": "kai-scheduler"}]})
+    t.cleanup.append((rbac, "ClusterRoleBinding", "e2e-customjobs"))
+    pg = podgrouper(t)
+    wait_for("Kartas listed", lambda: lists(t, "kartas"))
+    k = customjob_karta()
+    t.c.create_any(k)
+    t.cleanup.append(("run.ai/v1alpha1", "Karta", k["metadata"]["name"]))
+    wait_for("the Karta seen", lambda: (metric(pg, "gantry_podgrouper_owner_watch_events_total") or 0) >= 1)
+    cj = {"apiVersion": "e2e.example.com/v1", "kind": "CustomJob",
+          "metadata": {"name": "cj", "namespace": t.ns, "uid": "c0570000-0000-4000-8000-00000000e2e0",
+                       "labels": {"kai.scheduler/queue": "research"}},
+          "spec": {"coordinator": {"replicas": 1}, "worker": {"replicas": 2}}}
+    ps = [e2e.pod(n, t.ns, labels={"e2e.example.com/role": r}) for n, r in
+          (("cj-coordinator-0", "coordinator"), ("cj-worker-0", "worker"), ("cj-worker-1", "worker"))]
+    for p in ps:
+        p["metadata"]["ownerReferences"] = [{"apiVersion": "e2e.example.com/v1", "kind": "CustomJob", "name": "cj",
+                                             "uid": cj["metadata"]["uid"], "controller": True}]
+    wl = Workloads(t)
+    made = wl.create(cj)[0]
+    wl.create(*ps)
+    got = wait_for("the CustomJob's pods grouped", all_grouped(t, t.ns, [p["metadata"]["name"] for p in ps]), timeout=20)
+    want = "pg-%s-customjob" % made["metadata"]["uid"]
+    pgs = podgroups(t)
+    check(list(pgs) == ["%s/%s" % (t.ns, want)], "PodGroups %s, expected %s" % (sorted(pgs), want))
+    spec = pgs["%s/%s" % (t.ns, want)]["spec"]
+    check(spec.get("minSubGroup") == 2 and subgroups(pgs["%s/%s" % (t.ns, want)]) == {"coordinator": 1, "worker": 2},
+          "the Karta's PodGroup %s" % spec)
+    check(labels(got["cj-worker-1"]).get("kai.scheduler/subgroup-name") == "worker", "sub-group label")
+    check(lists(t, "customjobs") and not gets(t, "customjobs", "cj"),
+          "CustomJobs listed %d times, the CustomJob read by name %d times (want a watch, no read)"
+          % (len(lists(t, "customjobs")), len(gets(t, "customjobs", "cj"))))
+    check(not warnings(t, t.ns), "warnings %s" % [e["message"] for e in warnings(t, t.ns)])
+    pg.stop()
+    no_403(t)
+
+
+def test_skip_podgrouper_owned(t):
+    """kai.scheduler/skip-podgrouper on an owner, as KAI's reconciler reads it: the pods the job
+    controller makes for a Job annotated "true" are left alone (no PodGroup, no annotation), each
+    said once in the log with the Job that has the annotation and counted by reason, as is a bare
+    pod that names its own PodGroup; the annotation removed from the Job (a change its watch
+    brings), they are grouped."""
+    t.setup()
+    t.c.create(job(t, "etl", 2, {"kai.scheduler/skip-podgrouper": "true"}))
+    t.c.create(e2e.pod("mine", t.ns, pg="my-own-group"))
+    wait_for("the Job's pods", lambda: len(pods_of(t, "etl")) == 2, timeout=20)
+    pg = podgrouper(t)
+    by_owner = 'gantry_podgrouper_pods_skipped_total{reason="owner-skip-podgrouper"}'
+    own = 'gantry_podgrouper_pods_skipped_total{reason="own-podgroup"}'
+    wait_for("three pods looked at and left alone", lambda: metric(pg, by_owner) == 2 and metric(pg, own) == 1)
+    check(not podgroups(t) and not any(group_of(p) for p in pods_of(t, "etl").values()),
+          "grouped despite skip-podgrouper: %s" % sorted(podgroups(t)))
+    said = [line for line in pg.output().splitlines() if "is left without a PodGroup" in line]
+    for name in pods_of(t, "etl"):
+        want = "pod %s/%s is left without a PodGroup: its owner Job %s/etl has kai.scheduler/skip-podgrouper" % (
+            t.ns, name, t.ns)
+        check(sum(want in line for line in said) == 1, "%r not said once:\n%s" % (want, "\n".join(said)))
+    want = "pod %s/mine is left without a PodGroup: it has no owner and names its own PodGroup" % t.ns
+    check(sum(want in line for line in said) == 1, "%r not said once:\n%s" % (want, "\n".join(said)))
+    t.c.patch("Job", "etl", {"metadata": {"annotations": {"kai.scheduler/skip-podgrouper": None}}}, namespace=t.ns)
+    wait_for("grouped once the annotation is gone", lambda: all(group_of(p) for p in pods_of(t, "etl").values()),
+             timeout=10)
+    check(len(podgroups(t)) == 1, "PodGroups %s" % sorted(podgroups(t)))
+    pg.stop()
     no_403(t)
 
 
 TESTS = [test_pytorchjob_gang, test_examples_as_kai_groups_them, test_zero_replicas_warning,
          test_owner_reads_bounded, test_restart_keeps_user_edits, test_scheduler_runs_podgrouper,
-         test_custom_resource_rule]
+         test_custom_resource_rule, test_job_one_podgroup, test_jobset_grouped_live, test_podgroup_edited_by_hand,
+         test_deployment_scale_up, test_karta_grouped_live, test_skip_podgrouper_owned]

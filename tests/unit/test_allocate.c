@@ -217,6 +217,114 @@ TEST(parent_limit_applies_to_children)
 	tl_free(&w);
 }
 
+/* spec.preemptionDelay: a high-priority job may not preempt until the delay
+ * after the later of its creation (00:00) and its last eviction has passed
+ * (the session is at 01:00). @ann is the PodGroup's annotations body. */
+static void preemptor_world(struct tl_world *w, const char *delay, const char *ann)
+{
+	tl_init(w);
+	tl_node(w, &(struct tl_node){ .name = "n1", .gpus = 1 });
+	tl_queue(w, &(struct tl_queue){ .name = "q", .quota = "1" });
+	tl_pg(w, &(struct tl_pg){ .name = "low", .queue = "q", .prio = "train" });
+	tl_pod(w, &(struct tl_pod){ .name = "low-0", .queue = "q", .pg = "low", .node = "n1", .gpus = "1" });
+	tl_yaml(w, "---\n{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: high, "
+		   "namespace: default, creationTimestamp: '2026-01-01T00:00:00Z', annotations: {%s}}, "
+		   "spec: {queue: q, minMember: 1, priorityClassName: inference, preemptionDelay: %s}}\n",
+		ann, delay);
+	tl_pod(w, &(struct tl_pod){ .name = "high-0", .queue = "q", .pg = "high", .gpus = "1" });
+}
+
+TEST(preemption_delay_holds_the_preemptor)
+{
+	struct tl_world w;
+	preemptor_world(&w, "2h", "");
+	TL_BUILD(&w);
+	tl_cycle_mask(&w, GT_ACTIONS_ALL);
+	ASSERT_EQ(GT_RUNNING, tl_status(&w, "low-0"));
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "high-0"));
+	ASSERT_CONTAINS(tl_msg(&w, "high"), "Workload is within its preemption delay window (7200s) and may not "
+					    "trigger evictions before 2026-01-01T02:00:00Z");
+	tl_free(&w);
+}
+
+TEST(preemption_delay_elapsed_preempts)
+{
+	struct tl_world w;
+	preemptor_world(&w, "30m", "");
+	TL_BUILD(&w);
+	tl_cycle_mask(&w, GT_ACTIONS_ALL);
+	ASSERT_EQ(GT_RELEASING, tl_status(&w, "low-0"));
+	tl_free(&w);
+}
+
+TEST(preemption_delay_rearmed_by_last_eviction)
+{
+	struct tl_world w;
+	preemptor_world(&w, "30m", "kai.scheduler/last-eviction-timestamp: '2026-01-01T00:50:00Z'");
+	TL_BUILD(&w);
+	tl_cycle_mask(&w, GT_ACTIONS_ALL);
+	ASSERT_EQ(GT_RUNNING, tl_status(&w, "low-0"));
+	ASSERT_CONTAINS(tl_msg(&w, "high"), "before 2026-01-01T01:20:00Z");
+	tl_free(&w);
+}
+
+/* spec.minSubGroup: three replicas of two pods, any two replicas make the gang;
+ * the node has room for two replicas' pods only. */
+TEST(min_subgroup_two_of_three_replicas)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_yaml(&w, "---\n{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: js, "
+		    "namespace: default, creationTimestamp: '2026-01-01T00:00:00Z'}, spec: {queue: q, minSubGroup: 2, "
+		    "subGroups: [{name: r0}, {name: r1}, {name: r2}, "
+		    "{name: r0-pods, parent: r0, minMember: 2}, {name: r1-pods, parent: r1, minMember: 2}, "
+		    "{name: r2-pods, parent: r2, minMember: 2}]}}\n");
+	static const char *const pods[] = { "r0-a", "r0-b", "r1-a", "r1-b", "r2-a", "r2-b" };
+	for (int i = 0; i < 6; i++) {
+		char labels[64];
+		snprintf(labels, sizeof(labels), "kai.scheduler/subgroup-name: r%d-pods", i / 2);
+		tl_pod(&w, &(struct tl_pod){ .name = pods[i], .queue = "q", .pg = "js", .gpus = "1",
+					      .labels = labels });
+	}
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	int bound = 0;
+	for (int i = 0; i < 6; i++)
+		bound += tl_status(&w, pods[i]) == GT_BINDING;
+	ASSERT_EQ(4, bound);
+	/* whole replicas: the two a pod of r0 is with */
+	ASSERT_EQ(tl_status(&w, "r0-a"), tl_status(&w, "r0-b"));
+	ASSERT_EQ(tl_status(&w, "r2-a"), tl_status(&w, "r2-b"));
+	tl_free(&w);
+}
+
+/* Topology spec.levels[].alias: a PodGroup may name a level by its alias. */
+TEST(topology_level_by_alias)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1alpha1, kind: Topology, metadata: {name: dc}, spec: {levels: "
+		    "[{nodeLabel: example.com/rack, alias: rack}, {nodeLabel: kubernetes.io/hostname}]}}\n");
+	tl_node(&w, &(struct tl_node){ .name = "a1", .gpus = 1, .labels = "example.com/rack: a, kubernetes.io/hostname: a1" });
+	tl_node(&w, &(struct tl_node){ .name = "b1", .gpus = 1, .labels = "example.com/rack: b, kubernetes.io/hostname: b1" });
+	tl_node(&w, &(struct tl_node){ .name = "b2", .gpus = 1, .labels = "example.com/rack: b, kubernetes.io/hostname: b2" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pg(&w, &(struct tl_pg){ .name = "g", .queue = "q", .min = 2,
+				   .spec = "topologyConstraint: {topology: dc, requiredTopologyLevel: rack}" });
+	tl_pod(&w, &(struct tl_pod){ .name = "g-0", .queue = "q", .pg = "g", .gpus = "1" });
+	tl_pod(&w, &(struct tl_pod){ .name = "g-1", .queue = "q", .pg = "g", .gpus = "1" });
+	TL_BUILD(&w);
+	ASSERT_EQ(0, w.c.jobs[tl_job_idx(&w, "g")].topo.required_level);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "g-0"));
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "g-1"));
+	ASSERT_TRUE(w.s.pods[tl_pod_idx(&w, "g-0")].node != tl_node_idx(&w, "a1"));
+	ASSERT_TRUE(w.s.pods[tl_pod_idx(&w, "g-1")].node != tl_node_idx(&w, "a1"));
+	tl_free(&w);
+}
+
 TEST(non_preemptible_over_quota_is_refused)
 {
 	struct tl_world w;
@@ -994,6 +1102,11 @@ TEST(action_list_parses_and_names_the_bad_one)
 }
 
 const struct gt_test gt_tests[] = {
+	T(topology_level_by_alias),
+	T(min_subgroup_two_of_three_replicas),
+	T(preemption_delay_holds_the_preemptor),
+	T(preemption_delay_elapsed_preempts),
+	T(preemption_delay_rearmed_by_last_eviction),
 	T(action_list_parses_and_names_the_bad_one),
 	T(releasing_pod_slot_means_pipeline),
 	T(fit_error_lists_every_short_resource_of_a_node),

@@ -505,6 +505,80 @@ TEST(init_containers_and_limits)
 	tl_free(&w);
 }
 
+/* KAI's getTaskStatus: a Running pod deleted longer ago than the threshold is
+ * StuckInReleasing in the session; its resources are not counted on for pipelining. */
+static enum gt_status leaving_pod_status(const char *shard_args)
+{
+	struct tl_world w;
+	tl_init(&w);
+	if (shard_args)
+		tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default}, "
+			    "spec: {args: {%s}}}\n", shard_args);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 1 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	/* deleted at 00:59:30, the session is at 01:00 */
+	tl_pod(&w, &(struct tl_pod){ .name = "leaving", .queue = "q", .node = "n1", .deleting = true,
+				     .gpus = "1" });
+	if (tl_build(&w)) {
+		fprintf(stderr, "build failed: %s\n", w.err.msg);
+		tl_free(&w);
+		return GT_N_STATUS;
+	}
+	tl_open(&w);
+	enum gt_status st = w.s.pods[tl_pod_idx(&w, "leaving")].status;
+	tl_free(&w);
+	return st;
+}
+
+TEST(stuck_in_releasing_by_threshold)
+{
+	ASSERT_EQ(GT_RELEASING, leaving_pod_status(NULL));	/* default 2m */
+	ASSERT_EQ(GT_RELEASING, leaving_pod_status("stuck-in-releasing-threshold: 31s"));
+	ASSERT_EQ(GT_STUCK_RELEASING, leaving_pod_status("stuck-in-releasing-threshold: 29s"));
+}
+
+TEST(min_subgroup_more_than_members)
+{
+	static const char *const want[] = { "PodGroup", "spec.minSubGroup", "'3'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: g}, "
+			       "spec: {queue: q, minSubGroup: 3, subGroups: [{name: a}, {name: b}]}}",
+			       want));
+}
+
+TEST(min_subgroup_without_subgroups)
+{
+	static const char *const want[] = { "PodGroup", "spec.minSubGroup", "needs spec.subGroups", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: g}, "
+			       "spec: {queue: q, minSubGroup: 1}}",
+			       want));
+}
+
+TEST(topology_alias_names_two_levels)
+{
+	static const char *const want[] = { "Topology", "spec.levels[].alias", "'zone'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: kai.scheduler/v1alpha1, kind: Topology, metadata: {name: t}, spec: "
+			       "{levels: [{nodeLabel: zone}, {nodeLabel: example.com/rack, alias: zone}]}}",
+			       want));
+}
+
+/* KAI v0.17: a resource key not written is 0; a missing limit is a limit of 0. */
+TEST(queue_missing_keys_are_zero_as_in_kai)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: q}, spec: {resources: "
+		    "{gpu: {quota: 2, limit: -1}, memory: {quota: -1, limit: -1, overQuotaWeight: 1}}}}\n");
+	TL_BUILD(&w);
+	const struct gt_queue *q = &w.c.queues[0];
+	ASSERT_EQ(2000, q->deserved[GT_QGPU]);
+	ASSERT_EQ(-1, q->limit[GT_QGPU]);
+	ASSERT_TRUE(q->weight[GT_QGPU] == 0);
+	ASSERT_EQ(0, q->deserved[GT_QCPU]);
+	ASSERT_EQ(0, q->limit[GT_QCPU]);
+	ASSERT_EQ(-1, q->limit[GT_QMEM]);
+	tl_free(&w);
+}
+
 TEST(scheduling_shard)
 {
 	struct tl_world w;
@@ -619,6 +693,11 @@ const struct gt_test gt_tests[] = {
 	T(pod_states_from_the_manifest),
 	T(subgroup_label_must_name_a_subgroup),
 	T(init_containers_and_limits),
+	T(stuck_in_releasing_by_threshold),
+	T(min_subgroup_more_than_members),
+	T(min_subgroup_without_subgroups),
+	T(topology_alias_names_two_levels),
+	T(queue_missing_keys_are_zero_as_in_kai),
 	T(scheduling_shard),
 	T(scheduling_shard_bad_strategy),
 	T(scheduling_shard_bad_duration),

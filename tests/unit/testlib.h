@@ -247,7 +247,7 @@ static inline void tl_pod(struct tl_world *w, const struct tl_pod *p)
 		tl_yaml(w, "pod-group-name: %s%s", p->pg, p->annotations ? ", " : "");
 	tl_yaml(w, "%s}", p->annotations ? p->annotations : "");
 	if (p->deleting)
-		tl_yaml(w, ", deletionTimestamp: '2026-01-01T00:30:00Z'");
+		tl_yaml(w, ", deletionTimestamp: '2026-01-01T00:59:30Z'");
 	tl_yaml(w, "}, spec: {schedulerName: kai-scheduler, ");
 	if (p->node)
 		tl_yaml(w, "nodeName: %s, ", p->node);
