@@ -9,8 +9,8 @@
 #include "replay/replay.h"
 #include "scheduler/command.h"
 #include "sim/simulate.h"
+#include "util/version.h"
 
-#define GANTRY_VERSION "0.1.0"
 
 static void usage(FILE *f)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/quantity.h"
+#include "core/actions.h"
 #include "util/mem.h"
 #include "util/strtab.h"
 #include "util/time.h"
@@ -40,6 +41,7 @@ static const struct {
 	{ "resourcetype", GT_PLUGIN_RESOURCETYPE },
 	{ "nodeplacement", GT_PLUGIN_NODEPLACEMENT },
 	{ "nominatednode", GT_PLUGIN_NOMINATEDNODE },
+	{ "podaffinity", GT_PLUGIN_PODAFFINITY },
 };
 
 /* spec.plugins: switches, placement arguments, proportion's kValue. */
@@ -86,6 +88,33 @@ static int shard_plugins(struct gt_dec *x, const struct gt_doc *o, struct gt_con
 	return 0;
 }
 
+/*
+ * spec.actions{}: an action switched off with enabled: false. KAI's priority
+ * reorders actions; Gantry keeps KAI's default order and says so.
+ */
+static int shard_actions(struct gt_dec *x, const struct gt_doc *o, struct gt_config *cfg)
+{
+	const struct gt_doc *actions = gt_doc_path(o, "spec.actions");
+	cfg->actions_off = 0;
+	for (size_t i = 0; actions && actions->kind == GT_DOC_MAP && i < actions->n; i++) {
+		const char *name = actions->keys[i];
+		enum gt_action a = gt_action_from_name(name);
+		if (a == GT_ACT_NONE)
+			return gt_dec_fail(x, o, "spec.actions", "is not one of KAI's actions", name);
+		const struct gt_doc *spec = actions->items[i];
+		if (!gt_dec_bool(gt_doc_str(spec, "enabled"), true))
+			cfg->actions_off |= 1u << a;
+		if (gt_doc_str(spec, "priority"))
+			gt_dec_warn(x, "SchedulingShard %s: spec.actions.%s.priority is not applied: Gantry runs the "
+				    "actions in KAI's default order", gt_obj_name(o), name);
+	}
+	return 0;
+}
+
+/* spec.args Gantry takes from the shard; KAI's operator passes them as scheduler flags. */
+static const char *const shard_args_taken[] = { "default-staleness-grace-period", "stuck-in-releasing-threshold",
+						"max-consolidation-preemptees", "allow-consolidating-reclaim" };
+
 /* spec.args and spec.minRuntime: durations and counts. */
 static int shard_args(struct gt_dec *x, const struct gt_doc *o, struct gt_config *cfg)
 {
@@ -102,6 +131,19 @@ static int shard_args(struct gt_dec *x, const struct gt_doc *o, struct gt_config
 		return gt_dec_fail(x, o, "spec.args.max-consolidation-preemptees", "not an integer", maxc);
 	if (maxc)
 		cfg->max_consolidation_preemptees = (int32_t)v;
+	const char *acr = gt_doc_str(args, "allow-consolidating-reclaim");
+	if (acr && strcmp(acr, "true") && strcmp(acr, "false"))
+		return gt_dec_fail(x, o, "spec.args.allow-consolidating-reclaim", "must be true or false, not", acr);
+	if (acr)
+		cfg->allow_consolidating_reclaim = !strcmp(acr, "true");
+	for (size_t i = 0; args && args->kind == GT_DOC_MAP && i < args->n; i++) {
+		bool taken = false;
+		for (size_t k = 0; k < sizeof(shard_args_taken) / sizeof(shard_args_taken[0]); k++)
+			taken |= !strcmp(args->keys[i], shard_args_taken[k]);
+		if (!taken)
+			gt_dec_warn(x, "SchedulingShard %s: spec.args.%s is not taken from the shard (give it to "
+				    "gantry scheduler as a flag; gantry scheduler --help)", gt_obj_name(o), args->keys[i]);
+	}
 	const struct gt_doc *mr = gt_doc_path(o, "spec.minRuntime");
 	const char *pm = gt_doc_str(mr, "preemptMinRuntime"), *rm = gt_doc_str(mr, "reclaimMinRuntime");
 	if (pm && gt_duration_parse_whole(pm, &cfg->preempt_min_runtime_s))
@@ -126,6 +168,7 @@ int gt_dec_shard(struct gt_dec *x, const struct gt_doc *o)
 		cfg.gpu_sharing_order = false;
 	int rc = shard_plugins(x, o, &cfg);
 	rc = rc ? rc : shard_args(x, o, &cfg);
+	rc = rc ? rc : shard_actions(x, o, &cfg);
 	if (!rc)
 		x->c->config = cfg;
 	return rc;
@@ -214,6 +257,9 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o)
 	struct gt_queue q = { .name = gt_dec_intern(x, name), .parent = GT_NONE, .priority = 100,
 			      .preempt_min_runtime_s = -1, .reclaim_min_runtime_s = -1 };
 	const struct gt_doc *spec = gt_doc_get(o, "spec");
+	const char *display = gt_doc_str(spec, "displayName");
+	q.has_display_name = display && *display;
+	q.display_name = q.has_display_name ? gt_dec_intern(x, display) : 0;
 	const char *prio = gt_doc_str(spec, "priority");
 	int64_t v;
 	if (prio && (gt_parse_int(prio, &v) || v < INT32_MIN || v > INT32_MAX))

@@ -50,6 +50,25 @@ static int add_request(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *
 	return 0;
 }
 
+/* Requests of @b added to @a, or @a raised to @b per resource. */
+static void request_add(struct gt_pod *a, const struct gt_pod *b)
+{
+	a->cpu_milli += b->cpu_milli;
+	a->mem_bytes += b->mem_bytes;
+	a->gpus += b->gpus;
+	for (int e = 0; e < GT_MAX_EXT; e++)
+		a->ext[e] += b->ext[e];
+}
+
+static void request_max(struct gt_pod *a, const struct gt_pod *b)
+{
+	a->cpu_milli = b->cpu_milli > a->cpu_milli ? b->cpu_milli : a->cpu_milli;
+	a->mem_bytes = b->mem_bytes > a->mem_bytes ? b->mem_bytes : a->mem_bytes;
+	a->gpus = b->gpus > a->gpus ? b->gpus : a->gpus;
+	for (int e = 0; e < GT_MAX_EXT; e++)
+		a->ext[e] = b->ext[e] > a->ext[e] ? b->ext[e] : a->ext[e];
+}
+
 static int pod_resources(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 {
 	const struct gt_doc *containers = gt_doc_path(o, "spec.containers");
@@ -69,20 +88,33 @@ static int pod_resources(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 			p->gpus += tmp.gpus;
 		}
 	}
-	/* init containers run one at a time: the pod needs the largest of them */
-	struct gt_pod init = { 0 };
+	/*
+	 * Init containers, as kube-scheduler counts them: plain ones run one at
+	 * a time, each beside the sidecars started before it; a sidecar (an init
+	 * container with restartPolicy Always) keeps running, so it adds to the
+	 * pod's regular containers too. The pod needs the larger of the two.
+	 */
+	struct gt_pod sidecars = { 0 }, init_peak = { 0 };
 	const struct gt_doc *inits = gt_doc_path(o, "spec.initContainers");
 	for (size_t i = 0; inits && inits->kind == GT_DOC_SEQ && i < inits->n; i++) {
 		const struct gt_doc *res = gt_doc_get(inits->items[i], "resources");
 		const struct gt_doc *req = gt_doc_get(res, "requests");
-		int rc = add_request(x, o, &init, req ? req : gt_doc_get(res, "limits"),
-				     "spec.initContainers[].resources.requests", true);
+		struct gt_pod one = { 0 };
+		int rc = add_request(x, o, &one, req ? req : gt_doc_get(res, "limits"),
+				     "spec.initContainers[].resources.requests", false);
 		if (rc)
 			return rc;
+		const char *restart = gt_doc_str(inits->items[i], "restartPolicy");
+		if (restart && !strcmp(restart, "Always")) {
+			request_add(p, &one);
+			request_add(&sidecars, &one);
+			one = sidecars;
+		} else {
+			request_add(&one, &sidecars);
+		}
+		request_max(&init_peak, &one);
 	}
-	p->cpu_milli = init.cpu_milli > p->cpu_milli ? init.cpu_milli : p->cpu_milli;
-	p->mem_bytes = init.mem_bytes > p->mem_bytes ? init.mem_bytes : p->mem_bytes;
-	p->gpus = init.gpus > p->gpus ? init.gpus : p->gpus;
+	request_max(p, &init_peak);
 	return 0;
 }
 
@@ -173,6 +205,90 @@ static int read_selector_exprs(struct gt_dec *x, const struct gt_doc *o, const s
 	return 0;
 }
 
+/* containers[].ports[].hostPort: the node must have the port free (NodePorts). */
+static int host_ports(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const struct gt_doc *containers = gt_doc_path(o, "spec.containers");
+	for (size_t i = 0; containers && containers->kind == GT_DOC_SEQ && i < containers->n; i++) {
+		const struct gt_doc *ports = gt_doc_get(containers->items[i], "ports");
+		for (size_t k = 0; ports && ports->kind == GT_DOC_SEQ && k < ports->n; k++) {
+			const char *hp = gt_doc_str(ports->items[k], "hostPort");
+			int64_t port;
+			if (!hp)
+				continue;
+			if (gt_parse_int(hp, &port) || port < 0 || port > 65535)
+				return gt_dec_fail(x, o, "spec.containers[].ports[].hostPort", "not a port number", hp);
+			if (port == 0)
+				continue;	/* 0: no host port, as in Kubernetes */
+			const char *proto = gt_doc_str(ports->items[k], "protocol");
+			const char *ip = gt_doc_str(ports->items[k], "hostIP");
+			p->host_ports = gt_xrealloc(p->host_ports, (p->n_host_ports + 1) * sizeof(*p->host_ports));
+			p->host_ports[p->n_host_ports++] = (struct gt_host_port){
+				.host_ip = ip && *ip && strcmp(ip, "0.0.0.0") ? gt_dec_intern(x, ip) : GT_ANY_HOST_IP,
+				.protocol = gt_dec_intern(x, proto && *proto ? proto : "TCP"),
+				.port = (int32_t)port,
+			};
+		}
+	}
+	return 0;
+}
+
+/*
+ * The namespaces a pod (anti-)affinity term looks at, as Kubernetes reads
+ * them: those listed in namespaces, every namespace when namespaceSelector is
+ * empty ({}), the pod's own when neither is given. A namespaceSelector with
+ * labels needs the Namespace objects' labels, which Gantry does not read yet:
+ * it says so and uses the listed namespaces (or the pod's own).
+ */
+static int term_namespaces(struct gt_dec *x, const struct gt_doc *o, const struct gt_pod *p,
+			   const struct gt_doc *t, struct gt_pod_affinity_term *term)
+{
+	const struct gt_doc *list = gt_doc_get(t, "namespaces");
+	const struct gt_doc *nsel = gt_doc_get(t, "namespaceSelector");
+	size_t n = list && list->kind == GT_DOC_SEQ ? list->n : 0;
+	term->namespaces = gt_xcalloc(n + 1, sizeof(*term->namespaces));
+	for (size_t i = 0; i < n; i++) {
+		const char *ns = list->items[i]->kind == GT_DOC_SCALAR ? list->items[i]->scalar : NULL;
+		if (!ns || !*ns)
+			return gt_dec_fail(x, o, "spec.affinity.podAffinity[].namespaces[]", "is not a name", NULL);
+		term->namespaces[term->n_namespaces++] = gt_dec_intern(x, ns);
+	}
+	if (nsel && nsel->kind == GT_DOC_MAP) {
+		const struct gt_doc *ml = gt_doc_get(nsel, "matchLabels");
+		const struct gt_doc *me = gt_doc_get(nsel, "matchExpressions");
+		bool empty = (!ml || (ml->kind == GT_DOC_MAP && ml->n == 0)) &&
+			     (!me || (me->kind == GT_DOC_SEQ && me->n == 0));
+		if (empty)
+			term->all_namespaces = true;
+		else
+			gt_dec_warn(x, "pod %s: a pod affinity namespaceSelector with labels is not supported yet: "
+				    "the term applies to %s", gt_obj_name(o),
+				    n ? "its namespaces list only" : "the pod's own namespace");
+	}
+	if (!term->n_namespaces)
+		term->namespaces[term->n_namespaces++] = p->ns;
+	return 0;
+}
+
+/* One pod (anti-)affinity term @t, required (@weight 0) or preferred. */
+static int affinity_term(struct gt_dec *x, const struct gt_doc *o, const struct gt_pod *p, const struct gt_doc *t,
+			 bool anti, int32_t weight, struct gt_pod_affinity_term *term)
+{
+	memset(term, 0, sizeof(*term));
+	const char *tk = gt_doc_str(t, "topologyKey");
+	if (!tk)
+		return gt_dec_fail(x, o, "spec.affinity.podAffinity[].topologyKey", "is missing", NULL);
+	term->anti = anti;
+	term->weight = weight;
+	term->topology_key = gt_dec_intern(x, tk);
+	int rc = term_namespaces(x, o, p, t, term);
+	if (rc)
+		return rc;
+	const struct gt_doc *sel = gt_doc_get(t, "labelSelector");
+	return read_selector_exprs(x, o, gt_doc_get(sel, "matchExpressions"), gt_doc_get(sel, "matchLabels"),
+				   &term->selector);
+}
+
 static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 {
 	const struct gt_doc *spec = gt_doc_get(o, "spec");
@@ -204,29 +320,35 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 			tol->effect = !eff || !*eff ? GT_TAINT_ANY : e < 0 ? GT_TAINT_NO_EXECUTE : (enum gt_taint_effect)e;
 		}
 	}
+	int rc = host_ports(x, o, p);
+	if (rc)
+		return rc;
 	static const char *const kinds[] = { "podAffinity", "podAntiAffinity" };
 	for (int k = 0; k < 2; k++) {
 		char path[128];
 		snprintf(path, sizeof(path), "affinity.%s.requiredDuringSchedulingIgnoredDuringExecution",
 			 kinds[k]);
 		const struct gt_doc *pts = gt_doc_path(spec, path);
-		if (!pts || pts->kind != GT_DOC_SEQ)
-			continue;
-		p->pod_affinity = gt_xrealloc(p->pod_affinity,
-					      (p->n_pod_affinity + pts->n + 1) * sizeof(*p->pod_affinity));
-		for (size_t i = 0; i < pts->n; i++) {
-			const struct gt_doc *t = pts->items[i];
-			const char *tk = gt_doc_str(t, "topologyKey");
-			if (!tk)
-				return gt_dec_fail(x, o, "spec.affinity.podAffinity[].topologyKey", "is missing", NULL);
+		for (size_t i = 0; pts && pts->kind == GT_DOC_SEQ && i < pts->n; i++) {
+			GT_GROW(p->pod_affinity, p->n_pod_affinity + 1, p->cap_pod_affinity);
 			struct gt_pod_affinity_term *term = &p->pod_affinity[p->n_pod_affinity++];
-			memset(term, 0, sizeof(*term));
-			term->anti = k == 1;
-			term->topology_key = gt_dec_intern(x, tk);
-			term->ns = p->ns;
-			const struct gt_doc *sel = gt_doc_get(t, "labelSelector");
-			int rc = read_selector_exprs(x, o, gt_doc_get(sel, "matchExpressions"),
-						     gt_doc_get(sel, "matchLabels"), &term->selector);
+			rc = affinity_term(x, o, p, pts->items[i], k == 1, 0, term);
+			if (rc)
+				return rc;
+		}
+		snprintf(path, sizeof(path), "affinity.%s.preferredDuringSchedulingIgnoredDuringExecution",
+			 kinds[k]);
+		pts = gt_doc_path(spec, path);
+		for (size_t i = 0; pts && pts->kind == GT_DOC_SEQ && i < pts->n; i++) {
+			const char *w = gt_doc_str(pts->items[i], "weight");
+			int64_t weight;
+			if (!w || gt_parse_int(w, &weight) || weight < 1 || weight > 100)
+				return gt_dec_fail(x, o, "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[].weight",
+						   "must be a whole number from 1 to 100, not", w ? w : "(none)");
+			GT_GROW(p->preferred_affinity, p->n_preferred_affinity + 1, p->cap_preferred_affinity);
+			struct gt_pod_affinity_term *term = &p->preferred_affinity[p->n_preferred_affinity++];
+			rc = affinity_term(x, o, p, gt_doc_get(pts->items[i], "podAffinityTerm"), k == 1,
+					   (int32_t)weight, term);
 			if (rc)
 				return rc;
 		}

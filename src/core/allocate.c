@@ -45,7 +45,7 @@ bool gt_queue_guards_pass(struct gt_session *s, int32_t job, const int64_t req[G
 	for (int32_t q = j->queue; q != GT_NONE; q = c->queues[q].parent) {
 		const struct gt_queue *cq = &c->queues[q];
 		const struct gt_queue_state *qs = &s->queues[q];
-		const char *qname = gt_strtab_str(c->names, cq->name);
+		const char *qname = gt_strtab_str(c->names, gt_queue_shown_name(cq));
 		for (int r = 0; r < GT_NQRES; r++) {
 			if (req[r] <= 0)
 				continue;

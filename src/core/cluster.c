@@ -37,6 +37,18 @@ enum gt_status gt_pod_status_at(const struct gt_pod *p, const struct gt_config *
 	return p->status;
 }
 
+void gt_config_override(struct gt_config *c, const struct gt_config_overrides *o)
+{
+	if (o->has_staleness_grace)
+		c->staleness_grace_s = o->staleness_grace_s;
+	if (o->has_stuck_releasing)
+		c->stuck_releasing_s = o->stuck_releasing_s;
+	if (o->has_max_consolidation_preemptees)
+		c->max_consolidation_preemptees = o->max_consolidation_preemptees;
+	if (o->has_allow_consolidating_reclaim)
+		c->allow_consolidating_reclaim = o->allow_consolidating_reclaim;
+}
+
 void gt_cluster_init(struct gt_cluster *c, struct gt_strtab *names)
 {
 	memset(c, 0, sizeof(*c));
@@ -69,8 +81,17 @@ void gt_pod_release(struct gt_pod *p)
 	free(p->affinity_terms);
 	free(p->tolerations);
 	for (uint32_t i = 0; i < p->n_pod_affinity; i++)
+	{
 		gt_selector_release(&p->pod_affinity[i].selector);
+		free(p->pod_affinity[i].namespaces);
+	}
 	free(p->pod_affinity);
+	for (uint32_t i = 0; i < p->n_preferred_affinity; i++) {
+		gt_selector_release(&p->preferred_affinity[i].selector);
+		free(p->preferred_affinity[i].namespaces);
+	}
+	free(p->preferred_affinity);
+	free(p->host_ports);
 }
 
 void gt_node_release(struct gt_node *n)

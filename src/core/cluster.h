@@ -120,7 +120,12 @@ struct gt_pod_affinity_term {
 	struct gt_selector selector;	/* over pod labels */
 	uint32_t topology_key;
 	bool anti;
-	int64_t ns;		/* namespace the selector applies to (pod's own) */
+	/* namespaces the selector applies to: the term's namespaces, else the
+	 * pod's own; every namespace with an empty namespaceSelector */
+	uint32_t *namespaces;
+	uint32_t n_namespaces;
+	bool all_namespaces;
+	int32_t weight;		/* a preferred term's weight (1..100); 0 for a required one */
 };
 
 struct gt_node {
@@ -140,6 +145,14 @@ struct gt_node {
 	bool mig_enabled;
 	int64_t ext[GT_MAX_EXT];	/* allocatable extended resources */
 };
+
+/* A container port bound on the node (kube-scheduler's NodePorts predicate). */
+struct gt_host_port {
+	uint32_t host_ip;	/* interned hostIP; GT_ANY_HOST_IP for all addresses */
+	uint32_t protocol;	/* interned: TCP, UDP or SCTP */
+	int32_t port;
+};
+#define GT_ANY_HOST_IP UINT32_MAX
 
 struct gt_pod {
 	uint32_t ns, name;
@@ -177,7 +190,11 @@ struct gt_pod {
 	struct gt_toleration *tolerations;
 	uint32_t n_tolerations;
 	struct gt_pod_affinity_term *pod_affinity;
-	uint32_t n_pod_affinity;
+	uint32_t n_pod_affinity, cap_pod_affinity;
+	struct gt_pod_affinity_term *preferred_affinity;	/* scored, not required */
+	uint32_t n_preferred_affinity, cap_preferred_affinity;
+	struct gt_host_port *host_ports;	/* containers[].ports[] with a hostPort */
+	uint32_t n_host_ports;
 };
 
 static inline bool gt_pod_is_shared(const struct gt_pod *p)
@@ -235,6 +252,8 @@ struct gt_job {
 
 struct gt_queue {
 	uint32_t name;
+	uint32_t display_name;	/* spec.displayName when has_display_name */
+	bool has_display_name;
 	int32_t parent;		/* GT_NONE for a top-level queue */
 	int32_t priority;
 	int64_t created;
@@ -258,7 +277,7 @@ struct gt_topology {
 
 /* Scoring plugins that can be switched off in the SchedulingShard. */
 enum gt_plugin { GT_PLUGIN_NODEAVAILABILITY, GT_PLUGIN_RESOURCETYPE, GT_PLUGIN_NODEPLACEMENT,
-		 GT_PLUGIN_GPUPACK, GT_PLUGIN_NOMINATEDNODE, GT_N_PLUGINS };
+		 GT_PLUGIN_GPUPACK, GT_PLUGIN_NOMINATEDNODE, GT_PLUGIN_PODAFFINITY, GT_N_PLUGINS };
 
 struct gt_config {
 	unsigned plugins_off;	/* bit per enum gt_plugin */
@@ -273,6 +292,7 @@ struct gt_config {
 	int64_t preempt_min_runtime_s;
 	int64_t reclaim_min_runtime_s;
 	bool allow_consolidating_reclaim;
+	unsigned actions_off;	/* SchedulingShard spec.actions{}.enabled false, bit per enum gt_action */
 	double k_value;
 	double saturation_multiplier;
 };
@@ -296,6 +316,22 @@ struct gt_cluster {
 };
 
 void gt_config_defaults(struct gt_config *c);
+
+/* Settings given outside the cluster's objects (KAI's scheduler flags): each
+ * one given wins over the SchedulingShard. */
+struct gt_config_overrides {
+	bool has_staleness_grace, has_stuck_releasing, has_max_consolidation_preemptees;
+	bool has_allow_consolidating_reclaim;
+	int64_t staleness_grace_s, stuck_releasing_s;
+	int32_t max_consolidation_preemptees;
+	bool allow_consolidating_reclaim;
+};
+void gt_config_override(struct gt_config *c, const struct gt_config_overrides *o);
+/* What KAI's messages call queue @q: its spec.displayName, else its name. */
+static inline uint32_t gt_queue_shown_name(const struct gt_queue *q)
+{
+	return q->has_display_name ? q->display_name : q->name;
+}
 /* @p's status in a session at @now: a Releasing pod deleted more than the
  * stuck-in-releasing threshold ago is StuckInReleasing (KAI's getTaskStatus). */
 enum gt_status gt_pod_status_at(const struct gt_pod *p, const struct gt_config *c, int64_t now);

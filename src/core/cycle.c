@@ -87,6 +87,7 @@ void gt_cycle_run(struct gt_session *s, const struct gt_cluster *c, int64_t now,
 {
 	gt_session_open(s, c, now);
 	gt_fairshare_compute(s);
+	mask &= ~c->config.actions_off;	/* the shard's spec.actions */
 	for (int a = 1; a < GT_N_ACTIONS; a++)
 		if (mask & (1u << a))
 			gt_action_run(s, (enum gt_action)a);

@@ -32,7 +32,7 @@ static size_t queue_line(const struct gt_session *s, int32_t q, char *buf, size_
 		snprintf(quota, sizeof(quota), "%g GPUs", (double)cq->deserved[GT_QGPU] / 1000);
 	int n = snprintf(buf, len,
 			 " %s uses %g GPUs with a quota of %s, fair-share of %g GPUs and queue priority of %d.",
-			 str(s, cq->name), (double)s->queues[q].allocated[GT_QGPU] / 1000, quota,
+			 str(s, gt_queue_shown_name(cq)), (double)s->queues[q].allocated[GT_QGPU] / 1000, quota,
 			 (double)s->queues[q].fair_share[GT_QGPU] / 1000, cq->priority);
 	return n > 0 ? (size_t)n : 0;
 }

@@ -212,6 +212,16 @@ static bool node_affinity_ok(const struct gt_cluster *c, const struct gt_pod *p,
 	return false;
 }
 
+static bool term_covers_namespace(const struct gt_pod_affinity_term *term, uint32_t ns)
+{
+	if (term->all_namespaces)
+		return true;
+	for (uint32_t i = 0; i < term->n_namespaces; i++)
+		if (term->namespaces[i] == ns)
+			return true;
+	return false;
+}
+
 /* Does some placed pod matching @term share @node's domain of the topology key? */
 static bool term_matched_near(const struct gt_session *s, int32_t self,
 			      const struct gt_pod_affinity_term *term, int32_t node,
@@ -224,7 +234,7 @@ static bool term_matched_near(const struct gt_session *s, int32_t self,
 		const struct gt_pod_state *st = &s->pods[i];
 		if ((int32_t)i == self || st->node < 0 || !gt_status_active_allocated(st->status))
 			continue;
-		if (term->ns >= 0 && c->pods[i].ns != (uint32_t)term->ns)
+		if (!term_covers_namespace(term, c->pods[i].ns))
 			continue;
 		if (!gt_selector_matches(&term->selector, &c->pods[i].labels, c->names))
 			continue;
@@ -253,6 +263,31 @@ static enum gt_reject pod_affinity_check(const struct gt_session *s, int32_t pod
 	return GT_REJECT_NONE;
 }
 
+static bool ports_clash(const struct gt_host_port *a, const struct gt_host_port *b)
+{
+	return a->port == b->port && a->protocol == b->protocol &&
+	       (a->host_ip == GT_ANY_HOST_IP || b->host_ip == GT_ANY_HOST_IP || a->host_ip == b->host_ip);
+}
+
+/* Are @pod's host ports free on @node? Every pod that holds the node counts,
+ * a releasing one too (its ports are bound until it is gone). Rare, so a scan. */
+static bool host_ports_free(const struct gt_session *s, int32_t pod, int32_t node)
+{
+	const struct gt_cluster *c = s->c;
+	const struct gt_pod *p = &c->pods[pod];
+	for (uint32_t i = 0; i < c->n_pods; i++) {
+		const struct gt_pod *other = &c->pods[i];
+		if ((int32_t)i == pod || !other->n_host_ports || s->pods[i].node != node ||
+		    !gt_status_active_used(s->pods[i].status))
+			continue;
+		for (uint32_t a = 0; a < p->n_host_ports; a++)
+			for (uint32_t b = 0; b < other->n_host_ports; b++)
+				if (ports_clash(&p->host_ports[a], &other->host_ports[b]))
+					return false;
+	}
+	return true;
+}
+
 enum gt_reject gt_check_predicates(const struct gt_session *s, int32_t pod, int32_t node)
 {
 	const struct gt_cluster *c = s->c;
@@ -271,6 +306,8 @@ enum gt_reject gt_check_predicates(const struct gt_session *s, int32_t pod, int3
 		return GT_REJECT_GPU_TYPE;
 	if (p->gpu_mem_mib && !n->gpu_mem_synced)
 		return GT_REJECT_GPU_MEMORY_UNKNOWN;
+	if (p->n_host_ports && !host_ports_free(s, pod, node))
+		return GT_REJECT_HOST_PORTS;
 	if (p->n_pod_affinity)
 		return pod_affinity_check(s, pod, node);
 	return GT_REJECT_NONE;
@@ -316,6 +353,24 @@ static bool has_fitting_group(const struct gt_session *s, int32_t pod, int32_t n
 	return false;
 }
 
+/*
+ * KAI's podaffinity plugin (kube-scheduler's InterPodAffinity score): the
+ * weights of the pod's preferred affinity terms that a placed pod in the
+ * node's domain satisfies, less those of its preferred anti-affinity terms.
+ */
+static int64_t preferred_affinity_score(const struct gt_session *s, int32_t pod, int32_t node)
+{
+	const struct gt_pod *p = &s->c->pods[pod];
+	int64_t score = 0;
+	for (uint32_t i = 0; i < p->n_preferred_affinity; i++) {
+		const struct gt_pod_affinity_term *t = &p->preferred_affinity[i];
+		bool any = false;
+		if (term_matched_near(s, pod, t, node, &any))
+			score += t->anti ? -t->weight : t->weight;
+	}
+	return score;
+}
+
 struct scored {
 	int32_t node;
 	int64_t free, overall;
@@ -332,6 +387,9 @@ static int64_t score_node(const struct gt_session *s, int32_t pod, const struct 
 	unsigned off = c->config.plugins_off;
 	if (p->nominated_node == sc->node && !(off & (1u << GT_PLUGIN_NOMINATEDNODE)))
 		score += 1000000LL * 1000;
+	/* KAI weighs kube-scheduler's scores a tenth of a nominated node each point */
+	if (p->n_preferred_affinity && !(off & (1u << GT_PLUGIN_PODAFFINITY)))
+		score += 100000000LL * preferred_affinity_score(s, pod, sc->node);
 	if (gt_pod_is_shared(p) && c->config.gpu_sharing_order && has_fitting_group(s, pod, sc->node))
 		score += 1000LL * 1000;
 	if (!sc->fit.needs_releasing && !(off & (1u << GT_PLUGIN_NODEAVAILABILITY)))
@@ -389,7 +447,7 @@ static bool fast_path_applies(const struct gt_session *s, const struct gt_pod *p
 	const struct gt_config *cfg = &s->c->config;
 	unsigned off = (1u << GT_PLUGIN_NODEAVAILABILITY) | (1u << GT_PLUGIN_NODEPLACEMENT);
 	return is_gpu_task(p) && !cfg->exhaustive_placement && !cfg->gpu_spread && !(cfg->plugins_off & off) &&
-	       p->nominated_node < 0 && !s->bonus_active && p->num_devices <= 1 &&
+	       p->nominated_node < 0 && !p->n_preferred_affinity && !s->bonus_active && p->num_devices <= 1 &&
 	       s->index.by_free;
 }
 
@@ -481,12 +539,12 @@ static int32_t fast_best_node(struct gt_session *s, int32_t pod, uint32_t reject
 	return best.node;
 }
 
-_Static_assert(GT_N_REJECT <= 16, "no_fit.rejects holds every reason");
+_Static_assert(GT_N_REJECT <= GT_MAX_REJECTS, "no_fit.rejects holds every reason");
 
 static bool unconstrained(const struct gt_pod *p)
 {
 	return !p->node_selector.n && !p->n_affinity_terms && !p->n_tolerations &&
-	       !p->n_pod_affinity && p->nominated_node < 0;
+	       !p->n_pod_affinity && !p->n_host_ports && p->nominated_node < 0;
 }
 
 static bool same_request(const struct gt_no_fit *nf, const struct gt_pod *p)

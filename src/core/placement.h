@@ -38,7 +38,8 @@
 	X(POD_ANTI_AFFINITY, "node(s) didn't match pod anti-affinity rules")   \
 	X(GPU_TYPE, "node(s) didn't match the requested GPU type (MIG or whole GPU)") \
 	X(GPU_MEMORY_UNKNOWN, "node(s) are not gpu nodes or their gpu memory count was not synced yet") \
-	X(TOPOLOGY, "node(s) are outside the required topology domain")
+	X(TOPOLOGY, "node(s) are outside the required topology domain")       \
+	X(HOST_PORTS, "node(s) didn't have free ports for the requested pod ports")
 
 enum gt_reject {
 #define GT_REJECT_ENUM(name, text) GT_REJECT_##name,

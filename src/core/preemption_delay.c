@@ -8,7 +8,6 @@
  * consolidation. Re-arming on eviction keeps a workload that was just evicted
  * from immediately evicting someone else in return.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,11 +33,12 @@ bool gt_job_may_trigger_evictions(struct gt_session *s, int32_t job)
 	const char *had = s->jobs[job].message;
 	if (had && strstr(had, "preemption delay window"))
 		return false;
-	char until[GT_TIME_LEN], msg[1024];
+	char until[GT_TIME_LEN], delay[GT_DURATION_GO_MAX], msg[1024];
 	gt_time_format(end, until, sizeof(until));
-	snprintf(msg, sizeof(msg), "%s%sWorkload is within its preemption delay window (%" PRId64
-		 "s) and may not trigger evictions before %s",
-		 had ? had : "", had ? "; " : "", j->preemption_delay_s, until);
+	gt_duration_format_go(j->preemption_delay_s * 1000000000, delay);
+	snprintf(msg, sizeof(msg), "%s%sWorkload is within its preemption delay window (%s) and may not "
+		 "trigger evictions before %s",
+		 had ? had : "", had ? "; " : "", delay, until);
 	gt_job_set_message(s, job, msg);
 	return false;
 }

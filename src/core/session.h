@@ -20,6 +20,9 @@
 
 #include "core/cluster.h"
 
+/* room for every placement reject reason (core/placement.h checks) */
+#define GT_MAX_REJECTS 24
+
 struct gt_pod_state {
 	enum gt_status status;
 	int32_t node;
@@ -168,7 +171,7 @@ struct gt_session {
 		int32_t gpus, frac_milli, num_devices;
 		int64_t gpu_mem_mib, cpu_milli, mem_bytes;
 		int64_t ext[GT_MAX_EXT];
-		uint32_t rejects[16];
+		uint32_t rejects[GT_MAX_REJECTS];
 	} no_fit[GT_NO_FIT_SLOTS];
 	uint32_t no_fit_next;
 };

@@ -210,16 +210,12 @@ struct gt_pg_duration {
 	int64_t ns;
 };
 
-#define GT_PG_DURATION_MAX 40	/* the longest text gt_pg_format_duration() writes, with NUL */
-
 /*
  * Parse Go's duration syntax ("300ms", "1.5h", "-2m30s", "0"): 0, or
  * GT_EINVAL for text time.ParseDuration rejects (no unit, an unknown unit,
  * more than 2^63-1 ns).
  */
 int gt_pg_parse_duration(const char *s, int64_t *ns);
-/* @ns as Go's time.Duration.String() writes it ("1h0m0s", "1.5s", "300ms", "0s"). */
-void gt_pg_format_duration(int64_t ns, char buf[GT_PG_DURATION_MAX]);
 
 struct gt_pg_kv {
 	char *key, *value;

@@ -9,6 +9,7 @@
 
 #include "podgrouper/internal.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 void gt_pg_set(char **field, const char *value)
 {
@@ -335,10 +336,10 @@ static void put_str(struct gt_doc *map, const char *key, const char *value)
 
 static void put_duration(struct gt_doc *map, const char *key, const struct gt_pg_duration *d)
 {
-	char text[GT_PG_DURATION_MAX];
+	char text[GT_DURATION_GO_MAX];
 	if (!d->set)
 		return;
-	gt_pg_format_duration(d->ns, text);
+	gt_duration_format_go(d->ns, text);
 	gt_pg_doc_put(map, key, gt_pg_doc_new_str(text));
 }
 

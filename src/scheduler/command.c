@@ -15,6 +15,7 @@
 #include "kube/leader.h"
 #include "kube/reflector.h"
 #include "pgctl/pgctl.h"
+#include "scheduler/kai_flags.h"
 #include "scheduler/metrics.h"
 #include "scheduler/snapshot.h"
 #include "scheduler/writer.h"
@@ -24,6 +25,7 @@
 #include "util/flags.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/version.h"
 #include "util/stop.h"
 
 struct opts {
@@ -46,6 +48,8 @@ struct opts {
 	bool require_podgroup, require_podgroup_given;	/* not given: as --podgrouper */
 	bool admission;		/* serve the admission webhooks in this process */
 	struct gt_admission_opts adm;
+	struct gt_kai_flags kai;
+	struct gt_config_overrides overrides;	/* from kai */
 };
 
 static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_len)
@@ -148,10 +152,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		.scheduler_name = "kai-scheduler", .ns = "kai-scheduler", .shard = "default",
 		.period_s = 1, .actions = GT_ACTIONS_ALL, .workers = 16, .page_size = 500,
 		.watch_timeout_s = 300, .metrics_addr = ":8080", .metrics_ns = "kai",
-		.log_level = GT_LOG_INFO, .grace_s = -1, .adm = GT_ADMISSION_DEFAULTS,
+		.log_level = GT_LOG_INFO, .grace_s = -1, .adm = GT_ADMISSION_DEFAULTS, .kai = GT_KAI_FLAGS_DEFAULTS,
 	};
 	const struct gt_flag flags[] = { GT_CONN_FLAGS(&o->conn), SCHEDULING_FLAGS(o), SHARING_FLAGS(o),
-					 GT_ADMISSION_FLAGS(&o->adm), GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o) };
+					 GT_ADMISSION_FLAGS(&o->adm), GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o),
+					 GT_KAI_FLAGS(&o->kai) };
 	const struct gt_command cmd = {
 		.name = "scheduler", .synopsis = "[flags]",
 		.about = "Schedule a real cluster (kubeconfig or in-cluster), as KAI's scheduler does\n"
@@ -159,11 +164,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		.flags = flags, .n_flags = GT_FLAGS_N(flags),
 	};
 	int rc = gt_flags_parse(&cmd, argc, argv);
-	if (!rc)
-		rc = gt_lease_flags_check("scheduler", &o->lease);
+	rc = rc ? rc : gt_lease_flags_check("scheduler", &o->lease);
 	if (!rc && !o->admission && (o->adm.given || o->adm.runtime_class_given || o->adm.runtime_class_deprecated_given))
 		fprintf(stderr, "gantry scheduler: warning: admission flags without --admission have no effect\n");
-	return rc ? rc : gt_admission_opts_check("scheduler", &o->adm);
+	rc = rc ? rc : gt_admission_opts_check("scheduler", &o->adm);
+	return rc ? rc : gt_kai_flags_apply(&o->kai, &o->overrides, &o->log_level);
 }
 
 struct sched {
@@ -201,7 +206,8 @@ static void cycle(struct sched *S)
 	double t0 = gt_mono_ms();
 	struct gt_snapshot_opts so = { .scheduler_name = S->o.scheduler_name, .shard = S->o.shard,
 				       .grouped_only = S->o.require_podgroup_given ? S->o.require_podgroup
-										  : S->o.podgrouper };
+										  : S->o.podgrouper,
+				       .overrides = &S->o.overrides };
 	struct gt_kube_snapshot snap;
 	struct gt_node_pool pool = { .value = S->o.node_pool, .key = S->o.node_pool_key };
 	gt_snapshot_take(S->cache, &so, &pool, &snap);
@@ -212,7 +218,7 @@ static void cycle(struct sched *S)
 	gt_fairshare_compute(&s);
 	double t2 = gt_mono_ms(), action_ms[GT_N_ACTIONS] = { 0 };
 	for (int a = 1; a < GT_N_ACTIONS; a++) {
-		if (!(S->o.actions & (1u << a)))
+		if (!(S->o.actions & ~snap.c.config.actions_off & (1u << a)))
 			continue;
 		double ta = gt_mono_ms();
 		gt_action_run(&s, (enum gt_action)a);
@@ -414,6 +420,8 @@ int gt_scheduler_main(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	}
 	gt_log_set_level((enum gt_log_level)S.o.log_level);
+	if (S.o.kai.version)	/* KAI's --version: the version at start */
+		gt_log(GT_LOG_INFO, "scheduler", "gantry %s", GANTRY_VERSION);
 	struct gt_kube_config cfg;
 	rc = configure(&S, &cfg);	/* initialises S.pg_cfg whatever happens */
 	if (rc) {

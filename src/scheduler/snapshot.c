@@ -276,6 +276,8 @@ static void decode(struct take *t)
 		gt_decoder_add(&t->d, t->feed[i]->doc);
 	struct gt_err err = { 0 };
 	gt_decoder_build(&t->d, &s->c, &err);
+	if (t->o->overrides)
+		gt_config_override(&s->c.config, t->o->overrides);
 	if (gt_log_enabled(GT_LOG_DEBUG))
 		for (size_t i = 0; i < t->d.n_warnings; i++)
 			gt_log(GT_LOG_DEBUG, "snapshot", "%s", t->d.warnings[i]);

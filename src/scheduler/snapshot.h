@@ -48,6 +48,7 @@ struct gt_snapshot_opts {
 	 * and scheduling them alone would split their gang.
 	 */
 	bool grouped_only;
+	const struct gt_config_overrides *overrides;	/* KAI's flags; NULL: none */
 };
 
 /* An object the decoder left out this cycle. */

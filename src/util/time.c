@@ -173,3 +173,77 @@ int gt_duration_parse(const char *s, double *out_s)
 	*out_s = sign * total;
 	return 0;
 }
+
+/* Write @v right-aligned ending before @w; return the new start. */
+static char *put_int(char *w, uint64_t v)
+{
+	do {
+		*--w = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return w;
+}
+
+/* The @prec low digits of *@v as ".ddd" without trailing zeros (nothing when all are 0). */
+static char *put_frac(char *w, uint64_t *v, int prec)
+{
+	bool print = false;
+	for (int i = 0; i < prec; i++) {
+		uint64_t digit = *v % 10;
+		print = print || digit != 0;
+		if (print)
+			*--w = (char)('0' + digit);
+		*v /= 10;
+	}
+	if (print)
+		*--w = '.';
+	return w;
+}
+
+void gt_duration_format_go(int64_t ns, char buf[GT_DURATION_GO_MAX])
+{
+	char tmp[GT_DURATION_GO_MAX];
+	char *end = tmp + sizeof(tmp), *w = end;
+	bool neg = ns < 0;
+	uint64_t u = neg ? 0 - (uint64_t)ns : (uint64_t)ns;
+	if (u < 1000000000ULL) {
+		/* below a second: the largest of ns, µs, ms with a fraction */
+		int prec = 0;
+		*--w = 's';
+		if (u == 0) {
+			*--w = '0';
+		} else {
+			if (u < 1000) {
+				*--w = 'n';
+			} else if (u < 1000000) {
+				prec = 3;
+				w -= 2;
+				memcpy(w, "\xc2\xb5", 2);
+			} else {
+				prec = 6;
+				*--w = 'm';
+			}
+			w = put_frac(w, &u, prec);
+			w = put_int(w, u);
+		}
+	} else {
+		*--w = 's';
+		w = put_frac(w, &u, 9);
+		w = put_int(w, u % 60);
+		u /= 60;
+		if (u > 0) {
+			*--w = 'm';
+			w = put_int(w, u % 60);
+			u /= 60;
+			if (u > 0) {
+				*--w = 'h';
+				w = put_int(w, u);
+			}
+		}
+	}
+	if (neg)
+		*--w = '-';
+	size_t len = (size_t)(end - w);
+	memcpy(buf, w, len);
+	buf[len] = '\0';
+}

@@ -47,4 +47,9 @@ static inline int gt_duration_parse_whole(const char *s, int64_t *out)
 	return rc;
 }
 
+#define GT_DURATION_GO_MAX 40	/* the longest text gt_duration_format_go() writes, with NUL */
+/* @ns as Go's time.Duration.String() writes it ("1h0m0s", "1.5s", "300ms", "0s"):
+ * how KAI's messages and objects print a duration. */
+void gt_duration_format_go(int64_t ns, char buf[GT_DURATION_GO_MAX]);
+
 #endif /* GT_TIME_H */

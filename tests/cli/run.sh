@@ -237,5 +237,28 @@ Y
 check queue_missing_limit_warned expect_exit 0 "queue q: no spec.resources limit for cpu: 0 as in KAI" \
 	simulate -f "$tmp/q-nocpu.yaml"
 check queue_missing_limit_blocks grep -q "default/p .*Pending" "$tmp/out"
+# KAI's scheduler flags: taken under their names; what Gantry cannot act on is said
+check scheduler_conf_refused expect_exit 2 "--scheduler-conf /x: KAI's actions-and-tiers file is not read" \
+	scheduler --scheduler-conf /x
+check scheduler_kai_flags_inert_warned expect_exit 2 "--enable-profiler is accepted but has no effect" \
+	scheduler --enable-profiler --v=4 --max-consolidation-preemptees=4 --kubeconfig "$tmp/nonexistent"
+check scheduler_kai_grace_negative_ok expect_exit 2 "nonexistent" \
+	scheduler --default-staleness-grace-period=-1s --stuck-in-releasing-threshold=5m --kubeconfig "$tmp/nonexistent"
+check scheduler_kai_bad_bool expect_exit 2 "--allow-consolidating-reclaim" scheduler --allow-consolidating-reclaim=maybe
+cat >"$tmp/shard-args.yaml" <<'Y'
+apiVersion: kai.scheduler/v1
+kind: SchedulingShard
+metadata: {name: default}
+spec: {args: {detailed-fit-errors: "true"}, actions: {consolidation: {priority: 3}}}
+Y
+check shard_args_not_taken_warned expect_exit 0 "spec.args.detailed-fit-errors is not taken from the shard" \
+	simulate -f "$tmp/shard-args.yaml"
+check shard_action_priority_warned grep -q "spec.actions.consolidation.priority is not applied" "$tmp/err"
+# the README's preemption-delay example: waits at 09:02 with KAI's message, preempts at 09:06
+pd="$dir/../../examples/preemption-delay.yaml"
+check preemption_delay_waits runs_ok simulate -f "$pd" --now 2026-01-01T09:02:00Z
+check preemption_delay_waits_message grep -q "Workload is within its preemption delay window (5m0s) and may not trigger evictions before 2026-01-01T09:05:00Z" "$tmp/out"
+check preemption_delay_then_preempts runs_ok simulate -f "$pd" --now 2026-01-01T09:06:00Z
+check preemption_delay_then_preempts_evicts grep -qE "research/pretrain-0 +pretrain +Releasing" "$tmp/out"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -242,7 +242,7 @@ TEST(preemption_delay_holds_the_preemptor)
 	tl_cycle_mask(&w, GT_ACTIONS_ALL);
 	ASSERT_EQ(GT_RUNNING, tl_status(&w, "low-0"));
 	ASSERT_EQ(GT_PENDING, tl_status(&w, "high-0"));
-	ASSERT_CONTAINS(tl_msg(&w, "high"), "Workload is within its preemption delay window (7200s) and may not "
+	ASSERT_CONTAINS(tl_msg(&w, "high"), "Workload is within its preemption delay window (2h0m0s) and may not "
 					    "trigger evictions before 2026-01-01T02:00:00Z");
 	tl_free(&w);
 }
@@ -323,6 +323,123 @@ TEST(topology_level_by_alias)
 	ASSERT_TRUE(w.s.pods[tl_pod_idx(&w, "g-0")].node != tl_node_idx(&w, "a1"));
 	ASSERT_TRUE(w.s.pods[tl_pod_idx(&w, "g-1")].node != tl_node_idx(&w, "a1"));
 	tl_free(&w);
+}
+
+/* KAI names a queue by its spec.displayName in messages when it has one. */
+TEST(queue_display_name_in_messages)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_yaml(&w, "---\n{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: team-a}, spec: "
+		    "{displayName: Team A, resources: {gpu: {quota: 1, limit: 1}, cpu: {quota: -1, limit: -1}, "
+		    "memory: {quota: -1, limit: -1}}}}\n");
+	tl_pod(&w, &(struct tl_pod){ .name = "big", .queue = "team-a", .gpus = "2" });
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "big"));
+	ASSERT_CONTAINS(tl_msg(&w, "pg-big-0"), "Team A quota has reached the allowable limit of GPUs");
+	tl_free(&w);
+}
+
+/* kube-scheduler's NodePorts: two pods asking for host port 8080/TCP do not
+ * share a node; another protocol or a port of 0 does not clash. */
+TEST(host_ports_spread_pods)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 0 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: Pod, metadata: {name: held, namespace: default, labels: "
+		    "{kai.scheduler/queue: q}}, spec: {schedulerName: kai-scheduler, nodeName: n1, containers: "
+		    "[{name: c, ports: [{containerPort: 80, hostPort: 8080}]}]}, status: {phase: Running}}\n");
+	static const char *const want[] = { "tcp", "udp" };
+	for (int i = 0; i < 2; i++)
+		tl_yaml(&w, "---\n{apiVersion: v1, kind: Pod, metadata: {name: %s, namespace: default, labels: "
+			    "{kai.scheduler/queue: q}}, spec: {schedulerName: kai-scheduler, containers: "
+			    "[{name: c, ports: [{containerPort: 80, hostPort: 8080, protocol: %s}]}]}}\n",
+			want[i], i ? "UDP" : "TCP");
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "tcp"));
+	ASSERT_CONTAINS(tl_msg(&w, "pg-tcp-0"), "node(s) didn't have free ports for the requested pod ports");
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "udp"));
+	tl_free(&w);
+}
+
+/* Pod anti-affinity terms look at their namespaces list, at every namespace with
+ * an empty namespaceSelector, else at the pod's own namespace only. */
+static int32_t anti_affinity_node(const char *term_ns)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .labels = "kubernetes.io/hostname: n1" });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .labels = "kubernetes.io/hostname: n2" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "db", .ns = "other", .queue = "q", .node = "n1", .cpu = "2",
+				     .labels = "app: db" });
+	char spec[400];
+	snprintf(spec, sizeof(spec), "affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+		 "[{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: db}}%s}]}}", term_ns);
+	tl_pod(&w, &(struct tl_pod){ .name = "web", .queue = "q", .spec = spec });
+	if (tl_build(&w)) {
+		fprintf(stderr, "build failed: %s\n", w.err.msg);
+		tl_free(&w);
+		return -2;
+	}
+	tl_cycle(&w);
+	int32_t node = w.s.pods[tl_pod_idx(&w, "web")].node;
+	tl_free(&w);
+	return node;
+}
+
+TEST(pod_anti_affinity_namespaces)
+{
+	/* binpack puts web beside db on n1 unless the term sees db */
+	int32_t own = anti_affinity_node("");
+	int32_t listed = anti_affinity_node(", namespaces: [other]");
+	int32_t all = anti_affinity_node(", namespaceSelector: {}");
+	ASSERT_TRUE(own >= 0 && listed >= 0 && all >= 0);
+	ASSERT_EQ(1, listed);	/* n2: db (namespace other) holds n1 */
+	ASSERT_EQ(1, all);
+	ASSERT_EQ(0, own);	/* db's namespace is not web's: not seen */
+}
+
+/* KAI's podaffinity plugin: preferred (anti-)affinity weights score the nodes. */
+static int32_t preferred_node(const char *kind, const char *plugins)
+{
+	struct tl_world w;
+	tl_init(&w);
+	if (plugins)
+		tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default}, "
+			    "spec: {plugins: {%s}}}\n", plugins);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .labels = "kubernetes.io/hostname: n1" });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .labels = "kubernetes.io/hostname: n2" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	/* n1 holds more: binpack alone would choose it */
+	tl_pod(&w, &(struct tl_pod){ .name = "big", .queue = "q", .node = "n1", .cpu = "3" });
+	tl_pod(&w, &(struct tl_pod){ .name = "cache", .queue = "q", .node = "n2", .labels = "app: cache" });
+	char spec[400];
+	snprintf(spec, sizeof(spec), "affinity: {%s: {preferredDuringSchedulingIgnoredDuringExecution: "
+		 "[{weight: 50, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: "
+		 "{matchLabels: {app: cache}}}}]}}", kind);
+	tl_pod(&w, &(struct tl_pod){ .name = "web", .queue = "q", .spec = spec });
+	if (tl_build(&w)) {
+		fprintf(stderr, "build failed: %s\n", w.err.msg);
+		tl_free(&w);
+		return -2;
+	}
+	tl_cycle(&w);
+	int32_t node = w.s.pods[tl_pod_idx(&w, "web")].node;
+	tl_free(&w);
+	return node;
+}
+
+TEST(preferred_pod_affinity_scores)
+{
+	ASSERT_EQ(1, preferred_node("podAffinity", NULL));	/* beside the cache, on n2 */
+	ASSERT_EQ(0, preferred_node("podAntiAffinity", NULL));	/* away from it, on n1 */
+	ASSERT_EQ(0, preferred_node("podAffinity", "podaffinity: {enabled: false}"));	/* binpack alone */
 }
 
 TEST(non_preemptible_over_quota_is_refused)
@@ -1102,6 +1219,10 @@ TEST(action_list_parses_and_names_the_bad_one)
 }
 
 const struct gt_test gt_tests[] = {
+	T(preferred_pod_affinity_scores),
+	T(pod_anti_affinity_namespaces),
+	T(host_ports_spread_pods),
+	T(queue_display_name_in_messages),
 	T(topology_level_by_alias),
 	T(min_subgroup_two_of_three_replicas),
 	T(preemption_delay_holds_the_preemptor),

@@ -3,6 +3,7 @@
  * validation with messages that name the object and field, and objects that
  * refer to something missing loading fine and being reported on the job
  */
+#include "core/actions.h"
 #include "testlib.h"
 
 const char *gt_suite = "decode";
@@ -484,6 +485,23 @@ TEST(pod_states_from_the_manifest)
 	tl_free(&w);
 }
 
+/* Native sidecars (init containers with restartPolicy Always), as kube-scheduler
+ * counts them: they add to the regular containers and to every later init container. */
+TEST(sidecar_init_containers)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {schedulerName: kai-scheduler, "
+		    "initContainers: [{name: side, restartPolicy: Always, resources: {requests: {cpu: '1', memory: 1Gi}}}, "
+		    "{name: setup, resources: {requests: {cpu: '3', memory: 1Gi}}}], "
+		    "containers: [{name: a, resources: {requests: {cpu: '2', memory: 4Gi}}}]}}\n");
+	TL_BUILD(&w);
+	const struct gt_pod *p = &w.c.pods[0];
+	ASSERT_EQ(4000, p->cpu_milli);		/* setup 3 beside the sidecar's 1 > a 2 + sidecar 1 */
+	ASSERT_EQ(5LL << 30, p->mem_bytes);	/* a 4Gi + sidecar 1Gi > setup 1Gi + sidecar 1Gi */
+	tl_free(&w);
+}
+
 TEST(init_containers_and_limits)
 {
 	/*
@@ -577,6 +595,46 @@ TEST(queue_missing_keys_are_zero_as_in_kai)
 	ASSERT_EQ(0, q->limit[GT_QCPU]);
 	ASSERT_EQ(-1, q->limit[GT_QMEM]);
 	tl_free(&w);
+}
+
+/* SchedulingShard spec.actions: an action with enabled: false does not run. */
+TEST(shard_actions_switch_off)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default}, "
+		    "spec: {actions: {reclaim: {enabled: false}, preempt: {enabled: true}}, "
+		    "args: {allow-consolidating-reclaim: 'false'}}}\n");
+	TL_BUILD(&w);
+	ASSERT_EQ(1u << GT_ACT_RECLAIM, w.c.config.actions_off);
+	ASSERT_TRUE(!w.c.config.allow_consolidating_reclaim);
+	/* a flag given to the scheduler wins over the shard */
+	struct gt_config_overrides ov = { .has_allow_consolidating_reclaim = true,
+					  .allow_consolidating_reclaim = true,
+					  .has_stuck_releasing = true, .stuck_releasing_s = 30 };
+	gt_config_override(&w.c.config, &ov);
+	ASSERT_TRUE(w.c.config.allow_consolidating_reclaim);
+	ASSERT_EQ(30, w.c.config.stuck_releasing_s);
+	ASSERT_EQ(60, w.c.config.staleness_grace_s);
+	tl_free(&w);
+}
+
+TEST(shard_unknown_action)
+{
+	static const char *const want[] = { "SchedulingShard", "spec.actions", "'defrag'", NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: s}, "
+			       "spec: {actions: {defrag: {enabled: true}}}}",
+			       want));
+}
+
+TEST(preferred_affinity_bad_weight)
+{
+	static const char *const want[] = { "Pod", "preferredDuringSchedulingIgnoredDuringExecution[].weight", "'0'",
+					    NULL };
+	ASSERT_TRUE(fails_with("{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {schedulerName: kai-scheduler, "
+			       "affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 0, "
+			       "podAffinityTerm: {topologyKey: zone}}]}}, containers: [{name: c}]}}",
+			       want));
 }
 
 TEST(scheduling_shard)
@@ -692,12 +750,16 @@ const struct gt_test gt_tests[] = {
 	T(priority_and_preemptibility),
 	T(pod_states_from_the_manifest),
 	T(subgroup_label_must_name_a_subgroup),
+	T(sidecar_init_containers),
 	T(init_containers_and_limits),
 	T(stuck_in_releasing_by_threshold),
 	T(min_subgroup_more_than_members),
 	T(min_subgroup_without_subgroups),
 	T(topology_alias_names_two_levels),
 	T(queue_missing_keys_are_zero_as_in_kai),
+	T(shard_actions_switch_off),
+	T(shard_unknown_action),
+	T(preferred_affinity_bad_weight),
 	T(scheduling_shard),
 	T(scheduling_shard_bad_strategy),
 	T(scheduling_shard_bad_duration),

@@ -7,6 +7,7 @@
  */
 #include "podgrouper/jq.h"
 #include "test_podgrouper.h"
+#include "util/time.h"
 
 const char *gt_suite = "podgrouper_kai017";
 
@@ -25,11 +26,11 @@ TEST(durations_are_read_and_written_as_go_does)
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		int64_t ns;
-		char text[GT_PG_DURATION_MAX];
+		char text[GT_DURATION_GO_MAX];
 		if (gt_pg_parse_duration(ok[i].in, &ns))
 			fprintf(stderr, "not read: %s\n", ok[i].in);
 		ASSERT_EQ(0, gt_pg_parse_duration(ok[i].in, &ns));
-		gt_pg_format_duration(ns, text);
+		gt_duration_format_go(ns, text);
 		ASSERT_STR(ok[i].out, text);
 	}
 	static const char *const bad[] = { "", "5", "5x", ".s", "s", "1e3s", "1..5s", "-",
