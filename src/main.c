@@ -9,8 +9,8 @@
 #include "replay/replay.h"
 #include "scheduler/command.h"
 #include "sim/simulate.h"
+#include "status/status.h"
 #include "util/version.h"
-
 
 static void usage(FILE *f)
 {
@@ -20,6 +20,8 @@ static void usage(FILE *f)
 	      "  scheduler   schedule a real cluster (kubeconfig or in-cluster)\n"
 	      "  podgrouper  create PodGroups for the workloads' pods, as KAI's podgrouper does\n"
 	      "  admission   serve KAI's admission webhooks (GPU sharing, validation) over HTTPS\n"
+	      "  status-controllers\n"
+	      "              write Queue and PodGroup status, as KAI's queue and pod-group controllers\n"
 	      "  replay      play a real GPU-cluster job trace through the scheduling core, with a report\n"
 	      "  version     print the version\n\n"
 	      "not in this version: binder (gantry scheduler binds; it says so and exits 1)\n\n"
@@ -42,6 +44,8 @@ int main(int argc, char **argv)
 		return gt_podgrouper_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "admission"))
 		return gt_admission_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "status-controllers"))
+		return gt_status_controllers_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))
 		return gt_replay_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

@@ -245,14 +245,14 @@ bool gt_dec_is_extended(const char *res)
 
 /* Dependencies first: classes, shard, topologies, queues, nodes, groups, pods. */
 static const char *const kind_order[] = { "PriorityClass", "SchedulingShard", "Topology",
-					  "Queue", "Node", "PodGroup", "Pod" };
+					  "Queue", "Node", "PodGroup", "ConfigMap", "Pod" };
 #define N_KINDS (sizeof(kind_order) / sizeof(kind_order[0]))
 
 static int decode_one(struct gt_dec *x, size_t kind, const struct gt_doc *o)
 {
 	static int (*const decode[N_KINDS])(struct gt_dec *, const struct gt_doc *) = {
 		gt_dec_priority_class, gt_dec_shard, gt_dec_topology, gt_dec_queue,
-		gt_dec_node, gt_dec_podgroup, gt_dec_pod,
+		gt_dec_node, gt_dec_podgroup, gt_dec_configmap, gt_dec_pod,
 	};
 	return decode[kind](x, o);
 }
@@ -311,6 +311,20 @@ int gt_dec_by_pod(const void *a, const void *b)
 	return x->pod < y->pod ? -1 : x->pod > y->pod;
 }
 
+/* Pods that need ConfigMaps while the input has none: said once, the predicate left out. */
+static void warn_unchecked_configmaps(struct gt_dec *x)
+{
+	if (x->c->configmaps_known)
+		return;
+	for (uint32_t i = 0; i < x->c->n_pods; i++)
+		if (x->c->pods[i].n_configmaps) {
+			gt_dec_warn(x, "pod %s needs ConfigMaps and the input has none: the ConfigMap predicate is "
+				    "not applied (add the ConfigMaps, e.g. kubectl get configmaps -A -o yaml)%s",
+				    gt_strtab_str(x->names, x->c->pods[i].name), "");
+			return;
+		}
+}
+
 int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *err)
 {
 	free_results(d);
@@ -318,7 +332,10 @@ int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *
 	grow_lookup(&x);
 	if (d->n_bindings)
 		qsort(d->bindings, d->n_bindings, sizeof(*d->bindings), gt_dec_by_pod);
+	c->configmaps_known = d->configmaps_complete;
 	decode_all(&x);
+	gt_cluster_sort_configmaps(c);
+	warn_unchecked_configmaps(&x);
 	free(x.queue_by_name);
 	free(x.node_by_name);
 	free(x.topo_by_name);

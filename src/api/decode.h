@@ -53,6 +53,10 @@ struct gt_decoder {
 	char **warnings;	/* unknown kinds and such, for stderr */
 	size_t n_warnings, cap_warnings;
 	const char *scheduler_name;	/* default "kai-scheduler" */
+	/* every ConfigMap of the cluster is among the objects (the scheduler's cache):
+	 * KAI's ConfigMap predicate applies even when there are none; else it applies
+	 * only when the input holds ConfigMaps */
+	bool configmaps_complete;
 	struct gt_binding *bindings;	/* borrowed strings */
 	size_t n_bindings, cap_bindings;
 	/* filled by gt_decoder_build() */

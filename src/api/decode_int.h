@@ -86,5 +86,6 @@ int gt_dec_add_podset(struct gt_dec *x, const struct gt_doc *o, struct gt_job *j
 
 /* decode_pod.c */
 int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o);
+int gt_dec_configmap(struct gt_dec *x, const struct gt_doc *o);
 
 #endif /* GT_DECODE_INT_H */

@@ -490,6 +490,85 @@ static int pod_job(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 	return rc;
 }
 
+/* ---------------------------------------------------------------- needed ConfigMaps */
+
+static const char *const container_lists[] = { "initContainers", "containers", "ephemeralContainers" };
+
+/* @ref ({name, optional}) as a ConfigMap @p needs, unless optional or the shared-GPU one. */
+static void need_configmap(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p, const struct gt_doc *ref)
+{
+	const char *name = gt_doc_str(ref, "name");
+	if (!name || !*name || gt_dec_bool(gt_doc_str(ref, "optional"), false))
+		return;
+	/* the ConfigMaps Gantry (or KAI's binder) makes for a shared GPU are not waited for */
+	const char *shared = gt_obj_annotation(o, "runai/shared-gpu-configmap");
+	if (shared && !strncmp(name, shared, strlen(shared)))
+		return;
+	uint32_t id = gt_dec_intern(x, name);
+	for (uint32_t i = 0; i < p->n_configmaps; i++)
+		if (p->configmaps[i] == id)
+			return;
+	p->configmaps = gt_xrealloc(p->configmaps, (p->n_configmaps + 1) * sizeof(*p->configmaps));
+	p->configmaps[p->n_configmaps++] = id;
+}
+
+static bool volume_mounted(const struct gt_doc *spec, const char *volume)
+{
+	for (size_t l = 0; l < 3; l++) {
+		const struct gt_doc *cs = gt_doc_get(spec, container_lists[l]);
+		for (size_t i = 0; cs && cs->kind == GT_DOC_SEQ && i < cs->n; i++) {
+			const struct gt_doc *mounts = gt_doc_get(cs->items[i], "volumeMounts");
+			for (size_t m = 0; mounts && mounts->kind == GT_DOC_SEQ && m < mounts->n; m++) {
+				const char *n = gt_doc_str(mounts->items[m], "name");
+				if (n && !strcmp(n, volume))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * The ConfigMaps a pod cannot start without, as KAI's ConfigMap predicate
+ * lists them: mounted configMap volumes (and projected ones), env
+ * configMapKeyRef and envFrom configMapRef of every container; optional
+ * references are not needed.
+ */
+static void pod_configmaps(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
+{
+	const struct gt_doc *spec = gt_doc_get(o, "spec");
+	const struct gt_doc *vols = gt_doc_get(spec, "volumes");
+	for (size_t i = 0; vols && vols->kind == GT_DOC_SEQ && i < vols->n; i++) {
+		const struct gt_doc *v = vols->items[i];
+		const char *vname = gt_doc_str(v, "name");
+		if (!vname || !volume_mounted(spec, vname))
+			continue;
+		if (gt_doc_get(v, "configMap"))
+			need_configmap(x, o, p, gt_doc_get(v, "configMap"));
+		const struct gt_doc *srcs = gt_doc_path(v, "projected.sources");
+		for (size_t k = 0; srcs && srcs->kind == GT_DOC_SEQ && k < srcs->n; k++)
+			if (gt_doc_get(srcs->items[k], "configMap"))
+				need_configmap(x, o, p, gt_doc_get(srcs->items[k], "configMap"));
+	}
+	for (size_t l = 0; l < 3; l++) {
+		const struct gt_doc *cs = gt_doc_get(spec, container_lists[l]);
+		for (size_t i = 0; cs && cs->kind == GT_DOC_SEQ && i < cs->n; i++) {
+			const struct gt_doc *env = gt_doc_get(cs->items[i], "env");
+			for (size_t e = 0; env && env->kind == GT_DOC_SEQ && e < env->n; e++) {
+				const struct gt_doc *ref = gt_doc_path(env->items[e], "valueFrom.configMapKeyRef");
+				if (ref)
+					need_configmap(x, o, p, ref);
+			}
+			const struct gt_doc *from = gt_doc_get(cs->items[i], "envFrom");
+			for (size_t e = 0; from && from->kind == GT_DOC_SEQ && e < from->n; e++) {
+				const struct gt_doc *ref = gt_doc_get(from->items[e], "configMapRef");
+				if (ref)
+					need_configmap(x, o, p, ref);
+			}
+		}
+	}
+}
+
 int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 {
 	struct gt_cluster *c = x->c;
@@ -509,6 +588,8 @@ int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 	rc = rc ? rc : gpu_sharing(x, o, &p);
 	rc = rc ? rc : pod_placement(x, o, &p);
 	rc = rc ? rc : pod_state(x, o, &p);
+	if (!rc)
+		pod_configmaps(x, o, &p);
 	if (!rc) {
 		pod_order(o, &p);
 		/* another scheduler's pending pod is not ours to place: no job */
@@ -523,5 +604,20 @@ int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 		c->jobs[p.job].deleting = true;
 	gt_dec_source(x, 1, c->n_pods, (int32_t)x->obj);
 	GT_PUSH(c->pods, c->n_pods, c->cap_pods, p);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- ConfigMaps */
+
+int gt_dec_configmap(struct gt_dec *x, const struct gt_doc *o)
+{
+	const char *name = gt_obj_name(o);
+	if (!*name)
+		return gt_dec_fail(x, o, "metadata.name", "is missing", NULL);
+	char key[512];
+	snprintf(key, sizeof(key), "%s/%s", gt_obj_ns(o), name);
+	struct gt_cluster *c = x->c;
+	GT_PUSH(c->configmaps, c->n_configmaps, c->cap_configmaps, gt_dec_intern(x, key));
+	c->configmaps_known = true;
 	return 0;
 }

@@ -39,9 +39,14 @@ bool gt_job_pending_ready(const struct gt_session *s, int32_t job);
 /* The end of @j's preemption delay (spec.preemptionDelay after the later of its
  * creation and last eviction), or 0 when it has none. */
 int64_t gt_job_preemption_delay_end(const struct gt_job *j);
-/* May @job evict others now (preempt, reclaim, consolidation)? If not, its
- * message says until when (KAI's PreemptionDelayNotElapsed). */
+/* May @job evict others now (preempt, reclaim, consolidation)? Not within its
+ * preemption delay (its message says until when: KAI's PreemptionDelayNotElapsed),
+ * nor while it misses a ConfigMap. */
 bool gt_job_may_trigger_evictions(struct gt_session *s, int32_t job);
+
+/* Does a pending pod of @job need a ConfigMap that does not exist (KAI's ConfigMap
+ * predicate)? @msg then says which. Such a job is neither placed nor evicts. */
+bool gt_job_misses_configmaps(const struct gt_session *s, int32_t job, char *msg, size_t cap);
 
 /* Run action @a on @s, open and with fair shares computed (what gt_cycle_run does in between). */
 void gt_action_run(struct gt_session *s, enum gt_action a);

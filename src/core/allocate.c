@@ -385,6 +385,11 @@ static bool allocatable_job(struct gt_session *s, int32_t job)
 		gt_job_set_message(s, job, "Job is not ready for scheduling: fewer pods exist than its minimum");
 		return false;
 	}
+	char msg[512];
+	if (gt_job_misses_configmaps(s, job, msg, sizeof(msg))) {
+		gt_job_set_message(s, job, msg);
+		return false;
+	}
 	return true;
 }
 

@@ -92,6 +92,7 @@ void gt_pod_release(struct gt_pod *p)
 	}
 	free(p->preferred_affinity);
 	free(p->host_ports);
+	free(p->configmaps);
 }
 
 void gt_node_release(struct gt_node *n)
@@ -117,6 +118,7 @@ void gt_cluster_release(struct gt_cluster *c)
 		gt_job_release(&c->jobs[i]);
 	for (uint32_t i = 0; i < c->n_queues; i++)
 		free(c->queues[i].children);
+	free(c->configmaps);
 	for (uint32_t i = 0; i < c->n_topologies; i++) {
 		free(c->topologies[i].levels);
 		free(c->topologies[i].aliases);

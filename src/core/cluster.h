@@ -195,6 +195,8 @@ struct gt_pod {
 	uint32_t n_preferred_affinity, cap_preferred_affinity;
 	struct gt_host_port *host_ports;	/* containers[].ports[] with a hostPort */
 	uint32_t n_host_ports;
+	uint32_t *configmaps;	/* ConfigMaps it needs in its namespace (interned names) */
+	uint32_t n_configmaps;
 };
 
 static inline bool gt_pod_is_shared(const struct gt_pod *p)
@@ -313,9 +315,19 @@ struct gt_cluster {
 	uint32_t ext_names[GT_MAX_EXT];	/* interned names of extended resources */
 	int64_t ext_gpu_milli[GT_MAX_EXT];	/* a MIG profile's GPU slices (1g = 1000); 0 else */
 	uint32_t n_ext;
+	/* ConfigMaps that exist, as interned "namespace/name" keys, sorted; the
+	 * ConfigMap predicate applies when configmaps_known */
+	uint32_t *configmaps;
+	uint32_t n_configmaps, cap_configmaps;
+	bool configmaps_known;
 };
 
 void gt_config_defaults(struct gt_config *c);
+/* Sort c->configmaps by text (after decoding; core/configmaps.c). */
+void gt_cluster_sort_configmaps(struct gt_cluster *c);
+/* Does pod @pod need a ConfigMap that does not exist? Then @msg holds KAI's words
+ * ("Missing required configmaps: [a b]"). Never when the ConfigMaps are unknown. */
+bool gt_pod_configmaps_missing(const struct gt_cluster *c, int32_t pod, char *msg, size_t cap);
 
 /* Settings given outside the cluster's objects (KAI's scheduler flags): each
  * one given wins over the SchedulingShard. */

@@ -26,6 +26,9 @@ int64_t gt_job_preemption_delay_end(const struct gt_job *j)
 bool gt_job_may_trigger_evictions(struct gt_session *s, int32_t job)
 {
 	const struct gt_job *j = &s->c->jobs[job];
+	char missing[512];
+	if (gt_job_misses_configmaps(s, job, missing, sizeof(missing)))
+		return false;	/* it could not start where room is made: allocate said why */
 	int64_t end = gt_job_preemption_delay_end(j);
 	if (!end || s->now >= end)
 		return true;

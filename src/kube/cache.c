@@ -21,6 +21,7 @@ const struct gt_kres_info gt_kres[GT_N_KRES] = {
 	[GT_KRES_TOPOLOGIES] = { "topologies", "Topology", "kai.scheduler/v1alpha1", false, true },
 	[GT_KRES_SHARDS] = { "schedulingshards", "SchedulingShard", "kai.scheduler/v1", false, true },
 	[GT_KRES_BINDREQUESTS] = { "bindrequests", "BindRequest", "scheduling.run.ai/v1alpha2", true, true },
+	[GT_KRES_CONFIGMAPS] = { "configmaps", "ConfigMap", "v1", true, false },
 };
 
 void gt_kres_path(enum gt_kres r, const char *ns, const char *name, const char *sub, char *buf,

@@ -27,7 +27,7 @@
 
 enum gt_kres { GT_KRES_NODES, GT_KRES_PODS, GT_KRES_PODGROUPS, GT_KRES_QUEUES,
 	       GT_KRES_PRIORITYCLASSES, GT_KRES_TOPOLOGIES, GT_KRES_SHARDS, GT_KRES_BINDREQUESTS,
-	       GT_N_KRES };
+	       GT_KRES_CONFIGMAPS, GT_N_KRES };
 
 struct gt_kres_info {
 	const char *plural;

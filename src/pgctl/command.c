@@ -406,6 +406,8 @@ int gt_podgrouper_main(int argc, char **argv)
 		rc = run(&o, cache, pg, leader, &active);
 	gt_log(GT_LOG_INFO, "podgrouper", "shutting down%s", gt_stop_requested() ? " (signal)" : "");
 	log_summary(pg);
+	/* the signal thread may still be waking the cache: let it finish before the cache goes */
+	gt_stop_hooks_off();
 	/* the endpoints read the controller: they go first */
 	gt_httpd_stop(ep.metrics);
 	gt_httpd_stop(ep.probes);

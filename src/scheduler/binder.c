@@ -436,7 +436,11 @@ static void release_reservations(struct gt_binder *b, struct job *j)
 static void step_finish(struct gt_binder *b, struct job *j)
 {
 	const struct gt_kop *op = &j->op;
-	if (bind_pod(b, j)) {
+	double t0 = gt_mono_ms();
+	bool bound = bind_pod(b, j);
+	if (b->n.bind_ms)
+		gt_histogram_observe(b->n.bind_ms, gt_mono_ms() - t0);
+	if (bound) {
 		atomic_fetch_add(b->n.binds, 1);
 		pthread_mutex_lock(&b->mu);
 		for (uint8_t g = 0; g < op->n_groups; g++)

@@ -45,6 +45,7 @@
 #include "kube/cache.h"
 #include "scheduler/bind.h"
 #include "scheduler/writes.h"
+#include "util/histogram.h"
 
 /*
  * AUTO (the zero value): reservation pods when the reservation namespace
@@ -68,6 +69,7 @@ struct gt_binder_opts {
 struct gt_binder_counters {
 	atomic_ulong *binds, *errors;
 	atomic_ulong *events, *event_errors;
+	struct gt_histogram *bind_ms;	/* the binding steps (labels, ConfigMaps, bind), ms; NULL: none */
 };
 
 struct gt_binder;

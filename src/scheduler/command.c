@@ -20,13 +20,13 @@
 #include "scheduler/snapshot.h"
 #include "scheduler/writer.h"
 #include "scheduler/writes.h"
+#include "status/controller.h"
 #include "util/clock.h"
-#include "util/flags.h"
 #include "util/flags.h"
 #include "util/log.h"
 #include "util/mem.h"
-#include "util/version.h"
 #include "util/stop.h"
+#include "util/version.h"
 
 struct opts {
 	struct gt_conn_flags conn;
@@ -50,6 +50,8 @@ struct opts {
 	struct gt_admission_opts adm;
 	struct gt_kai_flags kai;
 	struct gt_config_overrides overrides;	/* from kai */
+	bool queue_controller, podgroup_controller;	/* KAI's status controllers in this process */
+	const char *queue_label_map, *queue_label_defaults;	/* the queue metrics' extra labels */
 };
 
 static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_len)
@@ -107,7 +109,18 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	{ .type = GT_FLAG_BOOL, .name = "require-podgroup", .dest = &(o)->require_podgroup,          \
 	  .seen = &(o)->require_podgroup_given,                                                     \
 	  .help = "schedule only pods whose PodGroup exists, as KAI does\n"                          \
-		  "(default: true with --podgrouper, else false)" }
+		  "(default: true with --podgrouper, else false)" },                                  \
+	{ .type = GT_FLAG_BOOL, .name = "queue-controller", .dest = &(o)->queue_controller,          \
+	  .help = "write Queue status and serve KAI's queue metrics, as KAI's\n"                    \
+		  "queuecontroller (default true; false where KAI's runs)" },                         \
+	{ .type = GT_FLAG_BOOL, .name = "podgroup-controller", .dest = &(o)->podgroup_controller,    \
+	  .help = "write PodGroup status.resourcesStatus, as KAI's podgroupcontroller\n"            \
+		  "(default true; false where KAI's runs)" },                                         \
+	{ .type = GT_FLAG_STRING, .name = "queue-label-to-metric-label", .dest = &(o)->queue_label_map, \
+	  .arg = "K=L,...", .help = "queue metrics: Queue label K as metric label L, as KAI's" },   \
+	{ .type = GT_FLAG_STRING, .name = "queue-label-to-default-metric-value",                     \
+	  .dest = &(o)->queue_label_defaults, .arg = "K=V,...",                                     \
+	  .help = "queue metrics: V where a Queue lacks label K (default \"\")" }
 
 #define SHARING_FLAGS(o)                                                                             \
 	{ .type = GT_FLAG_SECTION, .help = "GPU sharing" },                                         \
@@ -153,6 +166,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		.period_s = 1, .actions = GT_ACTIONS_ALL, .workers = 16, .page_size = 500,
 		.watch_timeout_s = 300, .metrics_addr = ":8080", .metrics_ns = "kai",
 		.log_level = GT_LOG_INFO, .grace_s = -1, .adm = GT_ADMISSION_DEFAULTS, .kai = GT_KAI_FLAGS_DEFAULTS,
+		.queue_controller = true, .podgroup_controller = true,
 	};
 	const struct gt_flag flags[] = { GT_CONN_FLAGS(&o->conn), SCHEDULING_FLAGS(o), SHARING_FLAGS(o),
 					 GT_ADMISSION_FLAGS(&o->adm), GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o),
@@ -181,6 +195,8 @@ struct sched {
 	struct gt_leader *leader;	/* NULL: no election */
 	struct gt_pgctl *pgctl;		/* NULL: no podgrouper in this process */
 	struct gt_admission *admission;	/* NULL: no webhooks in this process */
+	struct gt_statusctl *statusctl;	/* NULL: no status controllers in this process */
+	struct gt_queue_label_map qlabels;
 	struct gt_pg_config pg_cfg;
 	char *identity;
 	char **announced;	/* pipelined pods already announced */
@@ -215,6 +231,7 @@ static void cycle(struct sched *S)
 	int64_t now = (int64_t)time(NULL);
 	struct gt_session s;
 	gt_session_open(&s, &snap.c, now);
+	double t_fair = gt_mono_ms();
 	gt_fairshare_compute(&s);
 	double t2 = gt_mono_ms(), action_ms[GT_N_ACTIONS] = { 0 };
 	for (int a = 1; a < GT_N_ACTIONS; a++) {
@@ -224,6 +241,7 @@ static void cycle(struct sched *S)
 		gt_action_run(&s, (enum gt_action)a);
 		action_ms[a] = gt_mono_ms() - ta;
 	}
+	double t_close = gt_mono_ms();
 	struct gt_plan plan;
 	gt_plan_build(&plan, &s, NULL);
 	struct gt_writes_opts wo = { .node_pool = "default", .reservation_ns = S->o.reservation.ns, .now = now,
@@ -238,11 +256,14 @@ static void cycle(struct sched *S)
 	double t3 = gt_mono_ms();
 	gt_writer_run(S->writer, &writes);
 	double t4 = gt_mono_ms();
-	gt_metrics_set_queues(&S->metrics, &s);
+	gt_metrics_set_queues(&S->metrics, &s, &snap);
+	gt_metrics_count_cycle(&S->metrics, &snap, &plan, &writes, S->o.node_pool_key, now * 1000);
 	pthread_mutex_lock(&S->metrics.mu);
 	S->metrics.cycles++;
 	S->metrics.snapshot_ms = t1 - t0;
 	S->metrics.open_ms = t2 - t1;
+	S->metrics.fairshare_ms = t2 - t_fair;
+	S->metrics.close_ms = t4 - t_close;
 	S->metrics.write_ms = t4 - t3;
 	S->metrics.e2e_ms = t4 - t0;
 	memcpy(S->metrics.action_ms, action_ms, sizeof(action_ms));
@@ -310,8 +331,16 @@ static int run(struct sched *S, struct gt_leader *leader)
 static int configure(struct sched *S, struct gt_kube_config *cfg)
 {
 	struct gt_err err = { 0 };
-	if (gt_pgctl_load_config(S->o.podgrouper_config, &S->pg_cfg, &err) ||
-	    gt_kube_config_load(S->o.conn.kubeconfig, S->o.conn.context, cfg, &err)) {
+	char why[256];
+	if (gt_pgctl_load_config(S->o.podgrouper_config, &S->pg_cfg, &err)) {
+		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
+		return 2;
+	}
+	if (gt_queue_label_map_parse(S->o.queue_label_map, S->o.queue_label_defaults, &S->qlabels, why, sizeof(why))) {
+		fprintf(stderr, "gantry scheduler: %s\n", why);
+		return 2;
+	}
+	if (gt_kube_config_load(S->o.conn.kubeconfig, S->o.conn.context, cfg, &err)) {
 		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
 		return 2;
 	}
@@ -330,6 +359,7 @@ static int connect_api(struct sched *S, struct gt_kube_config *cfg)
 	S->cache = gt_cache_new();
 	gt_stop_on(wake_cache, S->cache);
 	gt_metrics_init(&S->metrics, S->o.metrics_ns);
+	S->metrics.scheduler = true;
 	S->metrics.api = gt_kube_client_stats(S->cl);
 	atomic_store(&S->metrics.leader, !S->o.lease.elect);
 	if (!strcmp(S->o.metrics_addr, "0") || !*S->o.metrics_addr)
@@ -361,6 +391,11 @@ static void pgctl_metrics(void *pgctl, FILE *out)
 	gt_pgctl_metrics_write(pgctl, out);
 }
 
+static void write_status_metrics(void *ctl, FILE *f, const char *prefix)
+{
+	gt_statusctl_write_metrics(ctl, f, prefix);
+}
+
 /* The threads: reflectors, the writer (and binder), the election, the podgrouper. */
 static void start(struct sched *S)
 {
@@ -390,8 +425,18 @@ static void start(struct sched *S)
 					    .page_size = (int)S->o.page_size,
 					    .watch_timeout_s = (int)S->o.watch_timeout_s };
 		S->pgctl = gt_pgctl_start(S->cl, S->cache, &po);
-		S->metrics.extra_arg = S->pgctl;
-		atomic_store(&S->metrics.extra, pgctl_metrics);
+		S->metrics.podgrouper_extra_arg = S->pgctl;
+		atomic_store(&S->metrics.podgrouper_extra, pgctl_metrics);
+	}
+	if (S->o.queue_controller || S->o.podgroup_controller) {
+		struct gt_statusctl_opts so = { .podgroups = S->o.podgroup_controller, .queues = S->o.queue_controller,
+						.active = &S->metrics.leader, .labels = &S->qlabels };
+		S->statusctl = gt_statusctl_start(S->cl, S->cache, &so);
+		pthread_mutex_lock(&S->metrics.mu);	/* /metrics is already served */
+		S->metrics.extra_arg = S->statusctl;
+		S->metrics.extra_has_queue_allocation = S->o.queue_controller;
+		S->metrics.extra = write_status_metrics;
+		pthread_mutex_unlock(&S->metrics.mu);
 	}
 }
 
@@ -399,6 +444,8 @@ static void start(struct sched *S)
 static void stop(struct sched *S)
 {
 	gt_log(GT_LOG_INFO, "scheduler", "shutting down%s", gt_stop_requested() ? " (signal)" : "");
+	/* the signal thread may still be waking the writer: let it finish before the writer goes */
+	gt_stop_hooks_off();
 	/* /metrics reads the writer's and reflectors' counters: stop serving first */
 	gt_metrics_stop(&S->metrics);
 	gt_writer_free(S->writer);
@@ -406,6 +453,7 @@ static void stop(struct sched *S)
 	gt_kube_client_stop(S->cl);
 	gt_pgctl_stop(S->pgctl);
 	gt_admission_stop(S->admission);
+	gt_statusctl_stop(S->statusctl);
 	for (int r = 0; r < GT_N_KRES; r++)
 		gt_reflector_join(S->refl[r]);
 	free_announced(S);
@@ -427,6 +475,7 @@ int gt_scheduler_main(int argc, char **argv)
 	if (rc) {
 		gt_pg_config_release(&S.pg_cfg);
 		gt_admission_opts_release(&S.o.adm);
+		gt_queue_label_map_release(&S.qlabels);
 		return rc;
 	}
 	S.identity = gt_leader_identity();
@@ -447,6 +496,7 @@ int gt_scheduler_main(int argc, char **argv)
 	gt_kube_client_free(S.cl);
 	gt_pg_config_release(&S.pg_cfg);
 	gt_admission_opts_release(&S.o.adm);
+	gt_queue_label_map_release(&S.qlabels);
 	free(S.identity);
 	gt_stop_end();
 	return rc;

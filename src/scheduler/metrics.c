@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/object.h"
 #include "core/actions.h"
 #include "util/mem.h"
 
@@ -12,12 +13,15 @@ void gt_metrics_init(struct gt_metrics *m, const char *prefix)
 	memset(m, 0, sizeof(*m));
 	pthread_mutex_init(&m->mu, NULL);
 	m->prefix = prefix ? prefix : "kai";
+	gt_histogram_init_exp(&m->task_ms, 5, 2, 10);	/* KAI's buckets: 5 ms doubling */
 }
 
 static void free_queues(struct gt_metrics *m)
 {
-	for (size_t i = 0; i < m->n_queues; i++)
+	for (size_t i = 0; i < m->n_queues; i++) {
 		free(m->queues[i].name);
+		free(m->queues[i].display);
+	}
 	free(m->queues);
 	m->queues = NULL;
 	m->n_queues = 0;
@@ -27,6 +31,9 @@ void gt_metrics_release(struct gt_metrics *m)
 {
 	gt_metrics_stop(m);
 	free_queues(m);
+	for (size_t i = 0; i < m->n_evicted; i++)
+		free(m->evicted[i].labels);
+	free(m->evicted);
 	pthread_mutex_destroy(&m->mu);
 }
 
@@ -36,12 +43,15 @@ static double unit(int r, int64_t v)
 	return r == GT_QMEM ? (double)v / 1e9 : (double)v / 1000.0;
 }
 
-void gt_metrics_set_queues(struct gt_metrics *m, const struct gt_session *s)
+void gt_metrics_set_queues(struct gt_metrics *m, const struct gt_session *s, const struct gt_kube_snapshot *snap)
 {
 	const struct gt_cluster *c = s->c;
 	struct gt_queue_metric *q = gt_xcalloc(c->n_queues + 1, sizeof(*q));
 	for (uint32_t i = 0; i < c->n_queues; i++) {
 		q[i].name = gt_xstrdup(gt_strtab_str(c->names, c->queues[i].name));
+		const struct gt_kobj *o = snap && snap->queue_obj ? snap->queue_obj[i] : NULL;
+		const char *dn = o ? gt_doc_str(gt_doc_get(o->doc, "spec"), "displayName") : NULL;
+		q[i].display = gt_xstrdup(dn ? dn : "");
 		for (int r = 0; r < GT_NQRES; r++) {
 			q[i].fair[r] = unit(r, s->queues[i].fair_share[r]);
 			q[i].allocated[r] = unit(r, s->queues[i].allocated[r]);
@@ -53,6 +63,97 @@ void gt_metrics_set_queues(struct gt_metrics *m, const struct gt_session *s)
 	m->queues = q;
 	m->n_queues = c->n_queues;
 	pthread_mutex_unlock(&m->mu);
+}
+
+/* Prometheus label values escape \\, " and newlines. */
+static void label_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static char *labels_text(const char *const *kv, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	for (size_t i = 0; i + 1 < n; i += 2) {
+		fprintf(f, "%s%s=\"", i ? "," : "", kv[i]);
+		label_value(f, kv[i + 1]);
+		fputc('"', f);
+	}
+	fclose(f);
+	return buf;
+}
+
+static void count_eviction(struct gt_metrics *m, const char *labels)
+{
+	for (size_t i = 0; i < m->n_evicted; i++)
+		if (!strcmp(m->evicted[i].labels, labels)) {
+			m->evicted[i].n++;
+			return;
+		}
+	m->evicted = gt_xrealloc(m->evicted, (m->n_evicted + 1) * sizeof(*m->evicted));
+	m->evicted[m->n_evicted++] = (struct gt_evicted_metric){ .labels = gt_xstrdup(labels), .n = 1 };
+}
+
+void gt_metrics_count_cycle(struct gt_metrics *m, const struct gt_kube_snapshot *snap, const struct gt_plan *plan,
+			    const struct gt_writes *w, const char *node_pool_key, int64_t now_ms)
+{
+	const struct gt_cluster *c = plan->c;
+	/* jobs scheduled per action: allocate's bound or pipelined jobs, the victim actions' preemptors */
+	uint8_t *by = gt_xcalloc(c->n_jobs + 1, 1);
+	for (uint32_t i = 0; i < plan->n_evictions; i++) {
+		int32_t j = plan->evictions[i].evictor_job;
+		if (j >= 0 && !by[j])
+			by[j] = (uint8_t)plan->evictions[i].action;
+	}
+	for (uint32_t i = 0; i < plan->n_binds + plan->n_pipelines; i++) {
+		const struct gt_plan_place *pl = i < plan->n_binds ? &plan->binds[i] : &plan->pipelines[i - plan->n_binds];
+		int32_t j = c->pods[pl->pod].job;
+		if (j >= 0 && !by[j])
+			by[j] = GT_ACT_ALLOCATE;
+	}
+	for (uint32_t i = 0; i < plan->n_binds; i++) {
+		const struct gt_kobj *o = snap->pod_obj ? snap->pod_obj[plan->binds[i].pod] : NULL;
+		if (o && o->created > 0)
+			gt_histogram_observe(&m->task_ms, (double)(now_ms - o->created * 1000));
+	}
+	pthread_mutex_lock(&m->mu);
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		if (!by[j])
+			continue;
+		m->scheduled_by_action[by[j]]++;
+		if (by[j] == GT_ACT_PREEMPT)
+			m->preemption_attempts++;
+	}
+	for (size_t i = 0; i < w->n; i++) {
+		const struct gt_kop *op = &w->ops[i];
+		if (op->kind != GT_KOP_EVICT)
+			continue;
+		bool pg = op->evict_event_res == GT_KRES_PODGROUPS;
+		const char *job = op->job ? strchr(op->job, '/') : NULL;
+		/* KAI's nodepool label: the PodGroup's node-pool label, else "default" */
+		const struct gt_kobj *pgo = pg ? gt_snapshot_find(snap, GT_KRES_PODGROUPS, op->evict_event_ns,
+								 op->evict_event_name) : NULL;
+		const char *pool = pgo ? gt_obj_label(pgo->doc, node_pool_key ? node_pool_key : "kai.scheduler/node-pool")
+				       : NULL;
+		const char *kv[] = { "podgroup", pg ? op->evict_event_name : job ? job + 1 : op->name,
+				     "namespace", op->ns, "uid", pg && op->evict_event_uid ? op->evict_event_uid : "",
+				     "nodepool", pool && *pool ? pool : "default", "action",
+				     gt_action_name(op->action) };
+		char *labels = labels_text(kv, sizeof(kv) / sizeof(kv[0]));
+		count_eviction(m, labels);
+		free(labels);
+	}
+	pthread_mutex_unlock(&m->mu);
+	free(by);
 }
 
 static void head(FILE *f, const char *p, const char *name, const char *type, const char *help)
@@ -80,6 +181,12 @@ static void write_cycle(struct gt_metrics *m, FILE *f, const char *p)
 	gauge(f, p, "snapshot_latency_milliseconds", "Decoding the cache into the cycle's cluster", m->snapshot_ms);
 	gauge(f, p, "open_session_latency_milliseconds", "Opening the session and computing fair shares",
 	      m->open_ms);
+	gauge(f, p, "close_session_latency_milliseconds", "Closing the session: building the plan and its writes",
+	      m->close_ms);
+	head(f, p, "plugin_scheduling_latency_milliseconds", "gauge",
+	     "Plugin scheduling latency in milliseconds (Gantry: the fair-share division, KAI's proportion)");
+	fprintf(f, "%s_plugin_scheduling_latency_milliseconds{plugin=\"proportion\",OnSession=\"OnSessionOpen\"} %.3f\n",
+		p, m->fairshare_ms);
 	gauge(f, p, "write_latency_milliseconds", "Carrying out the last cycle's plan", m->write_ms);
 	head(f, p, "action_scheduling_latency_milliseconds", "gauge", "Latency of each action in the last cycle");
 	for (int a = 1; a < GT_N_ACTIONS; a++)
@@ -90,26 +197,94 @@ static void write_cycle(struct gt_metrics *m, FILE *f, const char *p)
 	fprintf(f, "%s_skipped_objects %lu\n", p, m->skipped_objects);
 }
 
-/* Each queue's fair share, allocation and quota, per resource (lock held). */
+/* KAI's three queue labels: queue_name is the display name when there is one (KAI's legacy label). */
+static void queue_labels(FILE *f, const struct gt_queue_metric *qm)
+{
+	fputs("{queue_name=\"", f);
+	label_value(f, *qm->display ? qm->display : qm->name);
+	fputs("\",queue_metadata_name=\"", f);
+	label_value(f, qm->name);
+	fputs("\",queue_display_name=\"", f);
+	label_value(f, qm->display);
+	fputs("\"}", f);
+}
+
+/* Each queue's fair share and usage (KAI's), allocation and quota (Gantry's), per resource (lock held). */
 static void write_queues(struct gt_metrics *m, FILE *f, const char *p)
 {
 	static const char *const rn[GT_NQRES] = { "gpu", "cpu_cores", "memory_gb" };
-	static const char *const kinds[3] = { "fair_share", "allocated", "deserved" };
-	for (int k = 0; k < 3; k++)
+	static const char *const usage[GT_NQRES] = { "queue_gpu_usage", "queue_cpu_usage", "queue_memory_usage" };
+	static const char *const fair_help[GT_NQRES] = {
+		"GPU Fair share of queue, as a gauge. Values in GPU devices",
+		"CPU Fair share of queue, as a gauge. Value is in Cores",
+		"Memory Fair share of queue, as a gauge. Value is in GB",
+	};
+	for (int r = 0; r < GT_NQRES; r++) {
+		char name[96];
+		snprintf(name, sizeof(name), "queue_fair_share_%s", rn[r]);
+		head(f, p, name, "gauge", fair_help[r]);
+		for (size_t q = 0; q < m->n_queues; q++) {
+			fprintf(f, "%s_%s", p, name);
+			queue_labels(f, &m->queues[q]);
+			fprintf(f, " %.6g\n", m->queues[q].fair[r]);
+		}
+	}
+	/* Gantry keeps no usage history (KAI's usage database): 0, what KAI reports without one */
+	for (int r = 0; r < GT_NQRES; r++) {
+		head(f, p, usage[r], "gauge", "Usage of queue, as a gauge (no usage database: 0)");
+		for (size_t q = 0; q < m->n_queues; q++) {
+			fprintf(f, "%s_%s", p, usage[r]);
+			queue_labels(f, &m->queues[q]);
+			fputs(" 0\n", f);
+		}
+	}
+	static const char *const kinds[2] = { "allocated", "deserved" };
+	for (int k = 0; k < 2; k++)
 		for (int r = 0; r < GT_NQRES; r++) {
 			char name[96];
 			snprintf(name, sizeof(name), "queue_%s_%s", kinds[k], rn[r]);
-			head(f, p, name, "gauge", k == 2 ? "Queue quota (-1: unlimited)" : "Queue share in the last cycle");
+			/* the queue controller's metric of this name (same meaning, from Queue status) takes over */
+			if (!strcmp(name, "queue_allocated_cpu_cores") && m->extra_has_queue_allocation)
+				continue;
+			head(f, p, name, "gauge", k ? "Queue quota (-1: unlimited)" : "Queue allocation in the last cycle");
 			for (size_t q = 0; q < m->n_queues; q++) {
 				const struct gt_queue_metric *qm = &m->queues[q];
-				double v = k == 0 ? qm->fair[r] : k == 1 ? qm->allocated[r] : qm->deserved[r];
-				fprintf(f, "%s_%s{queue_name=\"%s\"} %.6g\n", p, name, qm->name, v);
+				double v = k == 0 ? qm->allocated[r] : qm->deserved[r];
+				fprintf(f, "%s_%s{queue_name=\"", p, name);
+				label_value(f, qm->name);
+				fprintf(f, "\"} %.6g\n", v);
 			}
 		}
 }
 
+/* KAI's counters and histograms of what the cycles did (lock held). */
+static void write_outcomes(struct gt_metrics *m, FILE *f, const char *p)
+{
+	char name[128];
+	head(f, p, "podgroups_scheduled_by_action", "counter", "Count of podgroups scheduled per action");
+	for (int a = 1; a < GT_N_ACTIONS; a++)
+		if (a != GT_ACT_STALEGANG)
+			fprintf(f, "%s_podgroups_scheduled_by_action{action=\"%s\"} %lu\n", p,
+				gt_action_name((enum gt_action)a), m->scheduled_by_action[a]);
+	counter(f, p, "total_preemption_attempts", "Total preemption attempts in the cluster till now",
+		m->preemption_attempts);
+	snprintf(name, sizeof(name), "%s_task_scheduling_latency_milliseconds", p);
+	gt_histogram_write(&m->task_ms, f, name, "Task scheduling latency in milliseconds", NULL);
+	head(f, p, "pod_group_evicted_pods_total", "counter", "Total number of pods evicted per pod group");
+	for (size_t i = 0; i < m->n_evicted; i++)
+		fprintf(f, "%s_pod_group_evicted_pods_total{%s} %lu\n", p, m->evicted[i].labels, m->evicted[i].n);
+	/* no usage database, so no queries: an empty histogram, as KAI's would be had it one */
+	struct gt_histogram none;
+	gt_histogram_init_exp(&none, 5, 2, 10);
+	snprintf(name, sizeof(name), "%s_usage_query_latency_milliseconds", p);
+	gt_histogram_write(&none, f, name, "Usage database query latency histogram in milliseconds", NULL);
+}
+
 static void write_writer(const struct gt_writer_stats *w, FILE *f, const char *p)
 {
+	char name[128];
+	snprintf(name, sizeof(name), "%s_task_bind_latency_milliseconds", p);
+	gt_histogram_write(&w->bind_ms, f, name, "Task bind latency histogram in milliseconds", NULL);
 	counter(f, p, "pods_bound_total", "Pods bound to nodes", atomic_load(&w->binds));
 	counter(f, p, "bind_errors_total", "Binds that failed", atomic_load(&w->bind_errors));
 	head(f, p, "pods_evicted_total", "counter", "Pods evicted, by the action that evicted them");
@@ -160,9 +335,16 @@ void gt_metrics_write(struct gt_metrics *m, FILE *f)
 {
 	const char *p = m->prefix;
 	pthread_mutex_lock(&m->mu);
-	write_cycle(m, f, p);
-	write_queues(m, f, p);
+	if (m->scheduler) {
+		write_cycle(m, f, p);
+		write_queues(m, f, p);
+		write_outcomes(m, f, p);
+	}
+	void (*extra)(void *, FILE *, const char *) = m->extra;
+	void *extra_arg = m->extra_arg;
 	pthread_mutex_unlock(&m->mu);
+	if (extra)
+		extra(extra_arg, f, p);
 	if (m->writer)
 		write_writer(m->writer, f, p);
 	if (m->api)
@@ -170,9 +352,9 @@ void gt_metrics_write(struct gt_metrics *m, FILE *f)
 	write_reflectors(m, f, p);
 	head(f, p, "is_leader", "gauge", "1 while this instance holds the leader lease (or runs without election)");
 	fprintf(f, "%s_is_leader %d\n", p, atomic_load(&m->leader) ? 1 : 0);
-	gt_metrics_extra_fn extra = atomic_load(&m->extra);
-	if (extra)
-		extra(m->extra_arg, f);
+	gt_metrics_extra_fn pg_extra = atomic_load(&m->podgrouper_extra);
+	if (pg_extra)
+		pg_extra(m->podgrouper_extra_arg, f);
 }
 
 static unsigned on_request(void *arg, const char *path, FILE *body, const char **ctype)

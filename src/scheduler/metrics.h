@@ -1,14 +1,23 @@
 /*
  * metrics.h - /metrics, /healthz and /readyz for the scheduler
  *
- * Prometheus text format (version 0.0.4), names after KAI's with the
- * --metrics-namespace prefix (default "kai"): the cycle's latency end to end
- * and per action, pods bound and evicted, queues' fair share, allocation and
- * deserved quota per resource, API requests by verb and outcome, watch
- * events and relists per resource, leadership (and, with --podgrouper, the
- * podgrouper's: pgctl.h). Served by util/httpd on its own thread; the
- * scheduler loop publishes each cycle's numbers under a lock and the
- * counters kept elsewhere are read as atomics.
+ * Prometheus text format (version 0.0.4), with the --metrics-namespace
+ * prefix (default "kai"). KAI v0.17's scheduler metrics by their names,
+ * types and labels (../shared/docs/kai-v017/metrics.tsv; docs/metrics.md
+ * says which carry no samples yet and why): e2e, open- and close-session,
+ * plugin and action latencies, the task scheduling and bind latency
+ * histograms, podgroups scheduled by action, preemption attempts, queues'
+ * fair share and usage (queue_name: the display name when set,
+ * queue_metadata_name, queue_display_name), pods evicted per PodGroup.
+ * Gantry's own: snapshot and write latencies, cycles, skipped objects,
+ * queue allocation and quota from the scheduler's view, pods bound and
+ * evicted, API requests by verb and outcome, watch events and relists per
+ * resource, leadership. The status controllers in the same process add
+ * KAI's queue-controller metrics (status/controller.h) through @extra, and
+ * the in-process podgrouper its own (pgctl.h) through @podgrouper_extra.
+ * Served by util/httpd on its own thread; the scheduler loop publishes
+ * each cycle's numbers under a lock and the counters kept elsewhere are
+ * read as atomics.
  *
  * /healthz is 200 while the process serves; /readyz is 200 once every
  * reflector has listed its resource (a standby that is not the leader is
@@ -26,26 +35,46 @@
 #include "kube/cache.h"
 #include "kube/http.h"
 #include "kube/reflector.h"
+#include "core/plan.h"
+#include "scheduler/snapshot.h"
 #include "scheduler/writer.h"
+#include "scheduler/writes.h"
 #include "util/err.h"
 #include "util/httpd.h"
+#include "util/histogram.h"
 
 struct gt_queue_metric {
-	char *name;
+	char *name, *display;
 	double fair[GT_NQRES], allocated[GT_NQRES], deserved[GT_NQRES];	/* GPUs, cores, GB */
 };
 
 typedef void (*gt_metrics_extra_fn)(void *arg, FILE *out);
 
+/* One series of pod_group_evicted_pods_total: its label text and count. */
+struct gt_evicted_metric {
+	char *labels;
+	unsigned long n;
+};
+
 struct gt_metrics {
 	pthread_mutex_t mu;
 	const char *prefix;
+	bool scheduler;		/* a scheduler's metrics (else only @extra's and the process's) */
 	/* the last cycle */
-	double e2e_ms, snapshot_ms, open_ms, write_ms;
+	double e2e_ms, snapshot_ms, open_ms, fairshare_ms, close_ms, write_ms;
 	double action_ms[GT_N_ACTIONS];
 	unsigned long cycles, skipped_objects;
 	struct gt_queue_metric *queues;
 	size_t n_queues;
+	/* since the start */
+	unsigned long scheduled_by_action[GT_N_ACTIONS], preemption_attempts;
+	struct gt_evicted_metric *evicted;
+	size_t n_evicted;
+	struct gt_histogram task_ms;	/* creation to bind decision, per pod bound */
+	/* more series (the status controllers'), written after the scheduler's; the extra owns any lock */
+	void (*extra)(void *arg, FILE *f, const char *prefix);
+	void *extra_arg;
+	bool extra_has_queue_allocation;	/* @extra serves queue_allocated_cpu_cores: Gantry's own steps aside */
 	/* counters owned elsewhere (may be NULL) */
 	const struct gt_kube_stats *api;
 	const struct gt_writer_stats *writer;
@@ -53,18 +82,27 @@ struct gt_metrics {
 	atomic_bool ready, leader;
 	/*
 	 * More series after the scheduler's (the in-process podgrouper's), or
-	 * NULL; set @extra_arg first, then @extra, while serving.
+	 * NULL; set @podgrouper_extra_arg first, then @podgrouper_extra, while serving.
 	 */
-	_Atomic(gt_metrics_extra_fn) extra;
-	void *extra_arg;
+	_Atomic(gt_metrics_extra_fn) podgrouper_extra;
+	void *podgrouper_extra_arg;
 	struct gt_httpd *server;
 	int port;
 };
 
 void gt_metrics_init(struct gt_metrics *m, const char *prefix);
 void gt_metrics_release(struct gt_metrics *m);
-/* Publish the queues of a finished cycle (fair share, allocation, quota). */
-void gt_metrics_set_queues(struct gt_metrics *m, const struct gt_session *s);
+/* Publish the queues of a finished cycle (fair share, allocation, quota); names from @snap's objects. */
+void gt_metrics_set_queues(struct gt_metrics *m, const struct gt_session *s, const struct gt_kube_snapshot *snap);
+/*
+ * Count a cycle's outcome: podgroups scheduled per action (binds and
+ * pipelines of allocate, preemptors of the victim actions), preemption
+ * attempts that succeeded, each bound pod's age (task latency), each
+ * eviction per PodGroup, labelled with its node pool (@node_pool_key, NULL:
+ * kai.scheduler/node-pool; "default" when unlabelled, as KAI labels it).
+ */
+void gt_metrics_count_cycle(struct gt_metrics *m, const struct gt_kube_snapshot *snap, const struct gt_plan *plan,
+			    const struct gt_writes *w, const char *node_pool_key, int64_t now_ms);
 /* Everything, as Prometheus text. */
 void gt_metrics_write(struct gt_metrics *m, FILE *out);
 /* Serve on @addr ("host:port", ":port"; port 0 picks one, see m->port). */

@@ -7,6 +7,7 @@
 
 #include "api/json.h"
 #include "scheduler/bind.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/mem.h"
 #include "util/pool.h"
@@ -60,7 +61,9 @@ static void do_bind(struct gt_writer *w, const struct gt_kop *op)
 	}
 	char key[600];
 	snprintf(key, sizeof(key), "%s/%s", op->ns, op->name);
+	double t0 = gt_mono_ms();
 	bool ok = op->n_groups ? bind_labelled(w, op, key) : gt_kw_bind(&w->kw, op);
+	gt_histogram_observe(&w->stats.bind_ms, gt_mono_ms() - t0);
 	if (!ok) {
 		atomic_fetch_add(&w->stats.bind_errors, 1);
 		return;
@@ -216,8 +219,10 @@ struct gt_writer *gt_writer_new(struct gt_kube_client *cl, struct gt_cache *cach
 	w->component = gt_xstrdup(o->component ? o->component : "kai-scheduler");
 	w->instance = gt_xstrdup(o->instance ? o->instance : "gantry");
 	w->kw = (struct gt_kw){ .cl = cl, .component = w->component, .instance = w->instance };
+	gt_histogram_init_exp(&w->stats.bind_ms, 5, 2, 10);	/* KAI's buckets */
 	struct gt_binder_counters n = { .binds = &w->stats.binds, .errors = &w->stats.bind_errors,
-					.events = &w->stats.events, .event_errors = &w->stats.event_errors };
+					.events = &w->stats.events, .event_errors = &w->stats.event_errors,
+					.bind_ms = &w->stats.bind_ms };
 	w->binder = gt_binder_new(&w->kw, cache, n, &o->reservation);
 	w->pool = gt_pool_new(o->workers > 0 ? o->workers : 16, "writer");
 	return w;

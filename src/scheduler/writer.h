@@ -45,6 +45,7 @@
 #include "kube/http.h"
 #include "scheduler/binder.h"
 #include "scheduler/writes.h"
+#include "util/histogram.h"
 
 struct gt_writer_opts {
 	int workers;		/* concurrent writes; default 16 */
@@ -62,6 +63,7 @@ struct gt_writer_stats {
 	atomic_ulong patches, patch_errors;
 	atomic_ulong events, event_errors;
 	atomic_ulong deletes, delete_errors;
+	struct gt_histogram bind_ms;	/* binds' requests (the binder's too), ms (KAI's task_bind_latency) */
 };
 
 struct gt_writer;

@@ -22,6 +22,7 @@ static struct {
 		void *arg;
 	} hooks[MAX_HOOKS];
 	int n_hooks;
+	int in_hooks;		/* request()s running hooks now */
 } st = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static pthread_once_t cv_once = PTHREAD_ONCE_INIT;
@@ -39,9 +40,24 @@ static void request(void)
 	st.requested = true;
 	pthread_cond_broadcast(&st.cv);
 	int n = st.n_hooks;
+	st.in_hooks++;
 	pthread_mutex_unlock(&st.mu);
 	for (int i = 0; i < n; i++)
 		st.hooks[i].fn(st.hooks[i].arg);
+	pthread_mutex_lock(&st.mu);
+	st.in_hooks--;
+	pthread_cond_broadcast(&st.cv);
+	pthread_mutex_unlock(&st.mu);
+}
+
+void gt_stop_hooks_off(void)
+{
+	pthread_once(&cv_once, init_cv);
+	pthread_mutex_lock(&st.mu);
+	st.n_hooks = 0;
+	while (st.in_hooks)
+		pthread_cond_wait(&st.cv, &st.mu);
+	pthread_mutex_unlock(&st.mu);
 }
 
 static void *wait_signals(void *arg)

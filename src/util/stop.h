@@ -21,6 +21,12 @@ void gt_stop_on(void (*fn)(void *arg), void *arg);
 bool gt_stop_requested(void);
 /* Ask for the stop as a signal would (a command that is done, tests). */
 void gt_stop_request(void);
+/*
+ * No hook runs once this returns (those running are waited for): call it
+ * before freeing what the hooks wake. The main thread sees the stop flag
+ * before the signal thread has run every hook.
+ */
+void gt_stop_hooks_off(void);
 /* Sleep until @until_ms (gt_mono_ms()) or a stop. */
 void gt_stop_sleep_until(double until_ms);
 /* Stop waiting for signals, forget the hooks and unblock the signals again. */

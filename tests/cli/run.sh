@@ -160,7 +160,7 @@ check recursive_found_the_pods python3 -c '
 import json, sys
 assert len(json.load(open(sys.argv[1]))["pods"]) > 0' "$tmp/out"
 # --help on every subcommand, one layout, on stdout
-for sub in simulate replay scheduler podgrouper admission; do
+for sub in simulate replay scheduler podgrouper status-controllers admission; do
 	"$gantry" "$sub" --help >"$tmp/help" 2>&1
 	check "help_${sub}" grep -q "^usage: gantry $sub " "$tmp/help"
 	check "help_${sub}_layout" grep -qE "^  -h, --help +this help$" "$tmp/help"
@@ -260,5 +260,21 @@ check preemption_delay_waits runs_ok simulate -f "$pd" --now 2026-01-01T09:02:00
 check preemption_delay_waits_message grep -q "Workload is within its preemption delay window (5m0s) and may not trigger evictions before 2026-01-01T09:05:00Z" "$tmp/out"
 check preemption_delay_then_preempts runs_ok simulate -f "$pd" --now 2026-01-01T09:06:00Z
 check preemption_delay_then_preempts_evicts grep -qE "research/pretrain-0 +pretrain +Releasing" "$tmp/out"
+# KAI's ConfigMap predicate applies only when the input holds ConfigMaps: said when it does not
+cat >"$tmp/cm.yaml" <<'Y'
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec: {schedulerName: kai-scheduler, volumes: [{name: v, configMap: {name: cfg}}], containers: [{name: c, image: x, volumeMounts: [{name: v, mountPath: /v}]}]}
+Y
+check configmaps_unknown_warned expect_exit 0 "pod p needs ConfigMaps and the input has none" simulate -f "$tmp/cm.yaml"
+# the status controllers: KAI's label maps checked at start, the pair named
+check status_label_map_pair expect_exit 2 'invalid map item: "team" \(want key=value\)' \
+	status-controllers --queue-label-to-metric-label team
+check status_label_map_reserved expect_exit 2 '"queue_name" is no metric label of its own' \
+	scheduler --queue-label-to-metric-label team=queue_name
+check status_nothing_to_do expect_exit 2 "leave nothing to do" \
+	status-controllers --queue-controller=false --podgroup-controller=false
+check status_kubeconfig expect_exit 2 "nonexistent" status-controllers --kubeconfig "$tmp/nonexistent"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

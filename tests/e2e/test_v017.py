@@ -118,4 +118,27 @@ def test_kai_scheduler_flags(t):
     no_403(t)
 
 
-TESTS = [test_min_subgroup, test_preemption_delay, test_host_ports_and_sidecars, test_kai_scheduler_flags]
+def test_configmap_predicate(t):
+    """A pod mounting a ConfigMap that does not exist waits with KAI's message; once the ConfigMap
+    is created the pod is bound (the scheduler lists and watches ConfigMaps)."""
+    t.setup()
+    t.create(node("n1", gpus=1), queue("e2e-cm-q"))
+    p = pod("needs-cm", t.ns, q="e2e-cm-q")
+    p["spec"]["volumes"] = [{"name": "cfg", "configMap": {"name": "settings"}}]
+    p["spec"]["containers"][0]["volumeMounts"] = [{"name": "cfg", "mountPath": "/etc/settings"}]
+    t.create(p)
+    t.nodes_ready()
+    s = t.scheduler()
+    pc = wait_for("the pod's PodScheduled=False", lambda: (lambda c: c if c and c["status"] == "False" else None)(
+        condition(t.pods()["needs-cm"], "PodScheduled")), timeout=20)
+    check("Missing required configmaps: [settings]" in pc.get("message", ""), "PodScheduled: %s" % pc)
+    check(not t.bound(), "bound without its ConfigMap: %s" % t.bound())
+    t.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": t.ns},
+              "data": {"a": "b"}})
+    wait_for("bound once the ConfigMap exists", lambda: t.bound().get("needs-cm") == "n1", timeout=20)
+    s.stop()
+    no_403(t)
+
+
+TESTS = [test_min_subgroup, test_preemption_delay, test_host_ports_and_sidecars, test_kai_scheduler_flags,
+         test_configmap_predicate]

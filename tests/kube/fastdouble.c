@@ -53,7 +53,7 @@
 #define BOOKMARK_S 5.0
 #define MAX_EVENTS 256
 
-enum res { R_NODES, R_PODS, R_QUEUES, R_PODGROUPS, R_PRIOCLASSES, N_RES };
+enum res { R_NODES, R_PODS, R_QUEUES, R_PODGROUPS, R_PRIOCLASSES, R_CONFIGMAPS, N_RES };
 
 static const struct {
 	const char *path, *kind, *api_version;
@@ -63,6 +63,7 @@ static const struct {
 	[R_QUEUES] = { "/apis/scheduling.run.ai/v2/queues", "Queue", "scheduling.run.ai/v2" },
 	[R_PODGROUPS] = { "/apis/scheduling.run.ai/v2alpha2/podgroups", "PodGroup", "scheduling.run.ai/v2alpha2" },
 	[R_PRIOCLASSES] = { "/apis/scheduling.k8s.io/v1/priorityclasses", "PriorityClass", "scheduling.k8s.io/v1" },
+	[R_CONFIGMAPS] = { "/api/v1/configmaps", "ConfigMap", "v1" },
 };
 
 struct buf {

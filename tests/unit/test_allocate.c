@@ -442,6 +442,52 @@ TEST(preferred_pod_affinity_scores)
 	ASSERT_EQ(0, preferred_node("podAffinity", "podaffinity: {enabled: false}"));	/* binpack alone */
 }
 
+/* KAI's ConfigMap predicate: a pod that mounts or reads a ConfigMap that does not
+ * exist waits, with KAI's message; optional ones and the shared-GPU one do not count. */
+TEST(configmap_predicate)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 1 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: present, namespace: default}}\n");
+	tl_pod(&w, &(struct tl_pod){ .name = "waits", .queue = "q",
+				     .spec = "volumes: [{name: v, configMap: {name: absent}}, {name: u, configMap: "
+					     "{name: unmounted}}], initContainers: [{name: i, image: x, envFrom: "
+					     "[{configMapRef: {name: present}}], volumeMounts: [{name: v, mountPath: /v}]}]" });
+	tl_pod(&w, &(struct tl_pod){ .name = "runs", .queue = "q",
+				     .annotations = "runai/shared-gpu-configmap: runs-shared",
+				     .spec = "initContainers: [{name: i, image: x, env: [{name: A, valueFrom: "
+					     "{configMapKeyRef: {name: maybe, key: k, optional: true}}}, {name: B, "
+					     "valueFrom: {configMapKeyRef: {name: runs-shared-0, key: k}}}]}]" });
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "waits"));
+	ASSERT_STR("Missing required configmaps: [absent]", tl_msg(&w, "pg-waits-0"));
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "runs"));
+	tl_free(&w);
+}
+
+/* A job that misses a ConfigMap does not evict others for room it could not use. */
+TEST(configmap_missing_job_does_not_preempt)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 1 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q", .quota = "1" });
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: other, namespace: default}}\n");
+	tl_pg(&w, &(struct tl_pg){ .name = "low", .queue = "q", .prio = "train" });
+	tl_pod(&w, &(struct tl_pod){ .name = "low-0", .queue = "q", .pg = "low", .node = "n1", .gpus = "1" });
+	tl_pg(&w, &(struct tl_pg){ .name = "high", .queue = "q", .prio = "build" });
+	tl_pod(&w, &(struct tl_pod){ .name = "high-0", .queue = "q", .pg = "high", .gpus = "1",
+				     .spec = "initContainers: [{name: i, image: x, envFrom: [{configMapRef: {name: absent}}]}]" });
+	TL_BUILD(&w);
+	tl_cycle_mask(&w, GT_ACTIONS_ALL);
+	ASSERT_EQ(GT_RUNNING, tl_status(&w, "low-0"));
+	ASSERT_STR("Missing required configmaps: [absent]", tl_msg(&w, "high"));
+	tl_free(&w);
+}
+
 TEST(non_preemptible_over_quota_is_refused)
 {
 	struct tl_world w;
@@ -1219,6 +1265,8 @@ TEST(action_list_parses_and_names_the_bad_one)
 }
 
 const struct gt_test gt_tests[] = {
+	T(configmap_missing_job_does_not_preempt),
+	T(configmap_predicate),
 	T(preferred_pod_affinity_scores),
 	T(pod_anti_affinity_namespaces),
 	T(host_ports_spread_pods),

@@ -229,13 +229,13 @@ TEST(unknown_kinds_are_ignored_with_a_warning)
 	tl_init(&w);
 	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 1 });
 	tl_yaml(&w, "---\n{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}}\n"
-		    "---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: cfg}, data: {a: b}}\n");
+		    "---\n{apiVersion: v1, kind: Service, metadata: {name: svc}, spec: {}}\n");
 	TL_BUILD(&w);
 	ASSERT_EQ(1, w.c.n_nodes);
 	/* one line for all of them: workload owners are ordinary input */
 	ASSERT_EQ(1, w.dec.n_warnings);
 	ASSERT_CONTAINS(w.dec.warnings[0], "ignoring 2 objects");
-	ASSERT_CONTAINS(w.dec.warnings[0], "Deployment, ConfigMap");
+	ASSERT_CONTAINS(w.dec.warnings[0], "Deployment, Service");
 	tl_free(&w);
 }
 

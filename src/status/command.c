@@ -1,0 +1,208 @@
+/*
+ * command.c - `gantry status-controllers`: KAI's queue and pod-group status
+ * controllers as a process of their own
+ *
+ * For a cluster that runs them apart from the scheduler (another scheduler's
+ * cluster, or KAI's layout of one Deployment per controller): reflectors
+ * keep pods, PodGroups, Queues, PriorityClasses and nodes cached, the
+ * controller (controller.h) writes the status, /metrics serves KAI's queue
+ * controller metrics; on SIGTERM/SIGINT everything stops and is freed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/cache.h"
+#include "kube/config.h"
+#include "kube/http.h"
+#include "kube/leader.h"
+#include "kube/reflector.h"
+#include "scheduler/metrics.h"
+#include "status/controller.h"
+#include "status/status.h"
+#include "util/flags.h"
+#include "util/log.h"
+#include "util/mem.h"
+#include "util/stop.h"
+
+struct opts {
+	struct gt_conn_flags conn;
+	struct gt_lease_flags lease;
+	bool queues, podgroups;
+	const char *ns, *metrics_addr, *metrics_ns;
+	const char *queue_label_map, *queue_label_defaults;
+	int64_t page_size;
+	double watch_timeout_s;
+	int log_level;
+};
+
+/* 0, 1 after --help, 2 on a bad flag (said on stderr). */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	*o = (struct opts){
+		.conn = GT_CONN_DEFAULTS, .lease = GT_LEASE_DEFAULTS, .queues = true, .podgroups = true,
+		.ns = "kai-scheduler", .metrics_addr = ":8080", .metrics_ns = "kai", .page_size = 500,
+		.watch_timeout_s = 300, .log_level = GT_LOG_INFO,
+	};
+	o->lease.name = "gantry-status-controllers";
+	const struct gt_flag flags[] = {
+		GT_CONN_FLAGS(&o->conn),
+		{ .type = GT_FLAG_SECTION, .help = "Controllers" },
+		{ .type = GT_FLAG_BOOL, .name = "queue-controller", .dest = &o->queues,
+		  .help = "write Queue status, serve KAI's queue metrics (default true)" },
+		{ .type = GT_FLAG_BOOL, .name = "podgroup-controller", .dest = &o->podgroups,
+		  .help = "write PodGroup status.resourcesStatus (default true)" },
+		{ .type = GT_FLAG_STRING, .name = "queue-label-to-metric-label", .dest = &o->queue_label_map,
+		  .arg = "K=L,...", .help = "queue metrics: Queue label K as metric label L, as KAI's" },
+		{ .type = GT_FLAG_STRING, .name = "queue-label-to-default-metric-value",
+		  .dest = &o->queue_label_defaults, .arg = "K=V,...",
+		  .help = "queue metrics: V where a Queue lacks label K (default \"\")" },
+		GT_LEASE_FLAGS(&o->lease),
+		{ .type = GT_FLAG_STRING, .name = "namespace", .dest = &o->ns, .arg = "NS",
+		  .help = "own namespace: the Lease's unless said (default kai-scheduler)" },
+		{ .type = GT_FLAG_SECTION, .help = "Operation" },
+		{ .type = GT_FLAG_STRING, .name = "metrics-bind-address", .dest = &o->metrics_addr, .arg = "ADDR",
+		  .help = "/metrics, /healthz, /readyz (default :8080; \"0\" disables)" },
+		{ .type = GT_FLAG_STRING, .name = "metrics-listen-address", .dest = &o->metrics_addr, .arg = "ADDR",
+		  .help = "the same, as KAI's queue controller names it" },
+		{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = &o->metrics_ns, .arg = "P",
+		  .help = "metric name prefix (default kai)" },
+		{ .type = GT_FLAG_FUNC, .name = "log-level", .dest = &o->log_level, .arg = "L",
+		  .parse = gt_flag_log_level, .help = "error, warn, info or debug (default info)" },
+		{ .type = GT_FLAG_INT, .name = "page-size", .dest = &o->page_size, .arg = "N", .min = 1, .max = 100000,
+		  .help = "LIST page size (default 500)" },
+		{ .type = GT_FLAG_DURATION, .name = "watch-timeout", .dest = &o->watch_timeout_s, .arg = "D", .dmin = 1,
+		  .help = "watch timeoutSeconds (default 5m)" },
+	};
+	const struct gt_command cmd = {
+		.name = "status-controllers", .synopsis = "[flags]",
+		.about = "Write Queue and PodGroup status as KAI's queue and pod-group controllers do\n"
+			 "(docs/metrics.md); `gantry scheduler` runs them itself unless told not to.",
+		.flags = flags, .n_flags = GT_FLAGS_N(flags),
+	};
+	int rc = gt_flags_parse(&cmd, argc, argv);
+	if (!rc && !o->queues && !o->podgroups) {
+		fprintf(stderr, "gantry status-controllers: --queue-controller=false and --podgroup-controller=false "
+			"leave nothing to do\n");
+		return 2;
+	}
+	return rc ? rc : gt_lease_flags_check("status-controllers", &o->lease);
+}
+
+static const enum gt_kres watched[] = { GT_KRES_PODS, GT_KRES_PODGROUPS, GT_KRES_QUEUES, GT_KRES_PRIORITYCLASSES,
+					GT_KRES_NODES };
+#define N_WATCHED (sizeof(watched) / sizeof(watched[0]))
+
+static void wake_cache(void *cache)
+{
+	gt_cache_wake(cache);
+}
+
+static void write_metrics(void *ctl, FILE *f, const char *prefix)
+{
+	gt_statusctl_write_metrics(ctl, f, prefix);
+}
+
+/* Until a signal (0) or lost leadership (1); publishes readiness and leadership. */
+static int run(struct gt_cache *cache, struct gt_leader *leader, struct gt_metrics *m)
+{
+	unsigned mask = GT_STATUSCTL_KRES | GT_KRES_WAKE;
+	while (!gt_stop_requested()) {
+		uint64_t seen = gt_cache_version(cache, mask);
+		if (leader && gt_leader_lost(leader))
+			return 1;
+		atomic_store(&m->ready, gt_cache_all_synced(cache, GT_STATUSCTL_KRES));
+		bool lead = !leader || gt_leader_is_leader(leader);
+		if (atomic_exchange(&m->leader, lead) != lead)
+			gt_cache_wake(cache);
+		gt_cache_wait(cache, mask, seen, 0);
+	}
+	return 0;
+}
+
+int gt_status_controllers_main(int argc, char **argv)
+{
+	struct opts o;
+	int rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	gt_log_set_level((enum gt_log_level)o.log_level);
+	struct gt_err err = { 0 };
+	struct gt_queue_label_map labels;
+	char why[256];
+	if (gt_queue_label_map_parse(o.queue_label_map, o.queue_label_defaults, &labels, why, sizeof(why))) {
+		fprintf(stderr, "gantry status-controllers: %s\n", why);
+		return 2;
+	}
+	struct gt_kube_config kc;
+	if (gt_kube_config_load(o.conn.kubeconfig, o.conn.context, &kc, &err)) {
+		gt_queue_label_map_release(&labels);
+		fprintf(stderr, "gantry status-controllers: %s\n", err.msg);
+		return 2;
+	}
+	gt_log(GT_LOG_INFO, "status", "connecting to %s from %s%s", kc.server, kc.source,
+	       kc.insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
+	gt_stop_start();	/* before any thread starts: they all inherit the blocked signals */
+	struct gt_kube_client *cl = gt_kube_client_new(&kc, o.conn.qps, (int)o.conn.burst,
+						       (long)(o.conn.api_timeout_s * 1000));
+	struct gt_cache *cache = gt_cache_new();
+	gt_stop_on(wake_cache, cache);
+	struct gt_metrics m;
+	gt_metrics_init(&m, o.metrics_ns);
+	m.api = gt_kube_client_stats(cl);
+	if (strcmp(o.metrics_addr, "0") && *o.metrics_addr) {
+		if (gt_metrics_serve(&m, o.metrics_addr, &err)) {
+			fprintf(stderr, "gantry status-controllers: %s\n", err.msg);
+			gt_metrics_release(&m);
+			gt_queue_label_map_release(&labels);
+			gt_cache_free(cache);
+			gt_kube_client_free(cl);
+			gt_stop_end();
+			return 1;
+		}
+		gt_log(GT_LOG_INFO, "status", "serving /metrics, /healthz and /readyz on port %d", m.port);
+	}
+	char *identity = gt_leader_identity();
+	struct gt_reflector *refl[N_WATCHED];
+	struct gt_reflector_opts ro = { .page_size = (int)o.page_size, .watch_timeout_s = (int)o.watch_timeout_s };
+	for (size_t i = 0; i < N_WATCHED; i++) {
+		refl[i] = gt_reflector_start(cl, cache, watched[i], &ro);
+		m.reflectors[watched[i]] = gt_reflector_stats(refl[i]);
+	}
+	struct gt_leader *leader = NULL;
+	if (o.lease.elect) {
+		struct gt_leader_opts lo = { .ns = o.lease.ns ? o.lease.ns : o.ns, .name = o.lease.name,
+					     .identity = identity, .lease_s = o.lease.lease_s,
+					     .renew_s = o.lease.renew_s, .retry_s = o.lease.retry_s,
+					     .on_change = wake_cache, .arg = cache };
+		leader = gt_leader_start(cl, &lo);
+	}
+	atomic_store(&m.leader, !leader);
+	struct gt_statusctl_opts so = { .queues = o.queues, .podgroups = o.podgroups, .active = &m.leader,
+					.labels = &labels };
+	struct gt_statusctl *ctl = gt_statusctl_start(cl, cache, &so);
+	pthread_mutex_lock(&m.mu);	/* /metrics is already served */
+	m.extra = write_metrics;
+	m.extra_arg = ctl;
+	pthread_mutex_unlock(&m.mu);
+	rc = run(cache, leader, &m);
+	const struct gt_statusctl_stats *st = gt_statusctl_stats(ctl);
+	gt_log(GT_LOG_INFO, "status", "shutting down%s: %lu passes, %lu PodGroup and %lu Queue status patches, "
+	       "%lu errors", gt_stop_requested() ? " (signal)" : "", atomic_load(&st->passes),
+	       atomic_load(&st->podgroup_patches), atomic_load(&st->queue_patches), atomic_load(&st->errors));
+	atomic_store(&m.leader, false);
+	gt_stop_hooks_off();	/* no signal-thread wake of the cache once it starts going */
+	gt_metrics_stop(&m);	/* it reads the controller's rows */
+	gt_leader_stop(leader);
+	gt_kube_client_stop(cl);
+	gt_statusctl_stop(ctl);
+	for (size_t i = 0; i < N_WATCHED; i++)
+		gt_reflector_join(refl[i]);
+	gt_metrics_release(&m);
+	gt_queue_label_map_release(&labels);
+	gt_cache_free(cache);
+	gt_kube_client_free(cl);
+	free(identity);
+	gt_stop_end();
+	return rc;
+}
