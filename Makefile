@@ -6,7 +6,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Wimplicit-fallthrough
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Isrc -Itests
-LDLIBS  := -lyaml -ljansson -lcurl -lmicrohttpd -lzip -lpthread -lm
+LDLIBS  := -lyaml -ljansson -lcurl -lmicrohttpd -lzip -lgnutls -lpthread -lm
 SAN     ?=
 ifneq ($(SAN),)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

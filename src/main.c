@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "admission/admission.h"
 #include "explain/explain.h"
 #include "fairshare/fairshare.h"
 #include "pgctl/pgctl.h"
@@ -20,6 +21,7 @@ static void usage(FILE *f)
 	      "  simulate    run the scheduler on a virtual cluster given as Kubernetes YAML\n"
 	      "  scheduler   schedule a real cluster (kubeconfig or in-cluster)\n"
 	      "  podgrouper  create PodGroups for the workloads' pods, as KAI's podgrouper does\n"
+	      "  admission   serve KAI's admission webhooks (GPU sharing, validation) over HTTPS\n"
 	      "  status-controllers\n"
 	      "              write Queue and PodGroup status, as KAI's queue and pod-group controllers\n"
 	      "  replay      play a real GPU-cluster job trace through the scheduling core, with a report\n"
@@ -44,6 +46,8 @@ int main(int argc, char **argv)
 		return gt_scheduler_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "podgrouper"))
 		return gt_podgrouper_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "admission"))
+		return gt_admission_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "status-controllers"))
 		return gt_status_controllers_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))

@@ -149,6 +149,25 @@ int gt_base64_decode(const char *in, unsigned char **out, size_t *len)
 	return 0;
 }
 
+char *gt_base64_encode(const unsigned char *in, size_t len)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = gt_xmalloc((len + 2) / 3 * 4 + 1), *o = out;
+	for (size_t i = 0; i < len; i += 3) {
+		unsigned v = (unsigned)in[i] << 16;
+		if (i + 1 < len)
+			v |= (unsigned)in[i + 1] << 8;
+		if (i + 2 < len)
+			v |= in[i + 2];
+		*o++ = abc[v >> 18 & 63];
+		*o++ = abc[v >> 12 & 63];
+		*o++ = i + 1 < len ? abc[v >> 6 & 63] : '=';
+		*o++ = i + 2 < len ? abc[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
 char *gt_json_dump(const json_t *j)
 {
 	char *s = json_dumps(j, JSON_COMPACT);

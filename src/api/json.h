@@ -48,5 +48,7 @@ char *gt_json_dump_take(json_t *j);
 void gt_json_print_yaml(FILE *f, const json_t *j);
 /* Standard base64 (padding optional, whitespace skipped). 0, or -1 if malformed. */
 int gt_base64_decode(const char *in, unsigned char **out, size_t *len);
+/* @len bytes of @in as standard base64, padded, on one line: a string to free(). */
+char *gt_base64_encode(const unsigned char *in, size_t len);
 
 #endif /* GT_JSON_H */

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "admission/admission.h"
 #include "core/actions.h"
 #include "core/fairshare.h"
 #include "core/usage.h"
@@ -49,6 +50,8 @@ struct opts {
 	const char *podgrouper_config;
 	bool require_podgroup, require_podgroup_given;	/* not given: as --podgrouper */
 	bool snapshot_endpoint;	/* serve GET /get-snapshot on kai.plugin_server_port */
+	bool admission;		/* serve the admission webhooks in this process */
+	struct gt_admission_opts adm;
 	struct gt_kai_flags kai;
 	struct gt_config_overrides overrides;	/* from kai */
 	bool queue_controller, podgroup_controller;	/* KAI's status controllers in this process */
@@ -105,6 +108,8 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	  .help = "also group pods into PodGroups, as `gantry podgrouper` (default false)" },       \
 	{ .type = GT_FLAG_STRING, .name = "podgrouper-config", .dest = &(o)->podgrouper_config,      \
 	  .arg = "FILE", .help = "the podgrouper's configuration (docs/podgrouper.md)" },            \
+	{ .type = GT_FLAG_BOOL, .name = "admission", .dest = &(o)->admission,                        \
+	  .help = "also serve the admission webhooks, as `gantry admission` (default false)" },    \
 	{ .type = GT_FLAG_BOOL, .name = "require-podgroup", .dest = &(o)->require_podgroup,          \
 	  .seen = &(o)->require_podgroup_given,                                                     \
 	  .help = "schedule only pods whose PodGroup exists, as KAI does\n"                          \
@@ -168,11 +173,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		.scheduler_name = "kai-scheduler", .ns = "kai-scheduler", .shard = "default",
 		.period_s = 1, .actions = GT_ACTIONS_ALL, .workers = 16, .page_size = 500,
 		.watch_timeout_s = 300, .metrics_addr = ":8080", .metrics_ns = "kai",
-		.log_level = GT_LOG_INFO, .grace_s = -1, .kai = GT_KAI_FLAGS_DEFAULTS, .queue_controller = true,
-		.podgroup_controller = true,
+		.log_level = GT_LOG_INFO, .grace_s = -1, .adm = GT_ADMISSION_DEFAULTS, .kai = GT_KAI_FLAGS_DEFAULTS,
+		.queue_controller = true, .podgroup_controller = true,
 	};
 	const struct gt_flag flags[] = { GT_CONN_FLAGS(&o->conn), SCHEDULING_FLAGS(o), SHARING_FLAGS(o),
-					 GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o), GT_KAI_FLAGS(&o->kai) };
+					 GT_ADMISSION_FLAGS(&o->adm), GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o),
+					 GT_KAI_FLAGS(&o->kai) };
 	const struct gt_command cmd = {
 		.name = "scheduler", .synopsis = "[flags]",
 		.about = "Schedule a real cluster (kubeconfig or in-cluster), as KAI's scheduler does\n"
@@ -182,6 +188,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	int rc = gt_flags_parse(&cmd, argc, argv);
 	rc = rc ? rc : gt_lease_flags_check("scheduler", &o->lease);
 	o->kai.plugin_server_used = o->snapshot_endpoint;
+	if (!rc && !o->admission && (o->adm.given || o->adm.runtime_class_given || o->adm.runtime_class_deprecated_given))
+		fprintf(stderr, "gantry scheduler: warning: admission flags without --admission have no effect\n");
+	rc = rc ? rc : gt_admission_opts_check("scheduler", &o->adm);
 	return rc ? rc : gt_kai_flags_apply(&o->kai, &o->overrides, &o->log_level);
 }
 
@@ -194,6 +203,7 @@ struct sched {
 	struct gt_reflector *refl[GT_N_KRES];
 	struct gt_leader *leader;	/* NULL: no election */
 	struct gt_pgctl *pgctl;		/* NULL: no podgrouper in this process */
+	struct gt_admission *admission;	/* NULL: no webhooks in this process */
 	struct gt_statusctl *statusctl;	/* NULL: no status controllers in this process */
 	struct gt_queue_label_map qlabels;
 	struct gt_pg_config pg_cfg;
@@ -456,6 +466,18 @@ static int connect_api(struct sched *S, struct gt_kube_config *cfg)
 	return serve_snapshots(S);
 }
 
+/* The admission webhooks, with --admission. 0, or 1 when their port cannot be had (said). */
+static int start_admission(struct sched *S)
+{
+	if (!S->o.admission)
+		return 0;
+	struct gt_err err = { 0 };
+	S->admission = gt_admission_start(S->cl, S->o.ns, S->o.scheduler_name, &S->o.adm, &err);
+	if (!S->admission)
+		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
+	return S->admission ? 0 : 1;
+}
+
 /* The podgrouper's series on the scheduler's /metrics. */
 static void pgctl_metrics(void *pgctl, FILE *out)
 {
@@ -527,6 +549,7 @@ static void stop(struct sched *S)
 	gt_leader_stop(S->leader);
 	gt_kube_client_stop(S->cl);
 	gt_pgctl_stop(S->pgctl);
+	gt_admission_stop(S->admission);
 	gt_statusctl_stop(S->statusctl);
 	for (int r = 0; r < GT_N_KRES; r++)
 		gt_reflector_join(S->refl[r]);
@@ -537,8 +560,10 @@ int gt_scheduler_main(int argc, char **argv)
 {
 	struct sched S = { 0 };
 	int rc = parse_args(argc, argv, &S.o);
-	if (rc)
+	if (rc) {
+		gt_admission_opts_release(&S.o.adm);
 		return rc == 1 ? 0 : rc;
+	}
 	gt_log_set_level((enum gt_log_level)S.o.log_level);
 	if (S.o.kai.version)	/* KAI's --version: the version at start */
 		gt_log(GT_LOG_INFO, "scheduler", "gantry %s", GANTRY_VERSION);
@@ -546,12 +571,15 @@ int gt_scheduler_main(int argc, char **argv)
 	rc = configure(&S, &cfg);	/* initialises S.pg_cfg whatever happens */
 	if (rc) {
 		gt_pg_config_release(&S.pg_cfg);
+		gt_admission_opts_release(&S.o.adm);
 		gt_queue_label_map_release(&S.qlabels);
 		return rc;
 	}
 	S.identity = gt_leader_identity();
 	gt_stop_start();	/* before any thread starts: they all inherit the blocked signals */
 	rc = connect_api(&S, &cfg);
+	if (!rc)
+		rc = start_admission(&S);
 	if (!rc) {
 		start(&S);
 		rc = run(&S, S.leader);
@@ -567,6 +595,7 @@ int gt_scheduler_main(int argc, char **argv)
 	gt_cache_free(S.cache);
 	gt_kube_client_free(S.cl);
 	gt_pg_config_release(&S.pg_cfg);
+	gt_admission_opts_release(&S.o.adm);
 	gt_queue_label_map_release(&S.qlabels);
 	free(S.identity);
 	gt_stop_end();

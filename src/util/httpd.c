@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "util/addr.h"
 #include "util/mem.h"
-#include "util/num.h"
 
 struct gt_httpd {
 	struct MHD_Daemon *daemon;
@@ -57,34 +57,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return reply(conn, status, buf, len, ctype);
 }
 
-/* @addr into @sa; 0, or GT_EINVAL naming @flag. */
-static int parse_addr(const char *flag, const char *addr, struct sockaddr_in *sa, struct gt_err *err)
-{
-	const char *colon = strrchr(addr, ':');
-	if (!colon)
-		return gt_errf(err, GT_EINVAL, "--%s: '%s' is not host:port", flag, addr);
-	char host[64];
-	size_t hl = (size_t)(colon - addr);
-	if (hl >= sizeof(host))
-		return gt_errf(err, GT_EINVAL, "--%s: host too long in '%s'", flag, addr);
-	memcpy(host, addr, hl);
-	host[hl] = '\0';
-	int64_t port;
-	if (gt_parse_int(colon + 1, &port) || port < 0 || port > 65535)
-		return gt_errf(err, GT_EINVAL, "--%s: bad port in '%s'", flag, addr);
-	*sa = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	if (!*host || !strcmp(host, "0.0.0.0"))
-		sa->sin_addr.s_addr = htonl(INADDR_ANY);
-	else if (inet_pton(AF_INET, !strcmp(host, "localhost") ? "127.0.0.1" : host, &sa->sin_addr) != 1)
-		return gt_errf(err, GT_EINVAL, "--%s: '%s' is not an IPv4 address", flag, host);
-	return 0;
-}
-
 struct gt_httpd *gt_httpd_start(const char *flag, const char *addr, gt_httpd_handler handler, void *arg,
 				struct gt_err *err)
 {
 	struct sockaddr_in sa;
-	if (parse_addr(flag, addr, &sa, err))
+	if (gt_parse_bind_address(flag, addr, &sa, err))
 		return NULL;
 	struct gt_httpd *s = gt_xcalloc(1, sizeof(*s));
 	s->handler = handler;

@@ -162,7 +162,7 @@ check recursive_found_the_pods python3 -c '
 import json, sys
 assert len(json.load(open(sys.argv[1]))["pods"]) > 0' "$tmp/out"
 # --help on every subcommand, one layout, on stdout
-for sub in simulate replay scheduler podgrouper status-controllers explain; do
+for sub in simulate replay scheduler podgrouper status-controllers explain admission; do
 	"$gantry" "$sub" --help >"$tmp/help" 2>&1
 	check "help_${sub}" grep -q "^usage: gantry $sub " "$tmp/help"
 	check "help_${sub}_layout" grep -qE "^  -h, --help +this help$" "$tmp/help"
@@ -365,6 +365,19 @@ check podgrouper_lease_group expect_exit 2 "--leader-elect-lease-duration: must 
 	podgrouper --leader-elect-lease-duration soon
 check scheduler_bad_duration expect_exit 2 "--schedule-period: must be a duration" scheduler --schedule-period=-1s
 check scheduler_positional_refused expect_exit 2 "unexpected argument 'extra'" scheduler extra
+# admission: KAI's flags, what Gantry cannot do refused, flags that would do nothing warned about
+check admission_hami_refused expect_exit 2 "--hami-core-enabled: not implemented" admission --hami-core-enabled
+check scheduler_admission_hami_refused expect_exit 2 "--hami-core-enabled: not implemented" \
+	scheduler --admission --hami-core-enabled
+check admission_bad_label expect_exit 2 "--webhook-namespace-label: 'team' is not KEY=VALUE" \
+	admission --webhook-namespace-label team
+check admission_http_url expect_exit 2 "--webhook-url: 'http://x' is not https://" admission --webhook-url http://x
+check admission_validities expect_exit 2 "--tls-cert-validity must be shorter than --tls-ca-validity" \
+	admission --tls-cert-validity 2h --tls-ca-validity 1h
+check admission_kai_port_flag expect_exit 2 "--webhook-addr: must be a whole number from 1 to 65535" \
+	admission --webhook-addr 70000
+check scheduler_admission_flags_need_admission expect_exit 2 "admission flags without --admission have no effect" \
+	scheduler --gpu-sharing-enabled --kubeconfig "$tmp/nonexistent"
 # PodGroup v2alpha2 durations: a bad one named at its field
 cat >"$tmp/pg-dur.yaml" <<'Y'
 apiVersion: scheduling.run.ai/v2alpha2

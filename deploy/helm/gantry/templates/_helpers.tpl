@@ -24,6 +24,11 @@ lookup, dig, fail, required, empty).
 {{- end }}
 {{- end }}
 
+{{/* The admission webhooks' objects: Service, Secret, webhook configurations (all one name). */}}
+{{- define "gantry.admission.fullname" -}}
+{{- printf "%s-admission" (include "gantry.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{/* The scheduler component: Deployment, ClusterRole, Service... */}}
 {{- define "gantry.scheduler.fullname" -}}
 {{- printf "%s-scheduler" (include "gantry.fullname" .) | trunc 63 | trimSuffix "-" }}
@@ -100,6 +105,18 @@ createSchedulingShard: {{ and $v.createSchedulingShard $v.defaultShard.enabled |
 createReservationNamespace: {{ $rr.createNamespace | ternary true false }}
 createReservationServiceAccount: {{ $rr.createServiceAccount | ternary true false }}
 podDisruptionBudget: {{ and $v.scheduler.podDisruptionBudget.enabled (gt (int $replicas) 1) | ternary true false }}
+{{- $adm := $v.admission }}
+admission: {{ $adm.enabled | ternary true false }}
+webhookPort: {{ int ($adm.ports.webhookPort | default 9443) }}
+gpuSharingEnabled: {{ $g.gpuSharing | ternary true false }}
+blockNvidiaVisibleDevices: {{ $g.blockNvidiaVisibleDevices | ternary true false }}
+{{- if hasKey $adm "gpuFractionRuntimeClassName" }}
+fractionRuntimeClass: {{ $adm.gpuFractionRuntimeClassName | default "" | quote }}
+{{- else if hasKey $adm "gpuPodRuntimeClassName" }}
+fractionRuntimeClass: {{ $adm.gpuPodRuntimeClassName | default "" | quote }}
+{{- else }}
+fractionRuntimeClass: nvidia
+{{- end }}
 maxUnavailable: {{ $v.scheduler.podDisruptionBudget.maxUnavailable | default 1 }}
 {{- end }}
 
