@@ -40,10 +40,19 @@ $(BUILD)/libgantry.a: $(LIB_OBJ)
 	@rm -f $@	# a module moved or deleted must not linger in the archive
 	$(AR) rcs $@ $^
 
-$(BUILD)/gantry: $(BUILD)/src/main.o $(BUILD)/libgantry.a
+# The allocation-failure torture build (TORTURE=1, `make torture`) links tests/torture/failalloc.c
+# into every program: its malloc fails when told to (GANTRY_FAIL_ALLOC=k).
+ifeq ($(TORTURE),1)
+TORTURE_OBJ := $(BUILD)/tests/torture/failalloc.o
+endif
+$(BUILD)/tests/torture/failalloc.o: tests/torture/failalloc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O1 -g -fno-omit-frame-pointer -c $< -o $@	# not instrumented: it fronts ASan's malloc
+
+$(BUILD)/gantry: $(BUILD)/src/main.o $(BUILD)/libgantry.a $(TORTURE_OBJ)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/tests/unit/harness.o $(BUILD)/libgantry.a
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/tests/unit/harness.o $(BUILD)/libgantry.a $(TORTURE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -84,6 +93,17 @@ fuzz:
 fuzz-regress:
 	$(MAKE) --no-print-directory SAN=1 BUILD=$(FUZZ_REGRESS_BUILD) fuzz-bins
 	tests/fuzz/run-regress $(FUZZ_REGRESS_BUILD) $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+
+# Allocation k fails, for every k, in a few unit suites and `gantry simulate` scenarios, under
+# ASan/UBSan/LSan: each run must stop with a message (or succeed with the same output), never
+# crash or leak (tests/torture/run-torture, docs/reliability.md). TORTURE_JOBS runs in parallel.
+TORTURE_BUILD ?= build-torture
+TORTURE_UNITS ?= test_num test_quantity test_time test_doc test_kube_config
+TORTURE_JOBS ?= 2
+torture:
+	$(MAKE) --no-print-directory SAN=1 TORTURE=1 BUILD=$(TORTURE_BUILD) $(TORTURE_BUILD)/gantry \
+		$(TORTURE_UNITS:%=$(TORTURE_BUILD)/tests/%)
+	$(PYTHON) tests/torture/run-torture --build $(TORTURE_BUILD) --jobs $(TORTURE_JOBS) $(TORTURE_UNITS)
 
 # The core must stay pure: no I/O, no clock, no environment, no randomness.
 check-purity: $(CORE_SRC:%.c=$(BUILD)/%.o)

@@ -1,13 +1,16 @@
 /*
  * gantry - a Kubernetes GPU scheduler, API-compatible with KAI
  */
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pgctl/pgctl.h"
 #include "replay/replay.h"
 #include "scheduler/command.h"
 #include "sim/simulate.h"
+#include "util/mem.h"
 
 #define GANTRY_VERSION "0.1.0"
 
@@ -25,8 +28,16 @@ static void usage(FILE *f)
 	      "where kubectl takes one, -R for directories. 'gantry <command> --help' lists them.\n", f);
 }
 
+static void *json_alloc(size_t n)
+{
+	return gt_xmalloc(n);
+}
+
 int main(int argc, char **argv)
 {
+	/* jansson answers a failed allocation with NULL, which its callers (and ours) take for
+	 * "no such key": out of memory must end the process as everywhere else (util/mem.h) */
+	json_set_alloc_funcs(json_alloc, free);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
