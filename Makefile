@@ -98,7 +98,7 @@ fuzz-regress:
 # ASan/UBSan/LSan: each run must stop with a message (or succeed with the same output), never
 # crash or leak (tests/torture/run-torture, docs/reliability.md). TORTURE_JOBS runs in parallel.
 TORTURE_BUILD ?= build-torture
-TORTURE_UNITS ?= test_num test_quantity test_time test_doc test_kube_config
+TORTURE_UNITS ?= test_num test_time test_doc test_kube_config test_replay_trace
 TORTURE_JOBS ?= 2
 torture:
 	$(MAKE) --no-print-directory SAN=1 TORTURE=1 BUILD=$(TORTURE_BUILD) $(TORTURE_BUILD)/gantry \
