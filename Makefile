@@ -31,6 +31,7 @@ PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import yaml' 2>/
 # keep object files make would see as intermediate (and delete after the last line of output)
 .SECONDARY:
 
+.PHONY: fuzz fuzz-regress fuzz-bins torture
 .PHONY: all test unit scenarios demo bench clean check-purity check-deploy cli kube-test kube-podgrouper-test binder-test kube-bench report-test image control-plane e2e
 all: $(BUILD)/gantry
 
@@ -42,16 +43,70 @@ $(BUILD)/libgantry.a: $(LIB_OBJ)
 	@rm -f $@	# a module moved or deleted must not linger in the archive
 	$(AR) rcs $@ $^
 
-$(BUILD)/gantry: $(BUILD)/src/main.o $(BUILD)/libgantry.a
+# The allocation-failure torture build (TORTURE=1, `make torture`) links tests/torture/failalloc.c
+# into every program: its malloc fails when told to (GANTRY_FAIL_ALLOC=k).
+ifeq ($(TORTURE),1)
+TORTURE_OBJ := $(BUILD)/tests/torture/failalloc.o
+endif
+$(BUILD)/tests/torture/failalloc.o: tests/torture/failalloc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O1 -g -fno-omit-frame-pointer -c $< -o $@	# not instrumented: it fronts ASan's malloc
+
+$(BUILD)/gantry: $(BUILD)/src/main.o $(BUILD)/libgantry.a $(TORTURE_OBJ)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/tests/unit/harness.o $(SHAPES_OBJ) $(BUILD)/libgantry.a
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/tests/unit/harness.o $(SHAPES_OBJ) $(BUILD)/libgantry.a $(TORTURE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(SHAPES_OBJ) $(BUILD)/libgantry.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# Fuzz targets (tests/fuzz/fuzz_<name>.c, one public entry point each). With FUZZ_LIBFUZZER=1
+# (clang, what `make fuzz` asks for) they link with libFuzzer; otherwise with regress_main.c,
+# which replays files through them (what `make fuzz-regress` runs under gcc's sanitizers).
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD ?= build-fuzz
+FUZZ_REGRESS_BUILD ?= build-asan
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+	       -fno-omit-frame-pointer
+ifeq ($(FUZZ_LIBFUZZER),1)
+$(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(BUILD)/libgantry.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer,address,undefined $^ $(LDLIBS) -o $@
+else
+$(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/regress_main.o $(BUILD)/libgantry.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+endif
+fuzz-bins: $(FUZZ_BIN)
+
+# Every target under libFuzzer for FUZZ_SECONDS each (niced: the machine is shared), from its seed
+# corpus tests/fuzz/corpus/<name>; what it finds goes to $(FUZZ_BUILD)/corpus and crashes to
+# $(FUZZ_BUILD)/crashes. Needs clang (tools/install-deps --test).
+fuzz:
+	@command -v clang >/dev/null || { echo "make fuzz needs clang: tools/install-deps --test"; exit 1; }
+	$(MAKE) --no-print-directory CC=clang BUILD=$(FUZZ_BUILD) FUZZ_LIBFUZZER=1 CFLAGS='$(FUZZ_CFLAGS)' fuzz-bins
+	tests/fuzz/run-fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+
+# Every corpus file (seeds and past crashes) through every target, under ASan, UBSan and LSan.
+fuzz-regress:
+	$(MAKE) --no-print-directory SAN=1 BUILD=$(FUZZ_REGRESS_BUILD) fuzz-bins
+	tests/fuzz/run-regress $(FUZZ_REGRESS_BUILD) $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+
+# Allocation k fails, for every k, in a few unit suites and `gantry simulate` scenarios, under
+# ASan/UBSan/LSan: each run must stop with a message (or succeed with the same output), never
+# crash or leak (tests/torture/run-torture, docs/reliability.md). TORTURE_JOBS runs in parallel.
+TORTURE_BUILD ?= build-torture
+TORTURE_UNITS ?= test_num test_time test_doc test_kube_config test_replay_trace
+TORTURE_JOBS ?= 2
+torture:
+	$(MAKE) --no-print-directory SAN=1 TORTURE=1 BUILD=$(TORTURE_BUILD) $(TORTURE_BUILD)/gantry \
+		$(TORTURE_UNITS:%=$(TORTURE_BUILD)/tests/%)
+	$(PYTHON) tests/torture/run-torture --build $(TORTURE_BUILD) --jobs $(TORTURE_JOBS) $(TORTURE_UNITS)
 
 # The core must stay pure: no I/O, no clock, no environment, no randomness.
 check-purity: $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -128,7 +183,7 @@ e2e: $(BUILD)/gantry control-plane
 report-test: $(BUILD)/gantry
 	GANTRY=$(BUILD)/gantry tools/check-report-in-browser
 
-test: all check-purity check-deploy image cli kube-test kube-podgrouper-test binder-test report-test scenarios unit e2e
+test: all check-purity check-deploy image cli kube-test kube-podgrouper-test binder-test report-test scenarios unit fuzz-regress e2e
 
 demo: $(BUILD)/gantry
 	$(BUILD)/gantry simulate -f examples/demo-cluster.yaml --cycles 3 --now 2026-01-01T09:00:00Z --show-cycles
@@ -142,4 +197,4 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d) \
-	$(BENCH_SRC:bench/%.c=$(BUILD)/bench/%.d) $(SHAPES_OBJ:.o=.d)
+	$(BENCH_SRC:bench/%.c=$(BUILD)/bench/%.d) $(SHAPES_OBJ:.o=.d) $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%.d)

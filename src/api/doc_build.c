@@ -324,8 +324,9 @@ struct gt_doc *gt_db_close(struct gt_doc_builder *b)
 	}
 	struct gt_db_frame f = b->stack[--b->depth];
 	struct gt_doc *d = f.node;
-	struct gt_db_child *c = b->children + f.first;
 	size_t n = b->n_children - f.first;
+	/* no children yet: no array either (NULL + 0 is undefined in C) */
+	struct gt_db_child *c = n ? b->children + f.first : NULL;
 	if (d->kind == GT_DOC_MAP)
 		n = dedup(b, c, n);
 	d->n = d->cap = n;

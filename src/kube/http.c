@@ -180,10 +180,8 @@ static CURL *acquire(struct gt_kube_client *c)
 	pthread_mutex_unlock(&c->mu);
 	if (!h)
 		h = curl_easy_init();
-	if (!h) {
-		fprintf(stderr, "gantry: out of memory creating an HTTP handle\n");
-		abort();
-	}
+	if (!h)
+		gt_out_of_memory(0);	/* curl_easy_init fails only so */
 	curl_easy_reset(h);
 	return h;
 }

@@ -1,13 +1,40 @@
 #include "util/mem.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GT_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define GT_ASAN 1
+#endif
+#ifdef GT_ASAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
+_Noreturn void gt_out_of_memory(size_t n)
+{
+	/* no stdio: its buffers may be what could not be allocated */
+	char msg[80];
+	int len = snprintf(msg, sizeof(msg), "gantry: out of memory (%zu bytes)\n", n);
+	if (len > 0) {
+		ssize_t w = write(STDERR_FILENO, msg, (size_t)len);
+		(void)w;	/* stderr gone: nowhere left to say it */
+	}
+#ifdef GT_ASAN
+	__lsan_do_leak_check();
+#endif
+	_exit(1);
+}
 
 static void out_of_memory(size_t n)
 {
-	/* stderr is the only channel left; abort so a core dump shows where */
-	(void)n;
-	abort();
+	gt_out_of_memory(n);
 }
 
 void *gt_xmalloc(size_t n)

@@ -1,14 +1,26 @@
 /*
  * mem.h - allocation that never returns NULL, and one growable-array macro
  *
- * Outside of tests a failed allocation is not a condition Gantry can recover
- * from in a useful way (Kubernetes restarts the pod), so gt_xmalloc() and
- * friends abort with a message instead of returning NULL.
+ * A failed allocation is not a condition Gantry can recover from in a useful
+ * way (Kubernetes restarts the pod), so gt_xmalloc() and friends end the
+ * process with a message and exit status 1 (an internal error, for every
+ * command) instead of returning NULL. The libraries that allocate for Gantry
+ * (jansson, set up in main.c; libcurl's handles) end the same way through
+ * gt_out_of_memory(). `make torture` fails every allocation in turn to hold
+ * this (docs/reliability.md).
  */
 #ifndef GT_MEM_H
 #define GT_MEM_H
 
 #include <stddef.h>
+
+/*
+ * "gantry: out of memory (N bytes)" on stderr, then exit status 1 at once:
+ * no atexit handlers, no stdio flush, as other threads may be mid-way
+ * through anything. Under AddressSanitizer, LeakSanitizer checks the heap
+ * first, so the allocation-failure torture sees a leak on this path too.
+ */
+_Noreturn void gt_out_of_memory(size_t n);
 
 void *gt_xmalloc(size_t n);
 void *gt_xcalloc(size_t n, size_t size);

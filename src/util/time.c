@@ -123,8 +123,13 @@ void gt_time_format(int64_t t, char *buf, size_t len)
 {
 	time_t tt = (time_t)t;
 	struct tm tm;
-	gmtime_r(&tt, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!gmtime_r(&tt, &tm)) {	/* a year past int: no date to write */
+		snprintf(buf, len, "%s", t < 0 ? "0000-01-01T00:00:00Z" : "9999-12-31T23:59:59Z");
+		return;
+	}
+	/* four digits for every year, as RFC 3339 wants (strftime's %Y writes "1" for year 1) */
+	snprintf(buf, len, "%04lld-%02d-%02dT%02d:%02d:%02dZ", (long long)tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 void gt_time_now_rfc3339(char *buf, size_t len, int frac_digits)

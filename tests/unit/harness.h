@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/mem.h"
+
 struct gt_test {
 	const char *name;
 	void (*fn)(void);
@@ -41,9 +43,7 @@ gt_test_vappendf(char **buf, size_t *n, size_t *cap, const char *fmt, va_list ap
 	size_t need = *n + (size_t)len + 1;
 	if (need > *cap) {
 		*cap = need * 2;
-		*buf = realloc(*buf, *cap);
-		if (!*buf)
-			abort();
+		*buf = gt_xrealloc(*buf, *cap);	/* out of memory: a message, as in Gantry */
 	}
 	vsnprintf(*buf + *n, (size_t)len + 1, fmt, again);
 	va_end(again);

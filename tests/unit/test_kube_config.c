@@ -17,11 +17,18 @@ const char *gt_suite = "kube_config";
 
 static char tmpdir[256];
 
+/* A fixture that cannot be made (out of memory in the torture build) stops the suite, with why. */
+static void fixture_failed(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
 static void mktmp(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gantry-kcfg-XXXXXX");
 	if (!mkdtemp(tmpdir))
-		abort();
+		fixture_failed(tmpdir);
 }
 
 static void rmtmp(void)
@@ -38,7 +45,7 @@ static const char *write_file(const char *name, const char *text)
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
 	FILE *f = fopen(path, "w");
 	if (!f)
-		abort();
+		fixture_failed(path);
 	fputs(text, f);
 	fclose(f);
 	return path;

@@ -1,0 +1,31 @@
+/*
+ * fuzz_json.c - the document parser on JSON (kubectl -o json, the API
+ * server's bodies), and its conversions to and from jansson values
+ */
+#include <jansson.h>
+
+#include "api/json.h"
+#include "fuzz_doc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	(void)fuzz_doc_parse(data, size, "fuzz.json");
+	/* what the API client does with a body: jansson, then the document tree and back */
+	json_t *j = json_loadb((const char *)data, size, JSON_DECODE_ANY, NULL);
+	if (j) {
+		struct gt_doc *d = gt_doc_from_json(j);
+		if (d) {
+			json_t *back = gt_doc_to_json(d);
+			if (json_is_object(back) || json_is_array(back))	/* request bodies only */
+				free(gt_json_dump(back));
+			static FILE *null;
+			if (!null)
+				null = fopen("/dev/null", "w");
+			gt_json_print_yaml(null, back);	/* -o yaml */
+			json_decref(back);
+			gt_doc_free(d);
+		}
+		json_decref(j);
+	}
+	return 0;
+}
