@@ -97,7 +97,7 @@ int gt_dec_add_podset(struct gt_dec *x, const struct gt_doc *o, struct gt_job *j
 		      int32_t min, const struct gt_topology_constraint *topo)
 {
 	if (j->n_podsets >= GT_MAX_PODSETS)
-		return gt_dec_fail(x, o, "spec.subGroups", "more sub-groups than Gantry supports (64)", NULL);
+		return gt_dec_fail(x, o, "spec.subGroups", "more leaf sub-groups than Gantry supports (" GT_STR(GT_MAX_PODSETS) ")", NULL);
 	j->podsets = gt_xrealloc(j->podsets, (j->n_podsets + 1) * sizeof(*j->podsets));
 	struct gt_podset *ps = &j->podsets[j->n_podsets++];
 	ps->name = gt_dec_intern(x, name);
@@ -201,6 +201,9 @@ static int inner_groups(struct gt_dec *x, const struct gt_doc *o, struct gt_job 
 			rc = rc ? rc : min_subgroup(x, o, sg, "spec.subGroups[].minSubGroup", &min);
 			if (rc)
 				return rc;
+			if (j->n_groups >= GT_MAX_PODSETS)
+				return gt_dec_fail(x, o, "spec.subGroups",
+						   "more inner sub-groups than Gantry supports (" GT_STR(GT_MAX_PODSETS) ")", NULL);
 			j->groups = gt_xrealloc(j->groups, (j->n_groups + 1) * sizeof(*j->groups));
 			j->groups[j->n_groups++] = (struct gt_subgroup){ .name = gt_dec_intern(x, name),
 									 .parent = group_index(x, j, parent),

@@ -23,7 +23,9 @@
 
 #define GT_MAX_EXT 8		/* extended resources (MIG profiles, ...) */
 #define GT_MAX_DEVICES 16	/* devices of one multi-device fraction */
-#define GT_MAX_PODSETS 64	/* leaf sub-groups of one PodGroup */
+#define GT_MAX_PODSETS 512	/* leaf sub-groups of one PodGroup, and inner ones */
+#define GT_STR_(x) #x
+#define GT_STR(x) GT_STR_(x)	/* a number macro as a string literal */
 #define GT_NONE (-1)
 
 /* Resources the queue tree divides: KAI's three, independent. */

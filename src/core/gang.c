@@ -1,17 +1,31 @@
 /*
  * gang.c - the sub-group tree's minimum (gang.h)
  *
- * The tree is small (at most GT_MAX_PODSETS podsets and as many inner
- * groups), so each question walks it from the set asked about; no state is
- * kept between calls.
+ * Job order compares jobs' gang states on every heap step, so a question
+ * about the tree costs one pass over it, O(podsets + groups): inner groups
+ * are stored parents before children (cluster.h), so walking them backwards
+ * settles every child before its parent. At most GT_MAX_PODSETS podsets and
+ * as many inner groups (the decoder refuses more); no state is kept between
+ * calls.
  */
 #include <string.h>
 
 #include "core/gang.h"
 
-static int32_t set_min(const struct gt_job *j, int32_t g)
+/* Per set (inner groups 0..n_groups-1, the root at n_groups): members and members met. */
+struct tally {
+	int32_t members[GT_MAX_PODSETS + 1], met[GT_MAX_PODSETS + 1];
+	bool set_met[GT_MAX_PODSETS + 1];
+};
+
+static uint32_t slot(const struct gt_job *j, int32_t g)
 {
-	return g == GT_NONE ? j->min_subgroup : j->groups[g].min_subgroup;
+	return g == GT_NONE ? j->n_groups : (uint32_t)g;
+}
+
+static int32_t set_min(const struct gt_job *j, uint32_t s)
+{
+	return s == j->n_groups ? j->min_subgroup : j->groups[s].min_subgroup;
 }
 
 static bool podset_met(const struct gt_job *j, const int32_t *n, uint32_t ps)
@@ -19,51 +33,52 @@ static bool podset_met(const struct gt_job *j, const int32_t *n, uint32_t ps)
 	return n[ps] >= j->podsets[ps].min_member;
 }
 
-static bool set_met(const struct gt_job *j, const int32_t *n, int32_t g)
+/* Every set's tally, children before parents; the root's verdict last. */
+static void count(const struct gt_job *j, const int32_t *n, struct tally *t)
 {
-	int32_t members = 0, met = 0;
-	for (uint32_t ps = 0; ps < j->n_podsets; ps++)
-		if (j->podsets[ps].group == g) {
-			members++;
-			met += podset_met(j, n, ps);
+	uint32_t n_sets = j->n_groups + 1;
+	memset(t->members, 0, n_sets * sizeof(*t->members));
+	memset(t->met, 0, n_sets * sizeof(*t->met));
+	for (uint32_t ps = 0; ps < j->n_podsets; ps++) {
+		uint32_t s = slot(j, j->podsets[ps].group);
+		t->members[s]++;
+		t->met[s] += podset_met(j, n, ps);
+	}
+	/* inner groups from the last (children come after their parents), the root at the end */
+	for (uint32_t k = 0; k < n_sets; k++) {
+		uint32_t s = k < j->n_groups ? j->n_groups - 1 - k : j->n_groups;
+		int32_t want = set_min(j, s) > 0 ? set_min(j, s) : t->members[s];
+		t->set_met[s] = t->met[s] >= want;
+		if (s < j->n_groups) {	/* an inner group counts in its parent */
+			uint32_t p = slot(j, j->groups[s].parent);
+			t->members[p]++;
+			t->met[p] += t->set_met[s];
 		}
-	for (uint32_t c = 0; c < j->n_groups; c++)
-		if (j->groups[c].parent == g) {
-			members++;
-			met += set_met(j, n, (int32_t)c);
-		}
-	int32_t want = set_min(j, g) > 0 ? set_min(j, g) : members;
-	return met >= want;
+	}
 }
 
 bool gt_gang_met(const struct gt_job *j, const int32_t *n)
 {
-	return set_met(j, n, GT_NONE);
+	struct tally t;
+	count(j, n, &t);
+	return t.set_met[j->n_groups];
 }
 
-static void set_need(const struct gt_job *j, const int32_t *n, const uint32_t *podset_order, int32_t g,
-		     int32_t *need)
+/* Choose, in set @s, unmet members until its minimum would be met, and descend into groups. */
+static void set_need(const struct gt_job *j, const int32_t *n, const uint32_t *podset_order,
+		     const struct tally *t, uint32_t s, int32_t *need)
 {
-	int32_t members = 0, met = 0;
-	for (uint32_t ps = 0; ps < j->n_podsets; ps++)
-		if (j->podsets[ps].group == g) {
-			members++;
-			met += podset_met(j, n, ps);
-		}
-	for (uint32_t c = 0; c < j->n_groups; c++)
-		if (j->groups[c].parent == g) {
-			members++;
-			met += set_met(j, n, (int32_t)c);
-		}
-	int32_t want = (set_min(j, g) > 0 ? set_min(j, g) : members) - met;
+	if (t->set_met[s])
+		return;
+	int32_t want = (set_min(j, s) > 0 ? set_min(j, s) : t->members[s]) - t->met[s];
 	for (uint32_t c = 0; c < j->n_groups && want > 0; c++)
-		if (j->groups[c].parent == g && !set_met(j, n, (int32_t)c)) {
-			set_need(j, n, podset_order, (int32_t)c, need);
+		if (slot(j, j->groups[c].parent) == s && !t->set_met[c]) {
+			set_need(j, n, podset_order, t, c, need);
 			want--;
 		}
 	for (uint32_t k = 0; k < j->n_podsets && want > 0; k++) {
 		uint32_t ps = podset_order[k];
-		if (j->podsets[ps].group == g && !podset_met(j, n, ps)) {
+		if (slot(j, j->podsets[ps].group) == s && !podset_met(j, n, ps)) {
 			need[ps] = j->podsets[ps].min_member - n[ps];
 			want--;
 		}
@@ -73,5 +88,7 @@ static void set_need(const struct gt_job *j, const int32_t *n, const uint32_t *p
 void gt_gang_need(const struct gt_job *j, const int32_t *n, const uint32_t *podset_order, int32_t *need)
 {
 	memset(need, 0, j->n_podsets * sizeof(*need));
-	set_need(j, n, podset_order, GT_NONE, need);
+	struct tally t;
+	count(j, n, &t);
+	set_need(j, n, podset_order, &t, j->n_groups, need);
 }

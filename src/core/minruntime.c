@@ -1,5 +1,7 @@
 #include "core/minruntime.h"
 
+#include <string.h>
+
 #include "core/order.h"
 
 int64_t gt_preempt_min_runtime(const struct gt_session *s, int32_t victim_job)
@@ -32,7 +34,8 @@ int64_t gt_reclaim_min_runtime(const struct gt_session *s, int32_t reclaimer_job
 bool gt_job_is_elastic(const struct gt_session *s, int32_t job)
 {
 	const struct gt_job *j = &s->c->jobs[job];
-	int32_t n[GT_MAX_PODSETS] = { 0 };
+	int32_t n[GT_MAX_PODSETS];
+	memset(n, 0, j->n_podsets * sizeof(*n));
 	for (uint32_t i = 0; i < j->n_pods; i++)
 		n[s->c->pods[j->pods[i]].podset]++;
 	for (uint32_t i = 0; i < j->n_podsets; i++)

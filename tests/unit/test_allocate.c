@@ -488,6 +488,42 @@ TEST(configmap_missing_job_does_not_preempt)
 	tl_free(&w);
 }
 
+/* A JobSet of 100 replicated jobs (a sub-group each, KAI v0.17's shape): more than
+ * the 64 sub-groups Gantry once took; any 60 of them make the gang. */
+TEST(min_subgroup_hundred_replicas)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 60 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	char *spec = malloc(64 * 1024);
+	size_t off = (size_t)snprintf(spec, 64 * 1024, "minSubGroup: 60, subGroups: [");
+	for (int r = 0; r < 100; r++)
+		off += (size_t)snprintf(spec + off, 64 * 1024 - off, "%s{name: r%d}, {name: r%d-pods, parent: r%d, minMember: 1}",
+					r ? ", " : "", r, r, r);
+	snprintf(spec + off, 64 * 1024 - off, "]");
+	tl_yaml(&w, "---\n{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: js, "
+		    "namespace: default, creationTimestamp: '2026-01-01T00:00:00Z'}, spec: {queue: q, %s}}\n", spec);
+	free(spec);
+	for (int r = 0; r < 100; r++) {
+		char name[32], labels[64];
+		snprintf(name, sizeof(name), "r%d-0", r);
+		snprintf(labels, sizeof(labels), "kai.scheduler/subgroup-name: r%d-pods", r);
+		tl_pod(&w, &(struct tl_pod){ .name = name, .queue = "q", .pg = "js", .gpus = "1", .labels = labels });
+	}
+	TL_BUILD(&w);
+	ASSERT_EQ(100, (int)w.c.jobs[tl_job_idx(&w, "js")].n_groups);
+	tl_cycle(&w);
+	int bound = 0;
+	for (int r = 0; r < 100; r++) {
+		char name[32];
+		snprintf(name, sizeof(name), "r%d-0", r);
+		bound += tl_status(&w, name) == GT_BINDING;
+	}
+	ASSERT_EQ(60, bound);
+	tl_free(&w);
+}
+
 TEST(non_preemptible_over_quota_is_refused)
 {
 	struct tl_world w;
@@ -1265,6 +1301,7 @@ TEST(action_list_parses_and_names_the_bad_one)
 }
 
 const struct gt_test gt_tests[] = {
+	T(min_subgroup_hundred_replicas),
 	T(configmap_missing_job_does_not_preempt),
 	T(configmap_predicate),
 	T(preferred_pod_affinity_scores),
