@@ -183,7 +183,7 @@ e2e: $(BUILD)/gantry control-plane
 report-test: $(BUILD)/gantry
 	GANTRY=$(BUILD)/gantry tools/check-report-in-browser
 
-test: all check-purity check-deploy image cli kube-test kube-podgrouper-test binder-test report-test scenarios unit fuzz-regress e2e
+test: all $(BENCH_BIN) check-purity check-deploy image cli kube-test kube-podgrouper-test binder-test report-test scenarios unit fuzz-regress e2e
 
 demo: $(BUILD)/gantry
 	$(BUILD)/gantry simulate -f examples/demo-cluster.yaml --cycles 3 --now 2026-01-01T09:00:00Z --show-cycles

@@ -53,7 +53,7 @@
 #include "util/mem.h"
 #include "util/strtab.h"
 
-#include "benchlib.h"
+#include "shapes/snapshot_build.h"
 
 #define GPUS_PER_NODE 8
 #define GANG_SIZE 8
