@@ -1,7 +1,6 @@
 /*
  * gantry - a Kubernetes GPU scheduler, API-compatible with KAI
  */
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,6 @@
 #include "scheduler/command.h"
 #include "sim/simulate.h"
 #include "status/status.h"
-#include "util/mem.h"
 #include "util/version.h"
 
 static void usage(FILE *f)
@@ -36,16 +34,8 @@ static void usage(FILE *f)
 	      "where kubectl takes one, -R for directories. 'gantry <command> --help' lists them.\n", f);
 }
 
-static void *json_alloc(size_t n)
-{
-	return gt_xmalloc(n);
-}
-
 int main(int argc, char **argv)
 {
-	/* jansson answers a failed allocation with NULL, which its callers (and ours) take for
-	 * "no such key": out of memory must end the process as everywhere else (util/mem.h) */
-	json_set_alloc_funcs(json_alloc, free);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -78,7 +78,9 @@ static _Thread_local struct gt_arena *scratch;
 
 static void *json_alloc(size_t n)
 {
-	return scratch ? gt_arena_alloc(scratch, n) : malloc(n);
+	/* gt_xmalloc: jansson answers a failed allocation with NULL, which its callers
+	 * (and ours) take for "no such key"; out of memory ends the process instead */
+	return scratch ? gt_arena_alloc(scratch, n) : gt_xmalloc(n);
 }
 
 static void json_release(void *p)
