@@ -65,19 +65,6 @@ void gt_metrics_set_queues(struct gt_metrics *m, const struct gt_session *s, con
 	pthread_mutex_unlock(&m->mu);
 }
 
-/* Prometheus label values escape \\, " and newlines. */
-static void label_value(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', f);
-		if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 static char *labels_text(const char *const *kv, size_t n)
 {
 	char *buf = NULL;
@@ -85,7 +72,7 @@ static char *labels_text(const char *const *kv, size_t n)
 	FILE *f = open_memstream(&buf, &len);
 	for (size_t i = 0; i + 1 < n; i += 2) {
 		fprintf(f, "%s%s=\"", i ? "," : "", kv[i]);
-		label_value(f, kv[i + 1]);
+		gt_prom_label_value(f, kv[i + 1]);
 		fputc('"', f);
 	}
 	fclose(f);
@@ -201,11 +188,11 @@ static void write_cycle(struct gt_metrics *m, FILE *f, const char *p)
 static void queue_labels(FILE *f, const struct gt_queue_metric *qm)
 {
 	fputs("{queue_name=\"", f);
-	label_value(f, *qm->display ? qm->display : qm->name);
+	gt_prom_label_value(f, *qm->display ? qm->display : qm->name);
 	fputs("\",queue_metadata_name=\"", f);
-	label_value(f, qm->name);
+	gt_prom_label_value(f, qm->name);
 	fputs("\",queue_display_name=\"", f);
-	label_value(f, qm->display);
+	gt_prom_label_value(f, qm->display);
 	fputs("\"}", f);
 }
 
@@ -251,7 +238,7 @@ static void write_queues(struct gt_metrics *m, FILE *f, const char *p)
 				const struct gt_queue_metric *qm = &m->queues[q];
 				double v = k == 0 ? qm->allocated[r] : qm->deserved[r];
 				fprintf(f, "%s_%s{queue_name=\"", p, name);
-				label_value(f, qm->name);
+				gt_prom_label_value(f, qm->name);
 				fprintf(f, "\"} %.6g\n", v);
 			}
 		}

@@ -10,6 +10,7 @@
 #include "api/object.h"
 #include "status/compute.h"
 #include "util/clock.h"
+#include "util/histogram.h"
 #include "util/log.h"
 #include "util/mem.h"
 #include "util/num.h"
@@ -353,19 +354,6 @@ const struct gt_statusctl_stats *gt_statusctl_stats(const struct gt_statusctl *c
 	return &c->stats;
 }
 
-/* Prometheus label values escape \, " and newlines. */
-static void label_value(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', f);
-		if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 void gt_statusctl_write_metrics(struct gt_statusctl *c, FILE *f, const char *p)
 {
 	static const struct {
@@ -389,14 +377,14 @@ void gt_statusctl_write_metrics(struct gt_statusctl *c, FILE *f, const char *p)
 			for (size_t i = 0; i < c->n_rows; i++) {
 				const struct qrow *r = &c->rows[i];
 				fprintf(f, "%s_%s{queue_name=\"", p, series[k].name);
-				label_value(f, r->name);
+				gt_prom_label_value(f, r->name);
 				fputs("\",queue_metadata_name=\"", f);
-				label_value(f, r->name);
+				gt_prom_label_value(f, r->name);
 				fputs("\",queue_display_name=\"", f);
-				label_value(f, r->display);
+				gt_prom_label_value(f, r->display);
 				for (size_t e = 0; r->extra && e < c->o.labels->n; e++) {
 					fprintf(f, "\",%s=\"", c->o.labels->metric_label[e]);
-					label_value(f, r->extra[e]);
+					gt_prom_label_value(f, r->extra[e]);
 				}
 				fprintf(f, "\"} %.10g\n", k ? *(const double *)((const char *)r + series[k].off) : 1.0);
 			}

@@ -44,3 +44,15 @@ void gt_histogram_write(const struct gt_histogram *h, FILE *f, const char *name,
 	fprintf(f, "%s_sum%s%s%s %.3f\n", name, open, labels, close, (double)atomic_load(&h->sum_milli) / 1000);
 	fprintf(f, "%s_count%s%s%s %lu\n", name, open, labels, close, cum);
 }
+
+void gt_prom_label_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}

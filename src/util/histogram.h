@@ -32,4 +32,7 @@ void gt_histogram_observe(struct gt_histogram *h, double v);
 void gt_histogram_write(const struct gt_histogram *h, FILE *f, const char *name, const char *help,
 			const char *labels);
 
+/* Write @s as a Prometheus label value: \\, " and newlines escaped. */
+void gt_prom_label_value(FILE *f, const char *s);
+
 #endif /* GT_HISTOGRAM_H */
