@@ -192,28 +192,34 @@ static gnutls_x509_privkey_t new_key(void)
 	return k;
 }
 
-/* A self-signed CA valid for @validity_s: its certificate and key as PEM. */
-static int make_ca(int64_t now, int64_t validity_s, char **crt_pem, char **key_pem)
+/* Exports a signed certificate and its key as PEM when @signed_ok, then frees both: 0 or -1. */
+static int export_and_free(gnutls_x509_crt_t c, gnutls_x509_privkey_t key, bool signed_ok, char **crt_pem,
+			   char **key_pem)
 {
-	gnutls_x509_privkey_t key = new_key();
-	gnutls_x509_crt_t c = NULL;
 	int rc = -1;
-	if (!key || new_crt(&c, key, CA_NAME, now, now + validity_s))
-		goto out;
-	if (gnutls_x509_crt_set_basic_constraints(c, 1, 0) < 0 ||
-	    gnutls_x509_crt_set_key_usage(c, GNUTLS_KEY_KEY_CERT_SIGN | GNUTLS_KEY_CRL_SIGN |
-					  GNUTLS_KEY_DIGITAL_SIGNATURE) < 0 ||
-	    gnutls_x509_crt_sign2(c, c, key, GNUTLS_DIG_SHA256, 0) < 0)
-		goto out;
-	*crt_pem = export_crt(c);
-	*key_pem = export_key(key);
-	rc = *crt_pem && *key_pem ? 0 : -1;
-out:
+	if (signed_ok) {
+		*crt_pem = export_crt(c);
+		*key_pem = export_key(key);
+		rc = *crt_pem && *key_pem ? 0 : -1;
+	}
 	if (c)
 		gnutls_x509_crt_deinit(c);
 	if (key)
 		gnutls_x509_privkey_deinit(key);
 	return rc;
+}
+
+/* A self-signed CA valid for @validity_s: its certificate and key as PEM. */
+static int make_ca(int64_t now, int64_t validity_s, char **crt_pem, char **key_pem)
+{
+	gnutls_x509_privkey_t key = new_key();
+	gnutls_x509_crt_t c = NULL;
+	bool ok = key && !new_crt(&c, key, CA_NAME, now, now + validity_s) &&
+		  gnutls_x509_crt_set_basic_constraints(c, 1, 0) >= 0 &&
+		  gnutls_x509_crt_set_key_usage(c, GNUTLS_KEY_KEY_CERT_SIGN | GNUTLS_KEY_CRL_SIGN |
+						GNUTLS_KEY_DIGITAL_SIGNATURE) >= 0 &&
+		  gnutls_x509_crt_sign2(c, c, key, GNUTLS_DIG_SHA256, 0) >= 0;
+	return export_and_free(c, key, ok, crt_pem, key_pem);
 }
 
 static int add_name(gnutls_x509_crt_t c, const char *name)
@@ -238,28 +244,16 @@ static int make_serving(gnutls_x509_crt_t ca, gnutls_x509_privkey_t ca_key, cons
 	unsigned char id[64];
 	size_t id_len = sizeof(id);
 	unsigned critical;
-	int rc = -1;
-	if (!key || end <= now || new_crt(&c, key, SERVING_NAME, now, end))
-		goto out;
-	for (size_t i = 0; i < p->n_names; i++)
-		if (add_name(c, p->names[i]) < 0)
-			goto out;
-	if (gnutls_x509_crt_set_basic_constraints(c, 0, -1) < 0 ||
-	    gnutls_x509_crt_set_key_usage(c, GNUTLS_KEY_DIGITAL_SIGNATURE) < 0 ||
-	    gnutls_x509_crt_set_key_purpose_oid(c, GNUTLS_KP_TLS_WWW_SERVER, 0) < 0 ||
-	    gnutls_x509_crt_get_subject_key_id(ca, id, &id_len, &critical) < 0 ||
-	    gnutls_x509_crt_set_authority_key_id(c, id, id_len) < 0 ||
-	    gnutls_x509_crt_sign2(c, ca, ca_key, GNUTLS_DIG_SHA256, 0) < 0)
-		goto out;
-	*crt_pem = export_crt(c);
-	*key_pem = export_key(key);
-	rc = *crt_pem && *key_pem ? 0 : -1;
-out:
-	if (c)
-		gnutls_x509_crt_deinit(c);
-	if (key)
-		gnutls_x509_privkey_deinit(key);
-	return rc;
+	bool ok = key && end > now && !new_crt(&c, key, SERVING_NAME, now, end);
+	for (size_t i = 0; ok && i < p->n_names; i++)
+		ok = add_name(c, p->names[i]) >= 0;
+	ok = ok && gnutls_x509_crt_set_basic_constraints(c, 0, -1) >= 0 &&
+	     gnutls_x509_crt_set_key_usage(c, GNUTLS_KEY_DIGITAL_SIGNATURE) >= 0 &&
+	     gnutls_x509_crt_set_key_purpose_oid(c, GNUTLS_KP_TLS_WWW_SERVER, 0) >= 0 &&
+	     gnutls_x509_crt_get_subject_key_id(ca, id, &id_len, &critical) >= 0 &&
+	     gnutls_x509_crt_set_authority_key_id(c, id, id_len) >= 0 &&
+	     gnutls_x509_crt_sign2(c, ca, ca_key, GNUTLS_DIG_SHA256, 0) >= 0;
+	return export_and_free(c, key, ok, crt_pem, key_pem);
 }
 
 /* --- the policy -------------------------------------------------------------------------- */

@@ -312,22 +312,34 @@ static bool visible_devices_ok_fn(json_t *c, struct verdict *v)
 	return visible_devices_ok(c, v);
 }
 
-void pod_validate(const struct gt_admission_rules *rules, const struct review *r, struct verdict *v)
+/*
+ * Whether the webhook has anything to say about @r's pod: not on DELETE or
+ * CONNECT, nor for a pod of another scheduler (allowed), nor for one that is
+ * not a pod's shape (a 400). Otherwise the verdict is left for the caller.
+ */
+static bool pod_to_review(const struct gt_admission_rules *rules, const struct review *r, struct verdict *v)
 {
 	char why[256];
 	if (r->op == OP_DELETE || r->op == OP_CONNECT) {
 		verdict_allow(v);
-		return;
+		return false;
 	}
 	if (!pod_shape(r->object, why, sizeof(why))) {
 		verdict_error(v, 400, "%s", why);
-		return;
+		return false;
 	}
-	const json_t *pod = r->object;
-	if (!is_ours(rules, pod)) {
+	if (!is_ours(rules, r->object)) {
 		verdict_allow(v);
-		return;
+		return false;
 	}
+	return true;
+}
+
+void pod_validate(const struct gt_admission_rules *rules, const struct review *r, struct verdict *v)
+{
+	if (!pod_to_review(rules, r, v))
+		return;
+	const json_t *pod = r->object;
 	if (!rules->gpu_sharing && requests_fraction(pod)) {
 		const json_t *md = obj_get_object(pod, "metadata");
 		const char *ns = obj_get_string(md, "namespace"), *name = obj_get_string(md, "name");
@@ -563,19 +575,8 @@ static bool target_namespace(json_t *pod, const char *req_ns, struct verdict *v)
 
 void pod_mutate(const struct gt_admission_rules *rules, const struct review *r, struct verdict *v)
 {
-	char why[256];
-	if (r->op == OP_DELETE || r->op == OP_CONNECT) {
-		verdict_allow(v);
+	if (!pod_to_review(rules, r, v))
 		return;
-	}
-	if (!pod_shape(r->object, why, sizeof(why))) {
-		verdict_error(v, 400, "%s", why);
-		return;
-	}
-	if (!is_ours(rules, r->object)) {
-		verdict_allow(v);
-		return;
-	}
 	json_t *pod = json_deep_copy(r->object);
 	if (!target_namespace(pod, r->ns, v) || !share_gpu(pod, r->uid, v) ||
 	    (rules->block_visible_devices && !each_other_container(pod, block_visible_devices, v))) {

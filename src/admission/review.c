@@ -52,26 +52,29 @@ void verdict_allow(struct verdict *v)
 	v->code = 200;
 }
 
+/* A refusal: @code and the formatted message replace what the verdict said before. */
+static void refuse(struct verdict *v, int code, const char *fmt, va_list ap)
+{
+	free(v->message);
+	v->message = vformat(fmt, ap);
+	v->allowed = false;
+	v->code = code;
+}
+
 void verdict_deny(struct verdict *v, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	free(v->message);
-	v->message = vformat(fmt, ap);
+	refuse(v, 403, fmt, ap);
 	va_end(ap);
-	v->allowed = false;
-	v->code = 403;
 }
 
 void verdict_error(struct verdict *v, int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	free(v->message);
-	v->message = vformat(fmt, ap);
+	refuse(v, code, fmt, ap);
 	va_end(ap);
-	v->allowed = false;
-	v->code = code;
 }
 
 void verdict_warn(struct verdict *v, const char *fmt, ...)
