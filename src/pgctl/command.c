@@ -18,11 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kube/cache.h"
-#include "kube/config.h"
-#include "kube/http.h"
-#include "kube/leader.h"
-#include "kube/reflector.h"
+#include "kube/process.h"
 #include "pgctl/pgctl.h"
 #include "util/clock.h"
 #include "util/flags.h"
@@ -211,29 +207,20 @@ static const enum gt_kres watched[] = { GT_KRES_PODS, GT_KRES_PODGROUPS, GT_KRES
 #define WATCHED_MASK (GT_KRES_BIT(GT_KRES_PODS) | GT_KRES_BIT(GT_KRES_PODGROUPS) | \
 		      GT_KRES_BIT(GT_KRES_PRIORITYCLASSES))
 
-static void wake_cache(void *cache)
-{
-	gt_cache_wake(cache);
-}
-
 /*
  * Until a signal, lost leadership (1) or --cycles passes (0). The loop
  * sleeps on the cache, which the lease and a signal wake; it publishes
  * leadership to the controller (and wakes it) when it changes.
  */
-static int run(const struct opts *o, struct gt_cache *cache, struct gt_pgctl *pg, struct gt_leader *leader,
-	       atomic_bool *active)
+static int run(const struct opts *o, struct gt_process *p, struct gt_pgctl *pg)
 {
 	long done = 0;
 	unsigned mask = WATCHED_MASK | GT_KRES_WAKE;
 	while (!gt_stop_requested()) {
-		uint64_t seen = gt_cache_version(cache, mask);
-		if (leader && gt_leader_lost(leader))
+		uint64_t seen = gt_cache_version(p->cache, mask);
+		if (gt_process_turn(p))
 			return 1;
-		bool lead = !leader || gt_leader_is_leader(leader);
-		if (atomic_exchange(active, lead) != lead)
-			gt_cache_wake(cache);
-		if (o->cycles && lead && gt_cache_all_synced(cache, WATCHED_MASK)) {
+		if (o->cycles && atomic_load(p->active) && gt_cache_all_synced(p->cache, WATCHED_MASK)) {
 			if (!gt_pgctl_settle(pg, SETTLE_TIMEOUT_S))
 				gt_log(GT_LOG_WARN, "podgrouper", "pass %ld did not finish in %.0f s", done + 1,
 				       SETTLE_TIMEOUT_S);
@@ -243,7 +230,7 @@ static int run(const struct opts *o, struct gt_cache *cache, struct gt_pgctl *pg
 			gt_stop_sleep_until(gt_mono_ms() + 200);
 			continue;
 		}
-		gt_cache_wait(cache, mask, seen, 0);
+		gt_cache_wait(p->cache, mask, seen, 0);
 	}
 	return 0;
 }
@@ -377,52 +364,31 @@ int gt_podgrouper_main(int argc, char **argv)
 	gt_pgctl_selector_parse("namespace-label-selector", o.ns_selector, &namespaces);
 	/* before any thread starts: they all inherit the blocked signals */
 	gt_stop_start();
-	struct gt_kube_client *cl = gt_kube_client_new(&kc, o.conn.qps, (int)o.conn.burst, (long)(o.conn.api_timeout_s * 1000));
-	struct gt_cache *cache = gt_cache_new();
-	gt_stop_on(wake_cache, cache);
-	char *identity = gt_leader_identity();
-	struct gt_reflector *refl[N_WATCHED];
-	struct gt_reflector_opts ro = { .page_size = (int)o.page_size, .watch_timeout_s = (int)o.watch_timeout_s };
-	for (size_t i = 0; i < N_WATCHED; i++)
-		refl[i] = gt_reflector_start(cl, cache, watched[i], &ro);
-	struct gt_leader *leader = NULL;
-	if (o.lease.elect) {
-		struct gt_leader_opts lo = { .ns = o.lease.ns ? o.lease.ns : o.ns, .name = o.lease.name,
-					     .identity = identity, .lease_s = o.lease.lease_s,
-					     .renew_s = o.lease.renew_s, .retry_s = o.lease.retry_s,
-					     .on_change = wake_cache, .arg = cache };
-		leader = gt_leader_start(cl, &lo);
-	}
 	atomic_bool active;
-	atomic_init(&active, !leader);
+	struct gt_reflector_opts ro = { .page_size = (int)o.page_size, .watch_timeout_s = (int)o.watch_timeout_s };
+	struct gt_process p;
+	gt_process_start(&p, &(struct gt_process_opts){ .kc = &kc, .conn = &o.conn, .lease = &o.lease,
+						       .lease_ns = o.ns, .watched = watched, .n_watched = N_WATCHED,
+						       .reflector = &ro, .active = &active });
 	struct gt_pgctl_opts po = { .cfg = &cfg, .workers = (int)o.workers, .owner_ttl_s = o.owner_ttl_s,
 				    .page_size = (int)o.page_size, .watch_timeout_s = (int)o.watch_timeout_s,
 				    .pods = &pods, .namespaces = &namespaces, .active = &active };
-	struct gt_pgctl *pg = gt_pgctl_start(cl, cache, &po);
-	struct endpoints ep = { .pg = pg, .api = gt_kube_client_stats(cl), .active = &active,
-				.lease = leader ? o.lease.name : NULL };
+	struct gt_pgctl *pg = gt_pgctl_start(p.cl, p.cache, &po);
+	struct endpoints ep = { .pg = pg, .api = gt_kube_client_stats(p.cl), .active = &active,
+				.lease = p.leader ? o.lease.name : NULL };
 	rc = serve(&o, &ep);
 	if (!rc)
-		rc = run(&o, cache, pg, leader, &active);
+		rc = run(&o, &p, pg);
 	gt_log(GT_LOG_INFO, "podgrouper", "shutting down%s", gt_stop_requested() ? " (signal)" : "");
 	log_summary(pg);
-	/* the signal thread may still be waking the cache: let it finish before the cache goes */
-	gt_stop_hooks_off();
 	/* the endpoints read the controller: they go first */
 	gt_httpd_stop(ep.metrics);
 	gt_httpd_stop(ep.probes);
-	atomic_store(&active, false);
-	gt_leader_stop(leader);
-	gt_kube_client_stop(cl);
+	gt_process_quiesce(&p);
 	gt_pgctl_stop(pg);
-	for (size_t i = 0; i < N_WATCHED; i++)
-		gt_reflector_join(refl[i]);
-	gt_cache_free(cache);
-	gt_kube_client_free(cl);
+	gt_process_release(&p);
 	gt_pgctl_selector_release(&pods);
 	gt_pgctl_selector_release(&namespaces);
 	gt_pg_config_release(&cfg);
-	free(identity);
-	gt_stop_end();
 	return rc;
 }

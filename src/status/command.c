@@ -12,11 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/cache.h"
-#include "kube/config.h"
-#include "kube/http.h"
-#include "kube/leader.h"
-#include "kube/reflector.h"
+#include "kube/process.h"
 #include "scheduler/metrics.h"
 #include "status/controller.h"
 #include "status/status.h"
@@ -93,29 +89,21 @@ static const enum gt_kres watched[] = { GT_KRES_PODS, GT_KRES_PODGROUPS, GT_KRES
 					GT_KRES_NODES };
 #define N_WATCHED (sizeof(watched) / sizeof(watched[0]))
 
-static void wake_cache(void *cache)
-{
-	gt_cache_wake(cache);
-}
-
 static void write_metrics(void *ctl, FILE *f, const char *prefix)
 {
 	gt_statusctl_write_metrics(ctl, f, prefix);
 }
 
 /* Until a signal (0) or lost leadership (1); publishes readiness and leadership. */
-static int run(struct gt_cache *cache, struct gt_leader *leader, struct gt_metrics *m)
+static int run(struct gt_process *p, struct gt_metrics *m)
 {
 	unsigned mask = GT_STATUSCTL_KRES | GT_KRES_WAKE;
 	while (!gt_stop_requested()) {
-		uint64_t seen = gt_cache_version(cache, mask);
-		if (leader && gt_leader_lost(leader))
+		uint64_t seen = gt_cache_version(p->cache, mask);
+		if (gt_process_turn(p))
 			return 1;
-		atomic_store(&m->ready, gt_cache_all_synced(cache, GT_STATUSCTL_KRES));
-		bool lead = !leader || gt_leader_is_leader(leader);
-		if (atomic_exchange(&m->leader, lead) != lead)
-			gt_cache_wake(cache);
-		gt_cache_wait(cache, mask, seen, 0);
+		atomic_store(&m->ready, gt_cache_all_synced(p->cache, GT_STATUSCTL_KRES));
+		gt_cache_wait(p->cache, mask, seen, 0);
 	}
 	return 0;
 }
@@ -143,66 +131,44 @@ int gt_status_controllers_main(int argc, char **argv)
 	gt_log(GT_LOG_INFO, "status", "connecting to %s from %s%s", kc.server, kc.source,
 	       kc.insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
 	gt_stop_start();	/* before any thread starts: they all inherit the blocked signals */
-	struct gt_kube_client *cl = gt_kube_client_new(&kc, o.conn.qps, (int)o.conn.burst,
-						       (long)(o.conn.api_timeout_s * 1000));
-	struct gt_cache *cache = gt_cache_new();
-	gt_stop_on(wake_cache, cache);
 	struct gt_metrics m;
 	gt_metrics_init(&m, o.metrics_ns);
-	m.api = gt_kube_client_stats(cl);
+	struct gt_reflector_opts ro = { .page_size = (int)o.page_size, .watch_timeout_s = (int)o.watch_timeout_s };
+	struct gt_process p;
+	gt_process_start(&p, &(struct gt_process_opts){ .kc = &kc, .conn = &o.conn, .lease = &o.lease,
+						       .lease_ns = o.ns, .watched = watched, .n_watched = N_WATCHED,
+						       .reflector = &ro, .active = &m.leader });
+	m.api = gt_kube_client_stats(p.cl);
+	for (size_t i = 0; i < N_WATCHED; i++)
+		m.reflectors[watched[i]] = gt_process_reflector_stats(&p, watched[i]);
+	struct gt_statusctl *ctl = NULL;
 	if (strcmp(o.metrics_addr, "0") && *o.metrics_addr) {
 		if (gt_metrics_serve(&m, o.metrics_addr, &err)) {
 			fprintf(stderr, "gantry status-controllers: %s\n", err.msg);
-			gt_metrics_release(&m);
-			gt_queue_label_map_release(&labels);
-			gt_cache_free(cache);
-			gt_kube_client_free(cl);
-			gt_stop_end();
-			return 1;
+			rc = 1;
+			goto end;
 		}
 		gt_log(GT_LOG_INFO, "status", "serving /metrics, /healthz and /readyz on port %d", m.port);
 	}
-	char *identity = gt_leader_identity();
-	struct gt_reflector *refl[N_WATCHED];
-	struct gt_reflector_opts ro = { .page_size = (int)o.page_size, .watch_timeout_s = (int)o.watch_timeout_s };
-	for (size_t i = 0; i < N_WATCHED; i++) {
-		refl[i] = gt_reflector_start(cl, cache, watched[i], &ro);
-		m.reflectors[watched[i]] = gt_reflector_stats(refl[i]);
-	}
-	struct gt_leader *leader = NULL;
-	if (o.lease.elect) {
-		struct gt_leader_opts lo = { .ns = o.lease.ns ? o.lease.ns : o.ns, .name = o.lease.name,
-					     .identity = identity, .lease_s = o.lease.lease_s,
-					     .renew_s = o.lease.renew_s, .retry_s = o.lease.retry_s,
-					     .on_change = wake_cache, .arg = cache };
-		leader = gt_leader_start(cl, &lo);
-	}
-	atomic_store(&m.leader, !leader);
 	struct gt_statusctl_opts so = { .queues = o.queues, .podgroups = o.podgroups, .active = &m.leader,
 					.labels = &labels };
-	struct gt_statusctl *ctl = gt_statusctl_start(cl, cache, &so);
+	ctl = gt_statusctl_start(p.cl, p.cache, &so);
 	pthread_mutex_lock(&m.mu);	/* /metrics is already served */
 	m.extra = write_metrics;
 	m.extra_arg = ctl;
 	pthread_mutex_unlock(&m.mu);
-	rc = run(cache, leader, &m);
+	rc = run(&p, &m);
 	const struct gt_statusctl_stats *st = gt_statusctl_stats(ctl);
 	gt_log(GT_LOG_INFO, "status", "shutting down%s: %lu passes, %lu PodGroup and %lu Queue status patches, "
 	       "%lu errors", gt_stop_requested() ? " (signal)" : "", atomic_load(&st->passes),
 	       atomic_load(&st->podgroup_patches), atomic_load(&st->queue_patches), atomic_load(&st->errors));
-	atomic_store(&m.leader, false);
-	gt_stop_hooks_off();	/* no signal-thread wake of the cache once it starts going */
+end:
 	gt_metrics_stop(&m);	/* it reads the controller's rows */
-	gt_leader_stop(leader);
-	gt_kube_client_stop(cl);
-	gt_statusctl_stop(ctl);
-	for (size_t i = 0; i < N_WATCHED; i++)
-		gt_reflector_join(refl[i]);
+	gt_process_quiesce(&p);
+	if (ctl)
+		gt_statusctl_stop(ctl);
+	gt_process_release(&p);
 	gt_metrics_release(&m);
 	gt_queue_label_map_release(&labels);
-	gt_cache_free(cache);
-	gt_kube_client_free(cl);
-	free(identity);
-	gt_stop_end();
 	return rc;
 }

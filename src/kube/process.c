@@ -1,0 +1,72 @@
+/*
+ * process.c - the start, the turn and the end of a controller process
+ */
+#include "kube/process.h"
+
+#include <stdlib.h>
+
+#include "util/stop.h"
+
+static void wake_cache(void *cache)
+{
+	gt_cache_wake(cache);
+}
+
+void gt_process_start(struct gt_process *p, const struct gt_process_opts *o)
+{
+	*p = (struct gt_process){ .active = o->active };
+	p->cl = gt_kube_client_new(o->kc, o->conn->qps, (int)o->conn->burst, (long)(o->conn->api_timeout_s * 1000));
+	p->cache = gt_cache_new();
+	gt_stop_on(wake_cache, p->cache);
+	p->identity = gt_leader_identity();
+	for (size_t i = 0; i < o->n_watched; i++) {
+		p->refl_kind[p->n_refl] = o->watched[i];
+		p->refl[p->n_refl++] = gt_reflector_start(p->cl, p->cache, o->watched[i], o->reflector);
+	}
+	if (o->lease->elect) {
+		struct gt_leader_opts lo = { .ns = o->lease->ns ? o->lease->ns : o->lease_ns, .name = o->lease->name,
+					     .identity = p->identity, .lease_s = o->lease->lease_s,
+					     .renew_s = o->lease->renew_s, .retry_s = o->lease->retry_s,
+					     .on_change = wake_cache, .arg = p->cache };
+		p->leader = gt_leader_start(p->cl, &lo);
+	}
+	atomic_store(p->active, !p->leader);
+}
+
+const struct gt_reflector_stats *gt_process_reflector_stats(const struct gt_process *p, enum gt_kres k)
+{
+	for (size_t i = 0; i < p->n_refl; i++)
+		if (p->refl_kind[i] == k)
+			return gt_reflector_stats(p->refl[i]);
+	return NULL;
+}
+
+int gt_process_turn(struct gt_process *p)
+{
+	if (p->leader && gt_leader_lost(p->leader))
+		return 1;
+	bool lead = !p->leader || gt_leader_is_leader(p->leader);
+	if (atomic_exchange(p->active, lead) != lead)
+		gt_cache_wake(p->cache);
+	return 0;
+}
+
+void gt_process_quiesce(struct gt_process *p)
+{
+	gt_stop_hooks_off();	/* the signal thread may still be waking the cache: not once it starts going */
+	atomic_store(p->active, false);
+	gt_leader_stop(p->leader);
+	p->leader = NULL;
+	gt_kube_client_stop(p->cl);
+}
+
+void gt_process_release(struct gt_process *p)
+{
+	for (size_t i = 0; i < p->n_refl; i++)
+		gt_reflector_join(p->refl[i]);
+	gt_cache_free(p->cache);
+	gt_kube_client_free(p->cl);
+	free(p->identity);
+	*p = (struct gt_process){ 0 };
+	gt_stop_end();
+}

@@ -1,0 +1,77 @@
+/*
+ * process.h - what every controller process of Gantry's has: a client, a
+ * cache kept by watches, and, with --leader-elect, a Lease
+ *
+ * `gantry status-controllers` and `gantry podgrouper` (and any controller
+ * after them) start the same way and end in the same order: the client and
+ * cache, one reflector per watched kind, the election; a loop that sleeps on
+ * the cache (which the lease and a signal wake), publishes leadership and
+ * gives up when the lease is lost; then the teardown, endpoints and
+ * controller first, since they read what goes after them. The parts a
+ * command does its own way (its controller, its endpoints) go between
+ * gt_process_start() and gt_process_quiesce().
+ */
+#ifndef GT_KUBE_PROCESS_H
+#define GT_KUBE_PROCESS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kube/cache.h"
+#include "kube/config.h"
+#include "kube/http.h"
+#include "kube/leader.h"
+#include "kube/reflector.h"
+#include "util/flags.h"
+
+struct gt_process {
+	struct gt_kube_client *cl;
+	struct gt_cache *cache;
+	struct gt_leader *leader;	/* NULL without --leader-elect */
+	char *identity;
+	/* leading (always, without an election): the controller acts only while it holds */
+	atomic_bool *active;
+	struct gt_reflector *refl[GT_N_KRES];
+	enum gt_kres refl_kind[GT_N_KRES];
+	size_t n_refl;
+};
+
+struct gt_process_opts {
+	struct gt_kube_config *kc;	/* the client takes over its buffers */
+	const struct gt_conn_flags *conn;
+	const struct gt_lease_flags *lease;
+	const char *lease_ns;		/* the Lease's namespace when --leader-elect-resource-namespace is not given */
+	const enum gt_kres *watched;
+	size_t n_watched;
+	const struct gt_reflector_opts *reflector;
+	atomic_bool *active;		/* published by gt_process_turn() */
+};
+
+/*
+ * Connects, watches, elects. Call gt_stop_start() before: every thread
+ * started here inherits the blocked signals. A signal wakes the cache.
+ */
+void gt_process_start(struct gt_process *p, const struct gt_process_opts *o);
+
+/* The stats of the reflector of kind @k, or NULL when @k is not watched. */
+const struct gt_reflector_stats *gt_process_reflector_stats(const struct gt_process *p, enum gt_kres k);
+
+/*
+ * One turn of a run loop: 1 when the lease was lost (the process must exit,
+ * as KAI's do, rather than risk two writers); else publishes leadership,
+ * waking the cache's waiters when it changed, and returns 0.
+ */
+int gt_process_turn(struct gt_process *p);
+
+/*
+ * The first half of the end: no more signal wakes, not leading, the lease
+ * released, the client's requests ended. The caller then stops its
+ * controller (whose threads may still be in a request) and calls
+ * gt_process_release().
+ */
+void gt_process_quiesce(struct gt_process *p);
+/* Joins the watches and frees what gt_process_start() made, then gt_stop_end(). */
+void gt_process_release(struct gt_process *p);
+
+#endif /* GT_KUBE_PROCESS_H */
