@@ -342,9 +342,19 @@ static int64_t placement_free(const struct gt_session *s, const struct gt_pod *p
 	return n->cpu_milli - s->nodes[node].used_cpu_milli + s->nodes[node].rel_cpu_milli;
 }
 
+/*
+ * KAI's gpusharingorder: the node holds a shared GPU in use with room for
+ * the pod. A pod that is not fractional asks no GPU memory of it, so KAI
+ * draws whole-GPU and CPU-only pods to any node with a shared GPU in use
+ * that is not all leaving (a snapshot run through KAI v0.17's snapshot-tool
+ * put a CPU-only pod on a GPU node with notebooks, over a CPU node, for
+ * this); the session keeps those nodes in its index (drawing).
+ */
 static bool has_fitting_group(const struct gt_session *s, int32_t pod, int32_t node)
 {
 	const struct gt_node_state *ns = &s->nodes[node];
+	if (!gt_pod_is_shared(&s->c->pods[pod]))
+		return gt_node_draws_pods(ns);
 	int64_t portion = pod_portion(s, pod, node);
 	for (uint32_t i = 0; i < ns->n_groups; i++)
 		if (GROUP_FULL - ns->groups[i].used_milli >= portion)
@@ -389,7 +399,7 @@ static int64_t score_node(const struct gt_session *s, int32_t pod, const struct 
 	/* KAI weighs kube-scheduler's scores a tenth of a nominated node each point */
 	if (p->n_preferred_affinity && !(off & (1u << GT_PLUGIN_PODAFFINITY)))
 		score += 100000000LL * preferred_affinity_score(s, pod, sc->node);
-	if (gt_pod_is_shared(p) && c->config.gpu_sharing_order && has_fitting_group(s, pod, sc->node))
+	if (c->config.gpu_sharing_order && has_fitting_group(s, pod, sc->node))
 		score += 1000LL * 1000;
 	if (!sc->fit.needs_releasing && !(off & (1u << GT_PLUGIN_NODEAVAILABILITY)))
 		score += 100LL * 1000;
@@ -463,11 +473,9 @@ static bool fast_eval(struct gt_session *s, int32_t pod, int32_t node, uint32_t 
 		count_rejects(rejects, r, &fit);
 		return false;
 	}
-	const struct gt_pod *p = &s->c->pods[pod];
 	*key = (struct fast_key){
 		.node = node,
-		.group_fit = gt_pod_is_shared(p) && s->c->config.gpu_sharing_order &&
-			     has_fitting_group(s, pod, node),
+		.group_fit = s->c->config.gpu_sharing_order && has_fitting_group(s, pod, node),
 		.idle_fit = !fit.needs_releasing,
 		.free_gpus = gt_node_idle_gpus(s, node) + gt_node_releasing_gpus(s, node),
 		.rank = s->c->nodes[node].name_rank,
@@ -493,16 +501,19 @@ static int32_t fast_best_node(struct gt_session *s, int32_t pod, uint32_t reject
 	const struct gt_pod *p = &s->c->pods[pod];
 	struct fast_key shared = { .node = GT_NONE }, best = { .node = GT_NONE }, k;
 	uint32_t visited = 0;
-	if (gt_pod_is_shared(p)) {
+	/* nodes gpusharingorder favours beat every other node: a fractional pod's with room on a
+	 * shared GPU, any other pod's with a shared GPU in use */
+	const uint64_t *favoured = gt_pod_is_shared(p) ? ix->roomy : s->c->config.gpu_sharing_order ? ix->drawing : NULL;
+	if (favoured) {
 		for (uint32_t w = 0; w < ix->n_words; w++)
-			for (uint64_t bits = ix->roomy[w] & mask_word(s, w); bits; bits &= bits - 1) {
+			for (uint64_t bits = favoured[w] & mask_word(s, w); bits; bits &= bits - 1) {
 				uint32_t rank = w * 64 + (uint32_t)__builtin_ctzll(bits);
 				if (fast_eval(s, pod, ix->node_at_rank[rank], rejects, &visited, &k) &&
 				    key_better(&k, &shared))
 					shared = k;
 			}
 		if (shared.group_fit)
-			return shared.node;	/* a shared GPU with room beats every other node */
+			return shared.node;
 	}
 	int32_t want = gt_pod_is_shared(p) ? 1 : p->gpus;
 	uint64_t *idle_mask = s->fast_scratch;

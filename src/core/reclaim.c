@@ -314,10 +314,44 @@ static bool reclaim_victim(struct gt_solver *sv, int32_t job)
 	       !gt_job_protected(s, job, gt_reclaim_min_runtime(s, sv->job, job));
 }
 
-/* Victims come from every queue but the reclaimer's. */
+/*
+ * Victims come from every queue but the reclaimer's, and only from a queue
+ * some reclaim strategy could take from (KAI's FilterVictim, judged on the
+ * queues as the job's search starts, before any scenario): when the
+ * reclaimer's side would go past its deserved quota, the victim's side must
+ * be above max(quota, fair share); within quota, the victim's side must be
+ * over its quota in a resource the reclaimer asks for, or at it in all of
+ * them. A queue that only just holds its fair share gives nothing, not even
+ * a pod pipelined earlier in the action.
+ */
 static bool reclaim_victim_queue(struct gt_solver *sv, int32_t q)
 {
-	return sv->s->c->jobs[sv->job].queue != q;
+	const struct gt_session *s = sv->s;
+	const struct gt_cluster *c = s->c;
+	int32_t own = c->jobs[sv->job].queue;
+	if (own == q)
+		return false;
+	const struct gt_queue_state *qs = sv->queues_at_start;
+	int32_t lq, lv;
+	leveled(c, own, q, &lq, &lv);
+	int64_t with[GT_NQRES];
+	for (int r = 0; r < GT_NQRES; r++)
+		with[r] = qs[lq].allocated[r] + sv->req[r];
+	if (!le_all(with, c->queues[lq].deserved)) {
+		int64_t share[GT_NQRES];
+		allocatable_share(s, qs, lv, share);
+		return !le_all(qs[lv].allocated, share);
+	}
+	bool under = false;
+	for (int r = 0; r < GT_NQRES; r++) {
+		int64_t deserved = c->queues[lv].deserved[r];
+		if (sv->req[r] <= 0 || deserved < 0)
+			continue;
+		if (qs[lv].allocated[r] > deserved)
+			return true;
+		under |= qs[lv].allocated[r] < deserved;
+	}
+	return !under;
 }
 
 void gt_action_reclaim(struct gt_session *s)

@@ -212,6 +212,10 @@ static void refresh_node(struct gt_session *s, int32_t node)
 		ix->roomy[rank / 64] |= bit;
 	else
 		ix->roomy[rank / 64] &= ~bit;
+	if (gt_node_draws_pods(ns))
+		ix->drawing[rank / 64] |= bit;
+	else
+		ix->drawing[rank / 64] &= ~bit;
 }
 
 static void account_node(struct gt_session *s, int32_t pod, const struct gt_pod_state *st,
@@ -484,6 +488,7 @@ static void index_init(struct gt_session *s)
 	}
 	ix->idle_bucket = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*ix->idle_bucket));
 	ix->roomy = gt_arena_calloc(a, ix->n_words, sizeof(uint64_t));
+	ix->drawing = gt_arena_calloc(a, ix->n_words, sizeof(uint64_t));
 	s->fast_scratch = gt_arena_calloc(a, ix->n_words, sizeof(uint64_t));
 	ix->node_at_rank = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*ix->node_at_rank));
 	ix->bucket = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*ix->bucket));

@@ -93,6 +93,7 @@ struct gt_node_index {
 	uint64_t **by_idle;	/* [0..max_free]: nodes with that many idle GPUs */
 	int32_t *idle_bucket;	/* node -> its by_idle bucket */
 	uint64_t *roomy;	/* nodes with a shared GPU that has room */
+	uint64_t *drawing;	/* nodes with a shared GPU in use, not all leaving (gt_node_draws_pods) */
 	int32_t *node_at_rank;	/* name rank -> node */
 	int32_t *bucket;	/* node -> its by_free bucket */
 };
@@ -298,6 +299,21 @@ int64_t gt_pod_accepted_gpu_milli(const struct gt_cluster *c, int32_t pod, int32
 int64_t gt_pod_requested_gpu_milli(const struct gt_cluster *c, int32_t pod);
 
 /* Whole devices of @node free now / held by pods being released. O(1). */
+/*
+ * A shared GPU of the node is in use and not all of it is leaving: KAI's
+ * gpusharingorder then favours the node for every pod that is not
+ * fractional (it asks no GPU memory of the shared GPU, so it "fits").
+ */
+static inline bool gt_node_draws_pods(const struct gt_node_state *ns)
+{
+	for (uint32_t i = 0; i < ns->n_groups; i++) {
+		const struct gt_gpu_group *g = &ns->groups[i];
+		if (g->used_milli && g->used_milli - g->pipelined_milli != g->releasing_milli)
+			return true;
+	}
+	return false;
+}
+
 static inline int32_t gt_node_idle_gpus(const struct gt_session *s, int32_t node)
 {
 	return s->nodes[node].idle_gpus;

@@ -832,6 +832,7 @@ void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 			struct gt_solver sv = *tmpl;
 			sv.s = s;
 			sv.job = job;
+			memcpy(sv.req, req, sizeof(sv.req));
 			sv.budget = &budget;
 			if (sv.queues_at_start)	/* OnJobSolutionStart: the queues as they are now */
 				memcpy(sv.queues_at_start, s->queues, s->c->n_queues * sizeof(*s->queues));

@@ -55,6 +55,7 @@ typedef int64_t (*gt_victim_gpu_bound)(struct gt_solver *sv, const int64_t req[G
 struct gt_solver {
 	struct gt_session *s;
 	int32_t job;			/* the preemptor */
+	int64_t req[GT_NQRES];		/* its tasks to allocate, in queue units (set by gt_solve_each) */
 	gt_victim_job_filter is_victim;
 	gt_victim_queue_filter victim_queue;	/* NULL: any leaf */
 	bool lower_priority_only;	/* victims have lower priority than the preemptor (preempt) */

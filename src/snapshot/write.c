@@ -59,33 +59,42 @@ static json_t *tiers(const struct gt_config *c)
 			json_object_set_new(prop, "relcaimerSaturationMultiplier", json_string(buf));
 		}
 	}
+	/* KAI v0.17's default configuration's order (its operator writes it so): KAI's
+	 * snapshot-tool runs what is listed, and its reclaim and preempt find no scenario
+	 * without the two generators */
 	add_plugin(list, "proportion", prop);
-	static const char *const fixed[] = { "priority", "elastic", "kubeflow", "ray" };
-	for (size_t i = 0; i < 4; i++)
-		add_plugin(list, fixed[i], NULL);
+	add_plugin(list, "priority", NULL);
 	if (!off[GT_PLUGIN_NODEAVAILABILITY])
 		add_plugin(list, "nodeavailability", NULL);
-	if (c->gpu_sharing_order)
-		add_plugin(list, "gpusharingorder", NULL);
+	if (!off[GT_PLUGIN_RESOURCETYPE])
+		add_plugin(list, "resourcetype", NULL);
+	if (!off[GT_PLUGIN_PODAFFINITY])
+		add_plugin(list, "podaffinity", NULL);
+	static const char *const fixed[] = { "elastic", "kubeflow", "ray", "subgrouporder", "taskorder" };
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		add_plugin(list, fixed[i], NULL);
+	if (!off[GT_PLUGIN_NOMINATEDNODE])
+		add_plugin(list, "nominatednode", NULL);
+	add_plugin(list, "dynamicresources", NULL);
+	add_plugin(list, "minruntime", NULL);
+	add_plugin(list, "topology", NULL);
+	add_plugin(list, "snapshot", NULL);
+	if (!c->search.generator_off[GT_GEN_NODE_LOCAL_GREEDY])
+		add_plugin(list, "sg-nodelocalgreedy", NULL);
+	if (!c->search.generator_off[GT_GEN_MULTI_NODE_GANG])
+		add_plugin(list, "sg-multinodegang", NULL);
 	if (c->gpu_spread)
 		add_plugin(list, "gpuspread", NULL);
 	else if (!off[GT_PLUGIN_GPUPACK])
 		add_plugin(list, "gpupack", NULL);
-	if (!off[GT_PLUGIN_RESOURCETYPE])
-		add_plugin(list, "resourcetype", NULL);
-	add_plugin(list, "subgrouporder", NULL);
-	add_plugin(list, "taskorder", NULL);
-	if (!off[GT_PLUGIN_NOMINATEDNODE])
-		add_plugin(list, "nominatednode", NULL);
 	if (!off[GT_PLUGIN_NODEPLACEMENT]) {
 		json_t *args = json_object();
 		json_object_set_new(args, "cpu", json_string(c->cpu_spread ? "spread" : "binpack"));
 		json_object_set_new(args, "gpu", json_string(c->gpu_spread ? "spread" : "binpack"));
 		add_plugin(list, "nodeplacement", args);
 	}
-	add_plugin(list, "minruntime", NULL);
-	add_plugin(list, "topology", NULL);
-	add_plugin(list, "snapshot", NULL);
+	if (c->gpu_sharing_order)
+		add_plugin(list, "gpusharingorder", NULL);
 	json_t *tier = json_object();
 	json_object_set_new(tier, "plugins", list);
 	json_t *all = json_array();
@@ -125,13 +134,13 @@ static json_t *params(const struct gt_kaisnap_meta *m)
 	json_t *p = json_object();
 	const struct gt_config *c = m->config;
 	json_object_set_new(p, "schedulerName", json_string(m->scheduler_name));
-	if (m->pool_value) {
-		json_t *pp = json_object();
-		json_object_set_new(pp, "NodePoolLabelKey", json_string(m->pool_key ? m->pool_key
-										    : "kai.scheduler/node-pool"));
-		json_object_set_new(pp, "NodePoolLabelValue", json_string(m->pool_value));
-		json_object_set_new(p, "partitionParams", pp);
-	}
+	/* always, as KAI writes it (an empty value: no partition): KAI's snapshot-tool dereferences it */
+	json_t *pp = json_object();
+	json_object_set_new(pp, "NodePoolLabelKey", json_string(m->pool_key ? m->pool_key : "kai.scheduler/node-pool"));
+	json_object_set_new(pp, "NodePoolLabelValue", json_string(m->pool_value ? m->pool_value : ""));
+	json_object_set_new(p, "partitionParams", pp);
+	if (c->scheduling_signatures)
+		json_object_set_new(p, "useSchedulingSignatures", json_true());
 	/* Go leaves out false and 0 (omitempty); durations are nanoseconds */
 	if (c->max_consolidation_preemptees)
 		json_object_set_new(p, "maxNumberConsolidationPreemptees",

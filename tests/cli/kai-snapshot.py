@@ -21,6 +21,7 @@ argument it does not act on, objects of lists it does not model) so that the war
 """
 import json
 import sys
+import uuid
 import zipfile
 
 import yaml
@@ -34,11 +35,12 @@ LISTS = [("pods", "Pod"), ("nodes", "Node"), ("queues", "Queue"), ("podGroups", 
          ("resourceSlices", "ResourceSlice"), ("deviceClasses", "DeviceClass"),
          ("topologies", "Topology"), ("nodeResourceTopologies", "NodeResourceTopology")]
 
-DEFAULT_PLUGINS = ["predicates", "proportion", "priority", "elastic", "kubeflow", "ray",
-                   "nodeavailability", "gpusharingorder", "gpupack", "resourcetype",
-                   "subgrouporder", "taskorder", "nominatednode", "dynamicresources",
-                   "nodeplacement", "minruntime", "topology", "snapshot", "sg-nodelocalgreedy",
-                   "sg-multinodegang"]
+# KAI v0.17's default configuration, in the order its operator writes it
+DEFAULT_PLUGINS = ["predicates", "proportion", "priority", "nodeavailability", "resourcetype",
+                   "podaffinity", "elastic", "kubeflow", "ray", "subgrouporder", "taskorder",
+                   "nominatednode", "dynamicresources", "minruntime", "topology", "snapshot",
+                   "sg-nodelocalgreedy", "sg-multinodegang", "gpupack", "nodeplacement",
+                   "gpusharingorder"]
 
 
 def go_ns(duration):
@@ -90,9 +92,10 @@ def params_from(shard, partition):
                                                              "60s")),
          "schedulePeriod": 1000000000, "stuckInReleasingThreshold": 60000000000,
          "detailedFitErrors": True, "updatePodEvictionCondition": True}
-    if partition:
-        key, _, value = partition.partition("=")
-        p["partitionParams"] = {"NodePoolLabelKey": key, "NodePoolLabelValue": value}
+    # KAI always writes partitionParams (an empty value: no partition); its snapshot-tool
+    # dereferences it
+    key, _, value = (partition or "kai.scheduler/node-pool=").partition("=")
+    p["partitionParams"] = {"NodePoolLabelKey": key, "NodePoolLabelValue": value}
     return p
 
 
@@ -124,6 +127,12 @@ def main():
         if kind not in by_kind:
             continue
         meta = d.setdefault("metadata", {})
+        # every object a server returns has a uid, and a node its capacity: KAI's snapshot-tool
+        # cannot tell pods apart without the one and warns without the other
+        meta.setdefault("uid", str(uuid.uuid5(uuid.NAMESPACE_URL, "%s/%s/%s" % (
+            kind, meta.get("namespace", ""), meta.get("name", "")))))
+        if kind == "Node" and "allocatable" in (d.get("status") or {}):
+            d["status"].setdefault("capacity", dict(d["status"]["allocatable"]))
         meta["managedFields"] = [{"manager": "kubectl", "operation": "Update",
                                   "apiVersion": "v1", "fieldsType": "FieldsV1"}]
         raw[by_kind[kind]].append(d)

@@ -40,7 +40,9 @@ demo="$dir/../../examples/demo-cluster.yaml"
 check demo_reclaims "$gantry" simulate -f "$demo" --cycles 3 --now 2026-01-01T09:00:00Z \
 	--show-cycles -o table >"$tmp/demo" 2>/dev/null
 check demo_evicts_for_team_a grep -q "was preempted by workload team-a/pg-llm-pretrain" "$tmp/demo"
-check demo_binds_the_gang_later grep -qE "cycle 2: 2 bound" "$tmp/demo"
+# as KAI v0.17's snapshot-tool does on the same cluster: the gang's reclaim moves two sweeps to
+# gpu-node-0 and evicts two; cycle 2 binds the moved sweeps and the gang
+check demo_binds_the_gang_later grep -qE "cycle 2: 4 bound" "$tmp/demo"
 
 "$gantry" simulate -f "$demo" --now 2026-01-01T09:00:00Z -o json >"$tmp/json" 2>/dev/null
 check json_has_contract_keys python3 -c '
@@ -240,6 +242,22 @@ json.dump(s, open(sys.argv[2], "w"))
 ' "$tmp/snap.json" "$tmp/badobject.json"
 check snapshot_bad_object expect_exit 2 "badobject.json: Pod [a-z-]+/[a-z0-9-]+: field metadata.creationTimestamp: not an RFC 3339 time 'yesterday'" \
 	simulate --snapshot "$tmp/badobject.json"
+# a snapshot served by KAI v0.17's own scheduler (tests/data/kai-v017-live-snapshot.md): Gantry does
+# what KAI's snapshot-tool does on it, and no more
+live="$dir/../data/kai-v017-live-snapshot.zip"
+check snapshot_live_kai_loads runs_ok simulate --snapshot "$live" -o json
+check snapshot_live_kai_as_snapshot_tool python3 -c '
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+pods = {p["name"]: p for p in d["pods"]}
+gang = collections.Counter(pods["a-gang-%d" % i]["node"] for i in range(4) if pods["a-gang-%d" % i]["status"] == "Binding")
+assert gang == {"kai-n3": 2, "kai-n4": 2}, gang
+assert (pods["c-nb"]["status"], pods["c-nb"]["node"]) == ("Pipelined", "kai-n3"), pods["c-nb"]
+assert (pods["b-run-4"]["status"], pods["b-run-4"]["node"]) == ("Releasing", "kai-n3"), pods["b-run-4"]
+assert pods["a-one"]["status"] == "Pending" and pods["b-more"]["status"] == "Pending", (pods["a-one"], pods["b-more"])
+assert all(pods["b-run-%d" % i]["status"] == "Running" for i in range(4))
+assert d["operations"] == {"binds": 4, "evictions": 1, "pipelines": 1}, d["operations"]
+' "$tmp/out"
 # a snapshot's configMaps are every ConfigMap KAI cached: KAI's ConfigMap predicate applies
 python3 -c '
 import json, sys
@@ -745,7 +763,7 @@ assert pg["reason"] == "NoNodeFits" and "\n" in pg["message"], pg    # the messa
 ' "$tmp/table.json"
 # the evictions of the cycle log: one line each
 "$gantry" simulate -f "$demo" --now 2026-01-01T09:00:00Z --show-cycles >"$tmp/log.txt" 2>/dev/null
-check cycle_log_one_line_per_eviction test "$(grep -c '^  evict ' "$tmp/log.txt")" -eq 2
+check cycle_log_one_line_per_eviction test "$(grep -c '^  evict ' "$tmp/log.txt")" -eq 4
 
 # ---- gantry explain (docs/explain.md)
 # the example in docs/explain.md and the README, exactly
