@@ -186,6 +186,9 @@ TEST(device_fields_and_logic)
 	IS_FALSE("device.allowMultipleAllocations ? true : device.driver == 'x'", &a100);
 	IS_TRUE("1 + 2 * 3 == 7 && (1 + 2) * 3 == 9 && 7 / 2 == 3 && 7 % 3 == 1 && -7 / 2 == -3", &bare);
 	IS_TRUE("1.5 > 1 && 2 == 2.0 && 0.5 + 0.25 == 0.75", &bare);
+	IS_TRUE("9223372036854775807 < 9223372036854775808.0 && -9223372036854775808 == -9223372036854775808.0 && 3 > 2.5 && 2.5 < 3", &bare);
+	/* NaN is unordered and unequal to itself */
+	IS_FALSE("0.0 / 0.0 < 1.0 || 0.0 / 0.0 >= 1.0 || 0.0 / 0.0 == 0.0 / 0.0", &bare);
 	IS_TRUE("-9223372036854775808 < 0 && 0x10 == 16", &bare);
 	IS_TRUE("'\\x41\\u00e9' == 'A\u00e9' && size('A\u00e9') == 2 && r'\\d' == '\\\\d' && '''a'b''' == \"a'b\"", &bare);
 	IS_TRUE("true // a comment\n && true", &bare);
@@ -208,7 +211,16 @@ TEST(membership_and_has)
 	IS_TRUE("3 in [1, 2, 3] && !(4 in [1, 2, 3]) && 'a' in ['a'] && !(1 in [])", &bare);
 	IS_TRUE("device.attributes['gpu.nvidia.com'].index in [1, 3]", &a100);
 	IS_TRUE("device.attributes['gpu.nvidia.com']['type'] == 'gpu'", &a100);
-	IS_TRUE("[10, 20, 30][1] == 20 && size([1, 2]) == 2", &bare);
+	IS_TRUE("[10, 20, 30][1] == 20 && size([1, 2]) == 2 && size([1, 2,]) == 2", &bare);
+	/* an allow-list longer than any fixed buffer */
+	char list[2048] = "device.attributes['gpu.nvidia.com'].index in [";
+	for (int i = 100; i >= 0; i--)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%d%s", i, i ? ", " : "]");
+	IS_TRUE(list, &a100);
+	/* a reserved word is a fine attribute name */
+	IS_FALSE("has(device.attributes['gpu.nvidia.com'].namespace)", &a100);
+	EVAL_ERROR("[1, 1 / 0][0] == 1", &bare, "column 7: division by zero");
+	EVAL_ERROR("1 in [2, 1 / 0]", &bare, "column 12: division by zero");
 }
 
 TEST(strings)
@@ -218,6 +230,9 @@ TEST(strings)
 	IS_TRUE("device.driver.matches('^gpu\\\\.[a-z]+\\\\.com$') && matches(device.driver, 'nvidia')", &a100);
 	IS_TRUE("device.attributes['gpu.nvidia.com'].uuid.size() == 40 && size(device.driver) == 14", &a100);
 	IS_TRUE("'abc'.startsWith('') && 'abc'.contains('') && !''.contains('a')", &bare);
+	/* seen in a real claim: case-insensitive product match */
+	IS_TRUE("device.attributes['gpu.nvidia.com'].productName.lowerAscii().matches('^.*a100-sxm4.*$')", &a100);
+	IS_TRUE("'MiXed-1'.upperAscii() == 'MIXED-1' && 'MiXed-1'.lowerAscii() == 'mixed-1'", &bare);
 }
 
 TEST(quantities)
@@ -306,7 +321,7 @@ TEST(compile_errors)
 		      "column 19: macro 'exists' is not supported by Gantry's CEL subset");
 	COMPILE_ERROR("[1, 2].all(x, x > 0)", "column 8: macro 'all' is not supported by Gantry's CEL subset");
 	COMPILE_ERROR("foo(1)", "column 1: unknown function 'foo'");
-	COMPILE_ERROR("device.driver.lowerAscii() == 'x'", "column 15: unknown function 'lowerAscii'");
+	COMPILE_ERROR("device.driver.replace('a', 'b') == 'x'", "column 15: unknown function 'replace'");
 	COMPILE_ERROR("gpu.type == 'x'", "column 1: undeclared reference to 'gpu' (the only variable is 'device')");
 	COMPILE_ERROR("device.name == 'x'",
 		      "column 8: undefined field 'name' of device (it has driver, attributes, capacity and allowMultipleAllocations)");
@@ -337,6 +352,8 @@ TEST(compile_errors)
 	COMPILE_ERROR("true && 1", "column 6: no matching overload for '&&' applied to int");
 	COMPILE_ERROR("device.driver == 'a' ? 1 : 'b'", "column 22: the branches of '?:' differ in type (int, string)");
 	COMPILE_ERROR("if", "column 1: reserved identifier 'if'");
+	COMPILE_ERROR("quantity('1').compareTo(semver('1.0.0')) == 0",
+		      "column 15: no matching overload for 'compareTo' applied to (Quantity, Semver)");
 	COMPILE_ERROR("cel.index(1)", "column 5: only cel.bind() of the cel namespace is supported by Gantry's CEL subset");
 }
 
