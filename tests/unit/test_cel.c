@@ -170,6 +170,25 @@ TEST(kubernetes_examples)
 	IS_TRUE("device.attributes[\"gpu.example.com\"].model == \"LATEST-GPU-MODEL\" && device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"64Gi\")) >= 0", &example);
 	IS_TRUE("device.capacity['gpu.example.com'].memory.isGreaterThan(quantity('10Gi'))", &example);
 	IS_TRUE("device.attributes['gpu.example.com'].driverVersion.compareTo(semver('1.0.0')) == 0", &example);
+	/* the API's own example (CELDeviceSelector): a driver dra.example.com with attributes
+	 * "model" (its own domain) and "ext.example.com/family", and a capacity "modules" */
+	const gt_cel_attribute doc_attrs[] = {
+		{ .name = "dra.example.com/model", .kind = GT_CEL_STRING, .s = "m1" },
+		{ .name = "dra.example.com/someBool", .kind = GT_CEL_BOOL, .b = true },
+		{ .name = "dra.example.com/anotherBool", .kind = GT_CEL_BOOL, .b = true },
+		{ .name = "ext.example.com/family", .kind = GT_CEL_STRING, .s = "f1" },
+	};
+	const gt_cel_capacity doc_caps[] = { { .name = "dra.example.com/modules", .milli = 4000 } };
+	const gt_cel_device doc = { .driver = "dra.example.com", .attributes = doc_attrs, .n_attributes = 4,
+				    .capacity = doc_caps, .n_capacity = 1 };
+	IS_TRUE("device.driver == 'dra.example.com' && device.attributes[\"dra.example.com\"].model == 'm1' && device.attributes[\"ext.example.com\"].family == 'f1' && device.capacity[\"dra.example.com\"].modules.asInteger() == 4", &doc);
+	IS_TRUE("cel.bind(dra, device.attributes[\"dra.example.com\"], dra.someBool && dra.anotherBool)", &doc);
+	/* the DRA concept page's claim, written over two lines as in its YAML */
+	const gt_cel_attribute drv_attrs[] = { { .name = "driver.example.com/type", .kind = GT_CEL_STRING, .s = "gpu" } };
+	const gt_cel_capacity drv_caps[] = { { .name = "driver.example.com/memory", .milli = 64 * GI * 1000 } };
+	const gt_cel_device drv = { .driver = "driver.example.com", .attributes = drv_attrs, .n_attributes = 1,
+				    .capacity = drv_caps, .n_capacity = 1 };
+	IS_TRUE("device.attributes[\"driver.example.com\"].type == \"gpu\" &&\n  device.capacity[\"driver.example.com\"].memory.compareTo(quantity(\"64Gi\")) >= 0\n", &drv);
 	/* cel.bind(), which the API documents for many attributes of one domain */
 	IS_TRUE("cel.bind(dra, device.attributes['gpu.example.com'], dra.model == 'LATEST-GPU-MODEL' && dra.index == 0)", &example);
 	IS_FALSE("cel.bind(g, device.attributes['gpu.nvidia.com'], g.type == 'gpu' && g.index != 3)", &a100);
