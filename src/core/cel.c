@@ -120,6 +120,7 @@ struct node {
 	int first, n;		/* kids[first .. first+n) */
 	struct value lit;
 	int regex;		/* matches() with a literal pattern: index into regexes, else -1 */
+	struct value *items;	/* a list of literals: its value, built once (owned) */
 };
 
 struct gt_cel_program {
@@ -213,8 +214,17 @@ static const struct fn_spec fns[] = {
 	{ "patch", F_PATCH, BIT(T_SEMVER), 0, { 0 }, T_INT },
 };
 
-/* CEL's macros and standard functions Gantry does not take: named in the error. */
+/* CEL's macros and functions Gantry does not take: named as such in the error, not as typos. */
 static const char *const unsupported_macros[] = { "all", "exists", "exists_one", "map", "filter" };
+static const char *const unsupported_functions[] = {
+	/* conversions and types */
+	"int", "uint", "double", "string", "bytes", "bool", "type", "dyn", "duration", "timestamp",
+	/* cel-go's string extension beyond lowerAscii/upperAscii */
+	"charAt", "indexOf", "lastIndexOf", "replace", "split", "substring", "trim", "join", "format",
+	"quote", "reverse",
+	/* Kubernetes' other libraries */
+	"url", "isURL", "ip", "isIP", "cidr", "isCIDR", "sum", "min", "max", "isSorted", "indexOf",
+};
 
 /* ---------------------------------------------------------------- lexer */
 
@@ -781,7 +791,12 @@ static int parse_call(struct parser *p, int receiver, const char *name, size_t n
 		}
 	}
 	if (!match) {
-		if (!known)
+		bool unsupported = false;
+		for (size_t i = 0; i < sizeof(unsupported_functions) / sizeof(unsupported_functions[0]); i++)
+			unsupported = unsupported || !strcmp(fname, unsupported_functions[i]);
+		if (unsupported && !known)
+			fail_at(p, col, "function '%s' is not supported by Gantry's CEL subset", fname);
+		else if (!known)
 			fail_at(p, col, "unknown function '%s'", fname);
 		else if (!arity)
 			fail_at(p, col, "function '%s' does not take %d argument%s%s", fname, n_args,
@@ -803,20 +818,25 @@ static int parse_call(struct parser *p, int receiver, const char *name, size_t n
 	N(p, n)->first = first;
 	N(p, n)->n = n_args;
 	/* literal arguments are checked once, here */
+	/* of a literal, quantity() and semver() are literals: checked and parsed once, here */
 	if (match->fn == F_QUANTITY && N(p, args[0])->kind == N_LITERAL) {
 		int64_t milli;
 		if (!parse_quantity_text(N(p, args[0])->lit.s, &milli)) {
 			fail_at(p, N(p, args[0])->col, "invalid quantity '%s'", N(p, args[0])->lit.s);
 			return -1;
 		}
+		N(p, n)->kind = N_LITERAL;
+		N(p, n)->lit = (struct value){ .t = T_QUANTITY, .i = milli };
 	}
 	if (match->fn == F_SEMVER && N(p, args[0])->kind == N_LITERAL) {
-		struct semver v;
-		struct value *lit = &N(p, args[0])->lit;
-		if (!parse_semver_text(lit->s, lit->len, &v)) {
+		struct value v = { .t = T_SEMVER };
+		const struct value *lit = &N(p, args[0])->lit;	/* the version's text stays the program's */
+		if (!parse_semver_text(lit->s, lit->len, &v.v)) {
 			fail_at(p, N(p, args[0])->col, "invalid semver '%s'", lit->s);
 			return -1;
 		}
+		N(p, n)->kind = N_LITERAL;
+		N(p, n)->lit = v;
 	}
 	if (match->fn == F_MATCHES && !check_regex(p, n, args[n_args - 1]))
 		return -1;
@@ -923,6 +943,16 @@ static int parse_primary(struct parser *p)
 		n = add_node(p, N_LIST, T_LIST, col);
 		N(p, n)->first = add_kids(p, elems, count);
 		N(p, n)->n = count;
+		bool literals = count > 0;
+		for (int k = 0; k < count; k++)
+			literals = literals && N(p, elems[k])->kind == N_LITERAL;
+		if (literals) {
+			/* ["1g.5gb", "2g.10gb"]: the value built once, not per device */
+			struct value *items = gt_xcalloc((size_t)count, sizeof(*items));
+			for (int k = 0; k < count; k++)
+				items[k] = N(p, elems[k])->lit;
+			N(p, n)->items = items;
+		}
 		free(elems);
 		return n;
 	}
@@ -1380,6 +1410,8 @@ void gt_cel_free(gt_cel_program *program)
 		free(program->strings[i]);
 	for (size_t i = 0; i < program->n_regexes; i++)
 		regfree(&program->regexes[i]);
+	for (size_t i = 0; i < program->n_nodes; i++)
+		free(program->nodes[i].items);
 	free(program->strings);
 	free(program->regexes);
 	free(program->nodes);
@@ -2138,6 +2170,8 @@ static struct value eval(struct eval *e, int node)
 		return eval(e, c.b ? n->b : n->c);
 	}
 	case N_LIST: {
+		if (n->items)
+			return (struct value){ .t = T_LIST, .items = n->items, .i = n->n };
 		/* every element, once (an error in one is the list's, as CEL builds it) */
 		struct value *items = NULL;
 		if (n->n) {
@@ -2178,7 +2212,13 @@ gt_cel_result gt_cel_eval(const gt_cel_program *program, const gt_cel_device *de
 			snprintf(err, errlen, "no %s to evaluate", program ? "device" : "program");
 		return GT_CEL_ERROR;
 	}
-	struct eval e = { .prog = program, .dev = device };
+	/* not zeroed: the messages and the variables are written before they are read */
+	struct eval e;
+	e.prog = program;
+	e.dev = device;
+	e.n_msgs = 0;
+	e.owned = NULL;
+	e.n_owned = e.cap_owned = 0;
 	struct value v = eval(&e, program->root);
 	for (size_t i = 0; i < e.n_owned; i++)
 		free(e.owned[i]);

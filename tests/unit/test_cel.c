@@ -340,7 +340,10 @@ TEST(compile_errors)
 		      "column 19: macro 'exists' is not supported by Gantry's CEL subset");
 	COMPILE_ERROR("[1, 2].all(x, x > 0)", "column 8: macro 'all' is not supported by Gantry's CEL subset");
 	COMPILE_ERROR("foo(1)", "column 1: unknown function 'foo'");
-	COMPILE_ERROR("device.driver.replace('a', 'b') == 'x'", "column 15: unknown function 'replace'");
+	COMPILE_ERROR("device.driver.replace('a', 'b') == 'x'",
+		      "column 15: function 'replace' is not supported by Gantry's CEL subset");
+	COMPILE_ERROR("int(device.attributes['gpu.nvidia.com'].index) == 3",
+		      "column 1: function 'int' is not supported by Gantry's CEL subset");
 	COMPILE_ERROR("gpu.type == 'x'", "column 1: undeclared reference to 'gpu' (the only variable is 'device')");
 	COMPILE_ERROR("device.name == 'x'",
 		      "column 8: undefined field 'name' of device (it has driver, attributes, capacity and allowMultipleAllocations)");
