@@ -277,6 +277,12 @@ TEST(semvers)
 	IS_TRUE("semver('1.0.0+build.5').compareTo(semver('1.0.0')) == 0 && semver('1.10.0').isGreaterThan(semver('1.9.9'))", &bare);
 	IS_TRUE("isSemver('1.2.3') && !isSemver('1.2') && !isSemver('v1.2.3') && !isSemver('01.2.3')", &bare);
 	IS_TRUE("semver('2.0.0') == semver('2.0.0') && semver('2.0.0') != semver('2.0.1')", &bare);
+	/* a version attribute the decoder let through malformed is an error where it is read */
+	const gt_cel_attribute bad_attrs[] = { { .name = "x.com/v", .kind = GT_CEL_VERSION, .s = "1.2" } };
+	const gt_cel_device bad = { .driver = "x.com", .attributes = bad_attrs, .n_attributes = 1 };
+	EVAL_ERROR("device.attributes['x.com'].v.major() == 1", &bad,
+		   "column 28: attribute 'x.com/v' is not a semantic version: '1.2'");
+	IS_TRUE("has(device.attributes['x.com'].v)", &bad);
 }
 
 TEST(error_short_circuit)
