@@ -707,11 +707,35 @@ static int parse_args(struct parser *p, enum tok close, int **out)
 
 #define MAX_ARGS 64
 
+/*
+ * A backreference (\1..\9) in @re? glibc takes them in extended
+ * expressions, and they can make matching exponential in the subject; RE2,
+ * which Kubernetes matches with, has none. Refused, so matching stays
+ * polynomial for any claim's pattern.
+ */
+static bool has_backreference(const char *re)
+{
+	for (; *re; re++)
+		if (*re == '\\') {
+			if (re[1] >= '1' && re[1] <= '9')
+				return true;
+			if (re[1])
+				re++;	/* an escaped character, "\\" included */
+		}
+	return false;
+}
+
+#define BACKREFERENCE_MSG "backreferences are not supported (RE2, Kubernetes' regular expressions, has none)"
+
 static bool check_regex(struct parser *p, int call, int pattern)
 {
 	struct node *pat = N(p, pattern);
 	if (pat->kind != N_LITERAL)
 		return true;
+	if (has_backreference(pat->lit.s)) {
+		fail_at(p, pat->col, "invalid regular expression '%s': " BACKREFERENCE_MSG, pat->lit.s);
+		return false;
+	}
 	struct gt_cel_program *g = p->prog;
 	GT_GROW(g->regexes, g->n_regexes + 1, g->cap_regexes);
 	int rc = regcomp(&g->regexes[g->n_regexes], pat->lit.s, REG_EXTENDED | REG_NOSUB);
@@ -2005,6 +2029,8 @@ static struct value eval_call(struct eval *e, const struct node *n)
 			return v_bool(strstr(s, x) != NULL);
 		if (n->regex >= 0)
 			return v_bool(regexec(&g->regexes[n->regex], s, 0, NULL, 0) == 0);
+		if (has_backreference(x))
+			return error_at(e, n->col, "invalid regular expression '%s': " BACKREFERENCE_MSG, x);
 		regex_t re;
 		int rc = regcomp(&re, x, REG_EXTENDED | REG_NOSUB);
 		if (rc) {

@@ -365,6 +365,17 @@ TEST(compile_errors)
 	char rerr[256];
 	ASSERT_TRUE(gt_cel_compile("device.driver.matches('(')", rerr, sizeof(rerr)) == NULL);
 	ASSERT_CONTAINS(rerr, "column 23: invalid regular expression '(': ");
+	/* backreferences can make glibc's matching exponential; RE2 has none */
+	COMPILE_ERROR("device.driver.matches('(a+)+\\\\1')",
+		      "column 23: invalid regular expression '(a+)+\\1': backreferences are not supported (RE2, Kubernetes' regular expressions, has none)");
+	IS_TRUE("'a\\\\1'.matches('a\\\\\\\\1')", &bare);	/* an escaped backslash, then 1 */
+	/* a pattern read from an attribute is checked when evaluated */
+	const gt_cel_attribute pat_attrs[] = { { .name = "x.com/pat", .kind = GT_CEL_STRING, .s = "(a)\\1" },
+					       { .name = "x.com/ok", .kind = GT_CEL_STRING, .s = "^x\\.c" } };
+	const gt_cel_device pat = { .driver = "x.com", .attributes = pat_attrs, .n_attributes = 2 };
+	EVAL_ERROR("device.driver.matches(device.attributes['x.com'].pat)", &pat,
+		   "column 15: invalid regular expression '(a)\\1': backreferences are not supported (RE2, Kubernetes' regular expressions, has none)");
+	IS_TRUE("device.driver.matches(device.attributes['x.com'].ok)", &pat);
 	COMPILE_ERROR("device.capacity['gpu.nvidia.com'].memory > quantity('1Gi')",
 		      "column 42: no matching overload for '>' applied to Quantity: compare with compareTo(), isGreaterThan() or isLessThan()");
 	COMPILE_ERROR("{'a': 1}.size() > 0", "column 1: map literals are not supported by Gantry's CEL subset");
