@@ -569,3 +569,32 @@ void gt_numa_quantity(enum gt_numa_res r, int64_t v, char *buf, size_t cap)
 	else
 		snprintf(buf, cap, "%lld", (long long)(r == GT_NUMA_CPU ? v / 1000 : v));
 }
+
+bool gt_numa_check(const struct gt_session *s)
+{
+	const struct gt_cluster *c = s->c;
+	const struct gt_numa_books *b = s->numa;
+	if (!b || c->config.numa_trust_available)
+		return true;	/* the published available is no recount's starting point */
+	uint32_t n_zones = 0;
+	for (uint32_t i = 0; i < c->n_numa_nodes; i++)
+		n_zones += c->numa_nodes[i].n_zones;
+	struct gt_numa_vec *want = gt_xcalloc(n_zones + 1, sizeof(*want));
+	for (uint32_t i = 0; i < c->n_numa_nodes; i++)
+		for (uint32_t z = 0; z < c->numa_nodes[i].n_zones; z++)
+			want[b->zone_base[i] + z] = c->numa_nodes[i].zones[z].allocatable;
+	for (uint32_t p = 0; p < c->n_pods; p++) {
+		const struct gt_pod_state *st = &s->pods[p];
+		if (!st->numa_place || !gt_status_active_allocated(st->status))
+			continue;
+		const struct gt_numa_place *pl = &b->places[st->numa_place - 1];
+		for (uint32_t i = 0; i < pl->n; i++) {
+			const struct gt_numa_share *sh = &b->shares[pl->first + i];
+			for (int r = 0; r < GT_NUMA_NRES; r++)
+				want[b->zone_base[b->topo_of[pl->node]] + sh->zone].v[r] -= sh->amount.v[r];
+		}
+	}
+	bool ok = !memcmp(want, b->free, n_zones * sizeof(*want));
+	free(want);
+	return ok;
+}

@@ -148,6 +148,8 @@ const struct gt_numa_vec *gt_numa_free(const struct gt_session *s, int32_t node,
 /* The name of resource @r ("cpu", "memory", "nvidia.com/gpu", an extended resource's), NULL if none. */
 const char *gt_numa_res_name(const struct gt_cluster *c, enum gt_numa_res r);
 
+/* For gt_session_check: do the zones' books equal a recount from the pods' states? */
+bool gt_numa_check(const struct gt_session *s);
 /* @v of resource @r as a Kubernetes quantity: "3", "1500m" (CPU), "1073741824". */
 void gt_numa_quantity(enum gt_numa_res r, int64_t v, char *buf, size_t cap);
 

@@ -645,5 +645,5 @@ bool gt_session_check(const struct gt_session *s)
 	free(t.nodes);
 	free(t.queues);
 	free(t.pods);
-	return ok;
+	return ok && gt_numa_check(s);
 }
