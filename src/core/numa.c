@@ -28,6 +28,20 @@ void gt_numa_pod_free(struct gt_numa_pod *p)
 	free(p);
 }
 
+void gt_numa_pod_record(struct gt_pod *p, const struct gt_numa_share *sh, uint32_t n)
+{
+	if (!p->numa)
+		return;	/* nothing of it is aligned: no placement to keep */
+	free(p->numa->record);
+	p->numa->record = NULL;
+	p->numa->n_record = 0;
+	if (!n)
+		return;
+	p->numa->record = gt_xmalloc(n * sizeof(*sh));
+	memcpy(p->numa->record, sh, n * sizeof(*sh));
+	p->numa->n_record = n;
+}
+
 void gt_numa_nodes_release(struct gt_cluster *c)
 {
 	for (uint32_t i = 0; i < c->n_numa_nodes; i++)

@@ -93,6 +93,8 @@ struct gt_numa_pod {
 };
 
 void gt_numa_pod_free(struct gt_numa_pod *p);
+/* @p's recorded placement becomes @sh (zones by name; NULL, 0: none), as the binder's annotation does. */
+void gt_numa_pod_record(struct gt_pod *p, const struct gt_numa_share *sh, uint32_t n);
 /* The cluster's topologies (gt_cluster_release). */
 void gt_numa_nodes_release(struct gt_cluster *c);
 /* Sort @t's zones as the kubelet numbers NUMA nodes and note what they report. */

@@ -288,18 +288,7 @@ static bool host_ports_free(const struct gt_session *s, int32_t pod, int32_t nod
 	return true;
 }
 
-static enum gt_reject kube_predicates(const struct gt_session *s, int32_t pod, int32_t node);
-
-/* The predicates plugin's, then the numa plugin's (on its own switch: core/numa.h). */
 enum gt_reject gt_check_predicates(const struct gt_session *s, int32_t pod, int32_t node)
-{
-	enum gt_reject r = kube_predicates(s, pod, node);
-	if (r == GT_REJECT_NONE && s->numa && !gt_numa_fits(s, pod, node))
-		r = GT_REJECT_NUMA;
-	return r;
-}
-
-static enum gt_reject kube_predicates(const struct gt_session *s, int32_t pod, int32_t node)
 {
 	const struct gt_cluster *c = s->c;
 	const struct gt_pod *p = &c->pods[pod];
@@ -322,6 +311,19 @@ static enum gt_reject kube_predicates(const struct gt_session *s, int32_t pod, i
 	if (p->n_pod_affinity)
 		return pod_affinity_check(s, pod, node);
 	return GT_REJECT_NONE;
+}
+
+/*
+ * The numa plugin's predicate, on its own switch (core/numa.h). KAI runs
+ * predicates after the resource fit: a node short of resources says so,
+ * not that it cannot align them.
+ */
+static enum gt_reject numa_after_fit(const struct gt_session *s, int32_t pod, int32_t node, enum gt_reject r,
+				     const struct gt_fit *fit)
+{
+	if (r == GT_REJECT_NONE && fit->ok && s->numa && !gt_numa_fits(s, pod, node))
+		return GT_REJECT_NUMA;
+	return r;
 }
 
 /* ---------------------------------------------------------------- node order */
@@ -474,6 +476,7 @@ static bool fast_eval(struct gt_session *s, int32_t pod, int32_t node, uint32_t 
 	enum gt_reject r = gt_check_predicates(s, pod, node);
 	if (r == GT_REJECT_NONE)
 		fit_node(s, pod, node, false, &fit);
+	r = numa_after_fit(s, pod, node, r, &fit);
 	if (r != GT_REJECT_NONE || !fit.ok) {
 		count_rejects(rejects, r, &fit);
 		return false;
@@ -642,6 +645,7 @@ int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, ui
 		enum gt_reject r = gt_check_predicates(s, pod, node);
 		if (r == GT_REJECT_NONE)
 			fit_node(s, pod, node, false, &sc->fit);
+		r = numa_after_fit(s, pod, node, r, &sc->fit);
 		if (r != GT_REJECT_NONE || !sc->fit.ok) {
 			count_rejects(rejects, r, &sc->fit);
 			continue;

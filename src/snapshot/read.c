@@ -67,7 +67,7 @@ static const struct {
 	{ "dynamicresources", true, "Gantry does not model DRA resource claims" },
 	{ "sg-nodelocalgreedy", true, "Gantry's victim search is its own, not KAI's scenario generators" },
 	{ "sg-multinodegang", true, "Gantry's victim search is its own, not KAI's scenario generators" },
-	{ "numa", true, "Gantry does not model NUMA zones" },
+	{ "numa", true, NULL },
 };
 #define N_PLUGINS (sizeof(plugins) / sizeof(plugins[0]))
 
@@ -77,6 +77,7 @@ static const struct {
 } known_args[] = {
 	{ "nodeplacement", "gpu" }, { "nodeplacement", "cpu" },
 	{ "proportion", "kValue" }, { "proportion", "relcaimerSaturationMultiplier" },
+	{ "numa", "ignoreList" }, { "numa", "reconstructAvailable" },
 };
 
 static int plugin_index(const char *name)
