@@ -266,6 +266,37 @@ TEST(numa_plugin_switched_off_in_the_shard_aligns_nothing)
 	tl_free(&w);
 }
 
+
+/* Container scope's units as the kubelet sees them: sidecars and app containers together, plain
+ * init containers alone, only whole cores of a Guaranteed pod pinned. */
+TEST(pod_units_follow_the_cpu_manager)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default, labels: "
+		    "{kai.scheduler/queue: q}}, spec: {schedulerName: kai-scheduler, initContainers: ["
+		    "{name: side, image: x, restartPolicy: Always, resources: {limits: {cpu: '2', memory: 1Gi}}}, "
+		    "{name: setup, image: x, resources: {limits: {cpu: '6', memory: 1Gi}}}], containers: ["
+		    "{name: app, image: x, resources: {limits: {cpu: '3', memory: 2Gi}}}, "
+		    "{name: log, image: x, resources: {limits: {cpu: 1500m, memory: 1Gi}}}]}, status: {phase: Pending}}\n");
+	TL_BUILD(&w);
+	const struct gt_numa_pod *np = w.c.pods[tl_pod_idx(&w, "p")].numa;
+	ASSERT_TRUE(np != NULL);
+	ASSERT_TRUE(np->guaranteed);	/* no status.qosClass: computed from the limits */
+	ASSERT_EQ(3, np->n_concurrent);
+	ASSERT_EQ(1, np->n_serial);
+	ASSERT_EQ(2000, np->units[0].v[GT_NUMA_CPU]);	/* the sidecar */
+	ASSERT_EQ(3000, np->units[1].v[GT_NUMA_CPU]);
+	ASSERT_EQ(0, np->units[2].v[GT_NUMA_CPU]);	/* 1.5 cores stay in the shared pool */
+	ASSERT_EQ(1073741824, np->units[2].v[GT_NUMA_MEM]);
+	ASSERT_EQ(6000, np->units[3].v[GT_NUMA_CPU]);	/* the plain init container, alone */
+	/* pod scope: the larger of the running set (2 + 3) and the init peak (sidecar 2 + setup 6) */
+	ASSERT_EQ(8000, np->pod.v[GT_NUMA_CPU]);
+	tl_free(&w);
+}
+
 const struct gt_test gt_tests[] = {
 	T(single_numa_node_takes_the_lowest_zone_that_holds_all),
 	T(restricted_takes_the_narrowest_preferred_span),
@@ -276,5 +307,6 @@ const struct gt_test gt_tests[] = {
 	T(pod_that_no_zone_can_align_is_refused_with_the_numa_reason),
 	T(books_follow_placements_evictions_and_rollback),
 	T(numa_plugin_switched_off_in_the_shard_aligns_nothing),
+	T(pod_units_follow_the_cpu_manager),
 	{ NULL, NULL },
 };
