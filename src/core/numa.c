@@ -109,9 +109,11 @@ static int64_t avail(const struct gt_numa_vec *free, const struct gt_numa_vec *t
 static bool zone_holds(const struct gt_numa_vec *free, const struct gt_numa_vec *took, uint32_t aware,
 		       const struct gt_numa_vec *req, uint32_t z)
 {
-	for (int r = 0; r < GT_NUMA_NRES; r++)
-		if ((aware & (1u << r)) && req->v[r] > 0 && avail(free, took, z, r) < req->v[r])
+	for (uint32_t m = aware; m; m &= m - 1) {
+		int r = __builtin_ctz(m);
+		if (req->v[r] > 0 && avail(free, took, z, r) < req->v[r])
 			return false;
+	}
 	return true;
 }
 
@@ -195,8 +197,9 @@ static uint32_t preferred_width(const struct gt_numa_node *t, int r, int64_t nee
 static bool zones_hold(const struct gt_numa_vec *free, const struct gt_numa_vec *took, uint32_t aware,
 		       const struct gt_numa_vec *req, const uint32_t *mask, uint32_t n_mask)
 {
-	for (int r = 0; r < GT_NUMA_NRES; r++) {
-		if (!(aware & (1u << r)) || req->v[r] <= 0)
+	for (uint32_t m = aware; m; m &= m - 1) {
+		int r = __builtin_ctz(m);
+		if (req->v[r] <= 0)
 			continue;
 		int64_t sum = 0;
 		for (uint32_t i = 0; i < n_mask; i++)
@@ -217,8 +220,9 @@ static bool narrowest_zones(const struct gt_numa_node *t, const struct gt_numa_v
 			    uint32_t *mask, uint32_t *n_mask)
 {
 	uint32_t w = 0;
-	for (int r = 0; r < GT_NUMA_NRES; r++) {
-		if (!(aware & (1u << r)) || req->v[r] <= 0)
+	for (uint32_t m = aware; m; m &= m - 1) {
+		int r = __builtin_ctz(m);
+		if (req->v[r] <= 0)
 			continue;
 		uint32_t k = preferred_width(t, r, req->v[r]);
 		if (!k || (w && k != w))
@@ -265,9 +269,8 @@ static bool unit_fits(const struct gt_numa_node *t, const struct gt_numa_vec *fr
 static void draw(const struct gt_numa_vec *free, struct gt_numa_vec *took, uint32_t aware,
 		 const struct gt_numa_vec *req, const uint32_t *mask, uint32_t n_mask, struct gt_numa_vec *drawn)
 {
-	for (int r = 0; r < GT_NUMA_NRES; r++) {
-		if (!(aware & (1u << r)))
-			continue;
+	for (uint32_t m = aware; m; m &= m - 1) {
+		int r = __builtin_ctz(m);
 		int64_t left = req->v[r];
 		for (uint32_t i = 0; i < n_mask && left > 0; i++) {
 			int64_t take = avail(free, took, mask[i], r);
@@ -355,13 +358,38 @@ static const struct gt_numa_vec *zones_free(const struct gt_session *s, int32_t 
 	return &s->numa->free[s->numa->zone_base[s->numa->topo_of[node]]];
 }
 
+/* The zones @np would span on @node now (at least 1), or 0 when they cannot be aligned; memoized. */
+static uint32_t span_on(const struct gt_session *s, int32_t pod, const struct gt_numa_pod *np,
+			const struct gt_numa_node *t, int32_t node)
+{
+	struct gt_numa_books *b = s->numa;
+	if (b->memo_pod[node] == pod && b->memo_epoch[node] == s->epoch)
+		return b->memo_span[node];
+	struct gt_numa_vec drawn[GT_NUMA_MAX_ZONES];
+	memset(drawn, 0, t->n_zones * sizeof(*drawn));
+	uint32_t span = 0;
+	if (solve_pod(s, np, t, zones_free(s, node), drawn)) {
+		for (uint32_t z = 0; z < t->n_zones; z++) {
+			bool any = false;
+			for (int r = 0; r < GT_NUMA_NRES; r++)
+				any |= drawn[z].v[r] > 0;
+			span += any;
+		}
+		span = span ? span : 1;
+	}
+	b->memo_pod[node] = pod;
+	b->memo_epoch[node] = s->epoch;
+	b->memo_span[node] = span;
+	return span;
+}
+
 bool gt_numa_fits(const struct gt_session *s, int32_t pod, int32_t node)
 {
 	const struct gt_numa_node *t = topo_of(s, node);
 	const struct gt_numa_pod *np = s->c->pods[pod].numa;
 	if (!concerned(s, np, t, true))
 		return true;
-	return solve_pod(s, np, t, zones_free(s, node), NULL);
+	return span_on(s, pod, np, t, node) > 0;
 }
 
 bool gt_numa_concerns(const struct gt_session *s, int32_t pod)
@@ -382,18 +410,9 @@ int64_t gt_numa_score(const struct gt_session *s, int32_t pod, int32_t node, int
 	} else if (t->policy == GT_NUMA_POLICY_NONE || !concerned(s, np, t, false)) {
 		span = t->n_zones;	/* not aligned here: spread over every zone */
 	} else {
-		struct gt_numa_vec drawn[GT_NUMA_MAX_ZONES];
-		memset(drawn, 0, t->n_zones * sizeof(*drawn));
-		if (!solve_pod(s, np, t, zones_free(s, node), drawn))
+		span = span_on(s, pod, np, t, node);
+		if (!span)
 			return 0;
-		span = 0;
-		for (uint32_t z = 0; z < t->n_zones; z++) {
-			bool any = false;
-			for (int r = 0; r < GT_NUMA_NRES; r++)
-				any |= drawn[z].v[r] > 0;
-			span += any;
-		}
-		span = span ? span : 1;
 	}
 	return unit / span;
 }
@@ -424,8 +443,13 @@ struct gt_numa_books *gt_numa_open(struct gt_session *s)
 		return NULL;
 	struct gt_numa_books *b = gt_arena_calloc(&s->arena, 1, sizeof(*b));
 	b->topo_of = gt_arena_calloc(&s->arena, c->n_nodes + 1, sizeof(*b->topo_of));
-	for (uint32_t n = 0; n < c->n_nodes; n++)
+	b->memo_epoch = gt_arena_calloc(&s->arena, c->n_nodes + 1, sizeof(*b->memo_epoch));
+	b->memo_pod = gt_arena_calloc(&s->arena, c->n_nodes + 1, sizeof(*b->memo_pod));
+	b->memo_span = gt_arena_calloc(&s->arena, c->n_nodes + 1, sizeof(*b->memo_span));
+	for (uint32_t n = 0; n < c->n_nodes; n++) {
 		b->topo_of[n] = GT_NONE;
+		b->memo_pod[n] = GT_NONE;
+	}
 	b->zone_base = gt_arena_calloc(&s->arena, c->n_numa_nodes + 1, sizeof(*b->zone_base));
 	if (c->config.has_numa_ignore)
 		b->ignore = ignore_bits(c, gt_strtab_str(c->names, c->config.numa_ignore));

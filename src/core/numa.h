@@ -122,6 +122,14 @@ struct gt_numa_books {
 	uint32_t max_zones;	/* most zones of a node: a node without topology spans that many */
 	uint32_t device_aware;	/* aware device resources of any scored node (KAI's wantsNuma) */
 	uint32_t ignore;	/* the ignoreList, bit per enum gt_numa_res */
+	/*
+	 * Per node, the last evaluation: the predicate and the score ask the
+	 * same question of each node in one placement, and the answer holds
+	 * while the session's state (its epoch) is the same.
+	 */
+	uint64_t *memo_epoch;
+	int32_t *memo_pod;	/* GT_NONE: none */
+	uint32_t *memo_span;	/* zones the pod would use; 0: it cannot be aligned */
 };
 
 /* Open the books (gt_session_open, before the pods' states are set); NULL when NUMA is off. */
