@@ -397,15 +397,17 @@ bool gt_dec_is_extended(const char *res)
 /* ---------------------------------------------------------------- the build */
 
 /* Dependencies first: classes, shard, topologies, queues, nodes, groups, ConfigMaps, claims,
- * pods (N_KINDS in decode_int.h). */
+ * pods, NUMA topologies (N_KINDS in decode_int.h). */
 static const char *const kind_order[N_KINDS] = { "PriorityClass", "SchedulingShard", "Topology", "Queue", "Node",
-						 "PodGroup", "ConfigMap", "PersistentVolumeClaim", "Pod" };
+						 "PodGroup", "ConfigMap", "PersistentVolumeClaim", "Pod",
+						 "NodeResourceTopology" };
 
 static int decode_one(struct gt_dec *x, size_t kind, const struct gt_doc *o)
 {
 	static int (*const decode[N_KINDS])(struct gt_dec *, const struct gt_doc *) = {
 		gt_dec_priority_class, gt_dec_shard, gt_dec_topology, gt_dec_queue,
 		gt_dec_node, gt_dec_podgroup, gt_dec_configmap, gt_dec_claim, gt_dec_pod,
+		gt_dec_nrt,
 	};
 	static const bool namespaced[N_KINDS] = { [5] = true, [6] = true, [7] = true, [8] = true };
 	int rc = check_object(x, o, kind, namespaced[kind]);

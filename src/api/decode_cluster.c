@@ -45,6 +45,25 @@ static const struct {
 	{ "podaffinity", GT_PLUGIN_PODAFFINITY },
 };
 
+/* spec.plugins.numa: on or off (on by itself when a node has a NodeResourceTopology), and its arguments. */
+static void shard_numa(struct gt_dec *x, const struct gt_doc *o, struct gt_config *cfg, bool enabled,
+		       const struct gt_doc *args)
+{
+	cfg->numa = enabled ? GT_NUMA_ON : GT_NUMA_OFF;
+	const char *reconstruct = gt_doc_str(args, "reconstructAvailable");
+	const char *ignore = gt_doc_str(args, "ignoreList");
+	if (reconstruct)
+		cfg->numa_trust_available = !gt_dec_bool(reconstruct, true);
+	if (ignore) {
+		cfg->has_numa_ignore = true;
+		cfg->numa_ignore = gt_dec_intern(x, ignore);
+	}
+	for (size_t i = 0; args && args->kind == GT_DOC_MAP && i < args->n; i++)
+		if (strcmp(args->keys[i], "reconstructAvailable") && strcmp(args->keys[i], "ignoreList"))
+			gt_dec_note(x, o, "spec.plugins.numa.arguments", "'%s' is not an argument of KAI's numa "
+				    "plugin (ignoreList, reconstructAvailable): not acted on", args->keys[i]);
+}
+
 /* spec.plugins: switches, placement arguments, proportion's kValue. */
 static int shard_plugins(struct gt_dec *x, const struct gt_doc *o, struct gt_config *cfg)
 {
@@ -64,6 +83,8 @@ static int shard_plugins(struct gt_dec *x, const struct gt_doc *o, struct gt_con
 			cfg->gpu_sharing_order = enabled;
 		else if (!strcmp(name, "gpuspread") && enabled)
 			cfg->gpu_spread = true;
+		else if (!strcmp(name, "numa"))
+			shard_numa(x, o, cfg, enabled, args);
 		for (size_t k = 0; k < sizeof(scoring_plugins) / sizeof(scoring_plugins[0]); k++)
 			if (!strcmp(name, scoring_plugins[k].name) && !enabled)
 				cfg->plugins_off |= 1u << scoring_plugins[k].bit;

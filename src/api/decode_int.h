@@ -23,7 +23,7 @@
 #include "util/strtab.h"
 
 #define GT_DEC_DEFAULT_QUEUE "default-queue"
-#define N_KINDS 9	/* the kinds decoded, decode.c's kind_order */
+#define N_KINDS 10	/* the kinds decoded, decode.c's kind_order */
 
 /* The objects of one kind decoded so far, by "namespace/name": to find a second one. */
 struct gt_dec_seen {
@@ -126,5 +126,14 @@ int gt_dec_configmap(struct gt_dec *x, const struct gt_doc *o);
 /* The warning for the pending pods of other schedulers, after the pods. */
 void gt_dec_pods_not_ours(struct gt_dec *x);
 void gt_dec_pods_not_ours_release(struct gt_dec *x);
+/* One container's requests alone (spec.<list>[i]), into a zeroed @out. */
+int gt_dec_container_request(struct gt_dec *x, const struct gt_doc *o, const char *list, size_t i,
+			     struct gt_pod *out);
+
+/* decode_numa.c */
+/* A NodeResourceTopology: its node's NUMA zones (after the nodes). */
+int gt_dec_nrt(struct gt_dec *x, const struct gt_doc *o);
+/* What @p's node's kubelet aligns for it, and its recorded NUMA placement (core/numa.h). */
+int gt_dec_pod_numa(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p);
 
 #endif /* GT_DECODE_INT_H */

@@ -119,6 +119,12 @@ static int container(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p,
 	return 0;
 }
 
+int gt_dec_container_request(struct gt_dec *x, const struct gt_doc *o, const char *list, size_t i,
+			     struct gt_pod *out)
+{
+	return container(x, o, out, list, i, true);
+}
+
 /* Requests of @b added to @a, or @a raised to @b per resource. */
 static void request_add(struct gt_pod *a, const struct gt_pod *b)
 {
@@ -729,6 +735,7 @@ int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 	rc = rc ? rc : gpu_sharing(x, o, &p);
 	rc = rc ? rc : pod_placement(x, o, &p);
 	rc = rc ? rc : pod_state(x, o, &p);
+	rc = rc ? rc : gt_dec_pod_numa(x, o, &p);
 	if (!rc)
 		pod_configmaps(x, o, &p);
 	if (!rc) {

@@ -1,5 +1,7 @@
 #include "core/cluster.h"
 
+#include "core/numa.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +94,8 @@ void gt_pod_release(struct gt_pod *p)
 		gt_selector_release(&p->affinity_terms[i]);
 	free(p->affinity_terms);
 	free(p->tolerations);
+	gt_numa_pod_free(p->numa);
+	p->numa = NULL;
 	for (uint32_t i = 0; i < p->n_pod_affinity; i++)
 	{
 		gt_selector_release(&p->pod_affinity[i].selector);
@@ -131,6 +135,7 @@ void gt_cluster_release(struct gt_cluster *c)
 	for (uint32_t i = 0; i < c->n_queues; i++)
 		free(c->queues[i].children);
 	free(c->configmaps);
+	gt_numa_nodes_release(c);
 	for (uint32_t i = 0; i < c->n_topologies; i++) {
 		free(c->topologies[i].levels);
 		free(c->topologies[i].aliases);

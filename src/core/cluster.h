@@ -203,6 +203,7 @@ struct gt_pod {
 	/* a PersistentVolumeClaim it mounts does not exist: no node or victim can help */
 	bool claim_missing;
 	uint32_t missing_claim;	/* its name (interned) */
+	struct gt_numa_pod *numa;	/* what its node's kubelet aligns (core/numa.h); NULL: nothing */
 };
 
 static inline bool gt_pod_is_shared(const struct gt_pod *p)
@@ -357,6 +358,11 @@ struct gt_config {
 	gt_clock_ms_fn clock_ms;	/* NULL: the search runs without time budgets */
 	void *clock_ctx;
 	struct gt_usage_params usage;
+	/* spec.plugins.numa (core/numa.h): GT_NUMA_AUTO is on when a node has a topology */
+	enum { GT_NUMA_AUTO, GT_NUMA_ON, GT_NUMA_OFF } numa;
+	bool numa_trust_available;	/* arguments.reconstructAvailable false */
+	bool has_numa_ignore;
+	uint32_t numa_ignore;		/* arguments.ignoreList as written (interned), "cpu,memory" */
 };
 
 struct gt_cluster {
@@ -380,6 +386,9 @@ struct gt_cluster {
 	uint32_t *configmaps;
 	uint32_t n_configmaps, cap_configmaps;
 	bool configmaps_known;
+	/* NodeResourceTopologies (core/numa.h), one per node at most */
+	struct gt_numa_node *numa_nodes;
+	uint32_t n_numa_nodes, cap_numa_nodes;
 };
 
 void gt_config_defaults(struct gt_config *c);

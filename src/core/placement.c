@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/numa.h"
 #include "util/mem.h"
 
 #define GROUP_FULL 1000		/* a shared GPU is 1000 milli-GPU */
@@ -312,6 +313,19 @@ enum gt_reject gt_check_predicates(const struct gt_session *s, int32_t pod, int3
 	return GT_REJECT_NONE;
 }
 
+/*
+ * The numa plugin's predicate, on its own switch (core/numa.h). KAI runs
+ * predicates after the resource fit: a node short of resources says so,
+ * not that it cannot align them.
+ */
+static enum gt_reject numa_after_fit(const struct gt_session *s, int32_t pod, int32_t node, enum gt_reject r,
+				     const struct gt_fit *fit)
+{
+	if (r == GT_REJECT_NONE && fit->ok && s->numa && !gt_numa_fits(s, pod, node))
+		return GT_REJECT_NUMA;
+	return r;
+}
+
 /* ---------------------------------------------------------------- node order */
 
 static bool is_gpu_task(const struct gt_pod *p)
@@ -403,6 +417,9 @@ static int64_t score_node(const struct gt_session *s, int32_t pod, const struct 
 		score += 1000LL * 1000;
 	if (!sc->fit.needs_releasing && !(off & (1u << GT_PLUGIN_NODEAVAILABILITY)))
 		score += 100LL * 1000;
+	/* KAI's numa score, 1/span: below fitting now, above resource type and bin packing */
+	if (s->numa)
+		score += gt_numa_score(s, pod, sc->node, 90LL * 1000);
 	if (is_cpu_only_task(c, p) && n->gpus == 0 && !n->mig_enabled &&
 	    !(off & (1u << GT_PLUGIN_RESOURCETYPE)))
 		score += 10LL * 1000;
@@ -457,7 +474,7 @@ static bool fast_path_applies(const struct gt_session *s, const struct gt_pod *p
 	unsigned off = (1u << GT_PLUGIN_NODEAVAILABILITY) | (1u << GT_PLUGIN_NODEPLACEMENT);
 	return is_gpu_task(p) && !cfg->exhaustive_placement && !cfg->gpu_spread && !(cfg->plugins_off & off) &&
 	       p->nominated_node < 0 && !p->n_preferred_affinity && !s->bonus_active && p->num_devices <= 1 &&
-	       s->index.by_free;
+	       s->index.by_free && !gt_numa_concerns(s, (int32_t)(p - s->c->pods));
 }
 
 /* Evaluate @node for the fast path; false if it cannot take the pod. */
@@ -469,6 +486,7 @@ static bool fast_eval(struct gt_session *s, int32_t pod, int32_t node, uint32_t 
 	enum gt_reject r = gt_check_predicates(s, pod, node);
 	if (r == GT_REJECT_NONE)
 		fit_node(s, pod, node, false, &fit);
+	r = numa_after_fit(s, pod, node, r, &fit);
 	if (r != GT_REJECT_NONE || !fit.ok) {
 		count_rejects(rejects, r, &fit);
 		return false;
@@ -577,7 +595,7 @@ static bool same_request(const struct gt_no_fit *nf, const struct gt_pod *p)
 static bool known_no_fit(const struct gt_session *s, const struct gt_pod *p,
 			 uint32_t rejects[GT_N_REJECT])
 {
-	if (!unconstrained(p) || s->bonus_active || s->node_mask)
+	if (!unconstrained(p) || s->bonus_active || s->node_mask || gt_numa_concerns(s, (int32_t)(p - s->c->pods)))
 		return false;
 	for (int i = 0; i < GT_NO_FIT_SLOTS; i++) {
 		const struct gt_no_fit *nf = &s->no_fit[i];
@@ -594,7 +612,8 @@ static bool known_no_fit(const struct gt_session *s, const struct gt_pod *p,
 static void remember_no_fit(struct gt_session *s, const struct gt_pod *p,
 			    const uint32_t rejects[GT_N_REJECT])
 {
-	if (!unconstrained(p) || s->bonus_active || s->node_mask || !rejects)
+	if (!unconstrained(p) || s->bonus_active || s->node_mask || !rejects ||
+	    gt_numa_concerns(s, (int32_t)(p - s->c->pods)))
 		return;
 	struct gt_no_fit *nf = &s->no_fit[s->no_fit_next++ % GT_NO_FIT_SLOTS];
 	*nf = (struct gt_no_fit){
@@ -637,6 +656,7 @@ int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, ui
 		enum gt_reject r = gt_check_predicates(s, pod, node);
 		if (r == GT_REJECT_NONE)
 			fit_node(s, pod, node, false, &sc->fit);
+		r = numa_after_fit(s, pod, node, r, &sc->fit);
 		if (r != GT_REJECT_NONE || !sc->fit.ok) {
 			count_rejects(rejects, r, &sc->fit);
 			continue;

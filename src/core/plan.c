@@ -6,6 +6,7 @@
 
 #include "core/actions.h"
 #include "core/messages.h"
+#include "core/numa.h"
 #include "core/order.h"
 #include "util/hash.h"
 #include "util/mem.h"
@@ -41,6 +42,24 @@ static void add_eviction(struct gt_plan *p, const struct gt_session *s, int32_t 
 	GT_PUSH(p->evictions, p->n_evictions, *cap, e);
 }
 
+/* @st's NUMA placement, by zone name (the durable form front ends write). */
+static void place_numa(const struct gt_session *s, const struct gt_pod_state *st, struct gt_plan_place *pl)
+{
+	uint32_t n;
+	const struct gt_numa_share *sh = gt_numa_shares(s, st->numa_place, &n);
+	const struct gt_numa_node *t = gt_numa_topology(s, st->node);
+	pl->numa = NULL;
+	pl->n_numa = 0;
+	if (!n || !t)
+		return;
+	pl->numa = gt_xmalloc(n * sizeof(*pl->numa));
+	for (uint32_t i = 0; i < n; i++) {
+		pl->numa[i] = sh[i];
+		pl->numa[i].zone = t->zones[sh[i].zone].id;
+	}
+	pl->n_numa = n;
+}
+
 static void plan_pods(struct gt_plan *p, const struct gt_session *s)
 {
 	const struct gt_cluster *c = p->c;
@@ -51,9 +70,11 @@ static void plan_pods(struct gt_plan *p, const struct gt_session *s)
 		struct gt_plan_place pl;
 		if (is_bind(before, st)) {
 			place_of(st, (int32_t)i, &pl);
+			place_numa(s, st, &pl);
 			GT_PUSH(p->binds, p->n_binds, cap_b, pl);
 		} else if (st->status == GT_PIPELINED && st->node >= 0) {
 			place_of(st, (int32_t)i, &pl);
+			place_numa(s, st, &pl);
 			GT_PUSH(p->pipelines, p->n_pipelines, cap_p, pl);
 		}
 		/* a victim moved elsewhere is pipelined there and still evicted here */
@@ -144,6 +165,10 @@ void gt_plan_release(struct gt_plan *p)
 		free(p->jobs[j].message);
 		free(p->jobs[j].why);
 	}
+	for (uint32_t i = 0; i < p->n_binds; i++)
+		free(p->binds[i].numa);
+	for (uint32_t i = 0; i < p->n_pipelines; i++)
+		free(p->pipelines[i].numa);
 	free(p->binds);
 	free(p->pipelines);
 	free(p->evictions);

@@ -52,6 +52,10 @@ struct gt_plan_place {
 	int32_t node;
 	uint8_t n_groups;
 	uint32_t groups[GT_MAX_DEVICES];	/* session group ids: gt_plan_group_name() */
+	/* the NUMA zones it is predicted to use (core/numa.h), zone = the zone's interned name:
+	 * what KAI writes as kai.scheduler/numa-placement-predicted; NULL, 0: none */
+	struct gt_numa_share *numa;
+	uint32_t n_numa;
 };
 
 struct gt_plan_evict {

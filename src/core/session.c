@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/numa.h"
 #include "core/order.h"
 #include "util/mem.h"
 
@@ -267,9 +268,11 @@ static void set_pod_state(struct gt_session *s, int32_t pod, const struct gt_pod
 	}
 	account_node(s, pod, &s->pods[pod], -1);
 	account_queue(s, pod, &s->pods[pod], -1);
+	gt_numa_account(s, &s->pods[pod], -1);
 	s->pods[pod] = *st;
 	account_node(s, pod, st, 1);
 	account_queue(s, pod, st, 1);
+	gt_numa_account(s, st, 1);
 }
 
 static void count_op(struct gt_session *s, enum gt_op_kind kind, int delta)
@@ -326,6 +329,10 @@ static void place(struct gt_session *s, int32_t pod, int32_t node, const uint32_
 		st.n_rel_groups = st.n_groups;
 		memcpy(st.rel_groups, st.groups, sizeof(st.rel_groups));
 	}
+	/* its NUMA zones, chosen on the books without what it held itself */
+	gt_numa_account(s, &s->pods[pod], -1);
+	st.numa_place = gt_numa_choose(s, pod, node);
+	gt_numa_account(s, &s->pods[pod], 1);
 	st.status = status;
 	st.ghost = false;
 	st.node = node;
@@ -520,6 +527,7 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 	s->job_active = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_active));
 	s->job_pending = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_pending));
 	index_init(s);
+	s->numa = gt_numa_open(s);
 	gt_order_prepare(s);
 	s->n_base_names = (uint32_t)c->names->n_strs;
 	s->next_group = s->n_base_names;
@@ -533,6 +541,7 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 					   .n_groups = p->n_groups, .evictor_job = GT_NONE,
 					   .rel_node = GT_NONE };
 		memcpy(st.groups, p->groups, sizeof(st.groups));
+		st.numa_place = gt_numa_initial(s, (int32_t)i, p->node);
 		s->pods[i] = (struct gt_pod_state){ .status = GT_PENDING, .node = GT_NONE,
 						    .evictor_job = GT_NONE, .rel_node = GT_NONE };
 		set_pod_state(s, (int32_t)i, &st);
@@ -558,6 +567,7 @@ void gt_session_release(struct gt_session *s)
 	}
 	free(s->ops);
 	free(s->scratch);
+	gt_numa_close(s->numa);
 	gt_arena_release(&s->step_arena);
 	gt_arena_release(&s->solve_arena);
 	gt_arena_release(&s->arena);
@@ -640,5 +650,5 @@ bool gt_session_check(const struct gt_session *s)
 	free(t.nodes);
 	free(t.queues);
 	free(t.pods);
-	return ok;
+	return ok && gt_numa_check(s);
 }

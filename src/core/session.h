@@ -52,6 +52,7 @@ struct gt_pod_state {
 	int32_t rel_node;
 	uint32_t rel_groups[GT_MAX_DEVICES];
 	uint8_t n_rel_groups;
+	uint32_t numa_place;	/* its NUMA zones: 1 + a placement of s->numa (core/numa.h); 0: none */
 };
 
 /* One physical GPU shared by fractional pods. */
@@ -253,6 +254,7 @@ struct gt_session {
 	struct gt_victim_index victims;
 	struct gt_search_scratch *search_scratch;
 	struct gt_search_stats search[GT_N_ACTIONS];
+	struct gt_numa_books *numa;	/* NUMA zones' books (core/numa.h); NULL: NUMA is off */
 };
 
 void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now);

@@ -22,6 +22,9 @@ const struct gt_kres_info gt_kres[GT_N_KRES] = {
 	[GT_KRES_SHARDS] = { "schedulingshards", "SchedulingShard", "kai.scheduler/v1", false, true },
 	[GT_KRES_BINDREQUESTS] = { "bindrequests", "BindRequest", "scheduling.run.ai/v1alpha2", true, true },
 	[GT_KRES_CONFIGMAPS] = { "configmaps", "ConfigMap", "v1", true, false },
+	/* KAI v0.17's numa plugin: the NFD topology updater's or RTE's CRD, often not installed */
+	[GT_KRES_NRTS] = { "noderesourcetopologies", "NodeResourceTopology", "topology.node.k8s.io/v1alpha2",
+			   false, true },
 };
 
 void gt_kres_path(enum gt_kres r, const char *ns, const char *name, const char *sub, char *buf,

@@ -9,6 +9,7 @@
 #include "api/json.h"
 #include "api/object.h"
 #include "api/status.h"
+#include "core/numa.h"
 #include "util/mem.h"
 #include "util/time.h"
 
@@ -265,11 +266,47 @@ static bool announced(const struct gt_writes_opts *o, const char *key)
 	return o->announced && o->n_announced && bsearch(&key, o->announced, o->n_announced, sizeof(char *), cmp_str);
 }
 
+/*
+ * The NUMA zones the core predicts for a bound pod, as KAI's binder writes
+ * them before the bind: kai.scheduler/numa-placement-predicted, the JSON
+ * list [{"zone": "<NRT zone name>", "amount": {"cpu": "3"}}]. The next
+ * cycles charge the pod's zones from it until the placement exporter's
+ * observed annotation replaces it.
+ */
+static void plan_numa(struct gt_writes *p, const struct gt_kube_snapshot *snap, const struct gt_plan_place *b,
+		      const struct gt_kobj *po)
+{
+	const struct gt_cluster *c = &snap->c;
+	json_t *list = json_array();
+	for (uint32_t i = 0; i < b->n_numa; i++) {
+		json_t *amount = json_object();
+		for (int r = 0; r < GT_NUMA_NRES; r++) {
+			const char *name = gt_numa_res_name(c, (enum gt_numa_res)r);
+			char q[32];
+			if (!name || b->numa[i].amount.v[r] <= 0)
+				continue;
+			gt_numa_quantity((enum gt_numa_res)r, b->numa[i].amount.v[r], q, sizeof(q));
+			json_object_set_new(amount, name, json_string(q));
+		}
+		json_array_append_new(list, json_pack("{s:s, s:o}", "zone", str(snap, b->numa[i].zone), "amount",
+						      amount));
+	}
+	char *text = gt_json_dump_take(list);
+	json_t *ann = json_pack("{s:s}", "kai.scheduler/numa-placement-predicted", text);
+	free(text);
+	struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODS, po);
+	op->sub = gt_xstrdup("");
+	op->body = gt_json_dump_take(json_pack("{s:{s:o}}", "metadata", "annotations", ann));
+	op->what = "pod NUMA placement";
+}
+
 static void plan_bind(struct gt_writes *p, struct gt_kube_snapshot *snap, struct gt_plan *plan,
 		      const struct gt_plan_place *b, const struct gt_kobj *po, const char *pool)
 {
 	const struct gt_cluster *c = &snap->c;
 	const struct gt_pod *pod = &c->pods[b->pod];
+	if (b->n_numa)
+		plan_numa(p, snap, b, po);
 	struct gt_kop *op = push(p, GT_KOP_BIND, GT_KRES_PODS, po);
 	op->node = gt_xstrdup(str(snap, c->nodes[b->node].name));
 	for (uint8_t g = 0; g < b->n_groups; g++)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/json.h"
+#include "core/numa.h"
 #include "sim/table.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -41,6 +42,14 @@ static json_t *pod_json(struct gt_cluster *c, const struct gt_session *s, struct
 			    json_real(placed ? gpus(gt_pod_accepted_gpu_milli(c, (int32_t)i, st->node)) : 0));
 	json_object_set_new(o, "cpuMillis", json_integer(p->cpu_milli));
 	json_object_set_new(o, "memoryBytes", json_integer(p->mem_bytes));
+	if (s->numa) {	/* extension: the NUMA zones it holds, by index (core/numa.h) */
+		json_t *zones = json_array();
+		uint32_t n;
+		const struct gt_numa_share *sh = gt_numa_shares(s, st->numa_place, &n);
+		for (uint32_t z = 0; placed && z < n; z++)
+			json_array_append_new(zones, json_integer(sh[z].zone));
+		json_object_set_new(o, "numaZones", zones);
+	}
 	const struct gt_plan_evict *ev = gt_plan_eviction_of(plan, (int32_t)i);
 	if (ev)
 		json_object_set_new(o, "message", json_string(ev->message));
@@ -64,6 +73,23 @@ static json_t *node_json(const struct gt_cluster *c, const struct gt_session *s,
 	json_object_set_new(o, "idleGPUs", json_integer(idle));
 	json_object_set_new(o, "releasingGPUs", json_integer(gt_node_releasing_gpus(s, (int32_t)n)));
 	json_object_set_new(o, "usedGPUs", json_integer(c->nodes[n].gpus - idle));
+	const struct gt_numa_node *t = gt_numa_topology(s, (int32_t)n);
+	if (t) {	/* extension: what each NUMA zone has free, by zone index (core/numa.h) */
+		json_t *zones = json_array();
+		for (uint32_t z = 0; z < t->n_zones; z++) {
+			json_t *zo = json_object();
+			const struct gt_numa_vec *fr = gt_numa_free(s, (int32_t)n, z);
+			for (int r = 0; r < GT_NUMA_NRES; r++) {
+				char q[32];
+				if (!(t->aware & (1u << r)) || !gt_numa_res_name(c, (enum gt_numa_res)r))
+					continue;
+				gt_numa_quantity((enum gt_numa_res)r, fr->v[r], q, sizeof(q));
+				json_object_set_new(zo, gt_numa_res_name(c, (enum gt_numa_res)r), json_string(q));
+			}
+			json_array_append_new(zones, zo);
+		}
+		json_object_set_new(o, "numaZonesAvailable", zones);
+	}
 	return o;
 }
 

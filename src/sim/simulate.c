@@ -9,6 +9,7 @@
 #include "api/doc.h"
 #include "api/manifest.h"
 #include "core/actions.h"
+#include "core/numa.h"
 #include "core/usage.h"
 #include "podgrouper/podgrouper.h"
 #include "sim/output.h"
@@ -117,6 +118,7 @@ void gt_sim_advance(struct gt_cluster *c, struct gt_plan *plan)
 		p->n_groups = b->n_groups;
 		for (uint8_t g = 0; g < b->n_groups; g++)
 			p->groups[g] = gt_plan_group_name(plan, b->groups[g], b->node);
+		gt_numa_pod_record(p, b->numa, b->n_numa);	/* the binder's predicted placement */
 	}
 	for (uint32_t i = 0; i < plan->n_evictions; i++) {
 		struct gt_pod *p = &c->pods[plan->evictions[i].pod];
@@ -125,6 +127,7 @@ void gt_sim_advance(struct gt_cluster *c, struct gt_plan *plan)
 		p->status = GT_PENDING;	/* its controller recreated it */
 		p->node = GT_NONE;
 		p->n_groups = 0;
+		gt_numa_pod_record(p, NULL, 0);
 	}
 	for (uint32_t i = 0; i < plan->n_pipelines; i++) {
 		struct gt_pod *p = &c->pods[plan->pipelines[i].pod];

@@ -57,7 +57,7 @@
 	X(RESOURCESLICES, "resourceSlices", "ResourceSlice", "resource.k8s.io/v1", false) \
 	X(DEVICECLASSES, "deviceClasses", "DeviceClass", "resource.k8s.io/v1", false) \
 	X(TOPOLOGIES, "topologies", "Topology", "kai.scheduler/v1alpha1", true)       \
-	X(NRTS, "nodeResourceTopologies", "NodeResourceTopology", "topology.node.k8s.io/v1alpha2", false)
+	X(NRTS, "nodeResourceTopologies", "NodeResourceTopology", "topology.node.k8s.io/v1alpha2", true)
 
 enum gt_kaisnap_list {
 #define GT_KAISNAP_ENUM(id, key, kind, gv, read) GT_KAISNAP_##id,

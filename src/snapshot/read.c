@@ -66,7 +66,7 @@ static const struct {
 	{ "podaffinity", false, NULL },
 	{ "dynamicresources", true, "Gantry does not model DRA resource claims" },
 	{ "sg-nodelocalgreedy", true, NULL }, { "sg-multinodegang", true, NULL },
-	{ "numa", true, "Gantry does not model NUMA zones" },
+	{ "numa", true, NULL },
 };
 #define N_PLUGINS (sizeof(plugins) / sizeof(plugins[0]))
 
@@ -76,6 +76,7 @@ static const struct {
 } known_args[] = {
 	{ "nodeplacement", "gpu" }, { "nodeplacement", "cpu" },
 	{ "proportion", "kValue" }, { "proportion", "relcaimerSaturationMultiplier" },
+	{ "numa", "ignoreList" }, { "numa", "reconstructAvailable" },
 };
 
 static int plugin_index(const char *name)

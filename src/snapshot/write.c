@@ -78,6 +78,14 @@ static json_t *tiers(const struct gt_config *c)
 	add_plugin(list, "dynamicresources", NULL);
 	add_plugin(list, "minruntime", NULL);
 	add_plugin(list, "topology", NULL);
+	if (c->numa != GT_NUMA_OFF) {	/* KAI's is opt-in; Gantry's is on wherever nodes publish zones */
+		json_t *args = NULL;
+		if (c->numa_trust_available) {
+			args = json_object();
+			json_object_set_new(args, "reconstructAvailable", json_string("false"));
+		}
+		add_plugin(list, "numa", args);
+	}
 	add_plugin(list, "snapshot", NULL);
 	if (!c->search.generator_off[GT_GEN_NODE_LOCAL_GREEDY])
 		add_plugin(list, "sg-nodelocalgreedy", NULL);

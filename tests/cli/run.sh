@@ -448,6 +448,25 @@ check preemption_delay_waits runs_ok simulate -f "$pd" --now 2026-01-01T09:02:00
 check preemption_delay_waits_message grep -q "Workload is within its preemption delay window (5m0s) and may not trigger evictions before 2026-01-01T09:05:00Z" "$tmp/out"
 check preemption_delay_then_preempts runs_ok simulate -f "$pd" --now 2026-01-01T09:06:00Z
 check preemption_delay_then_preempts_evicts grep -qE "research/pretrain-0 +pretrain +ml +Releasing" "$tmp/out"
+# the NUMA example: a Guaranteed pod no zone can align waits with the NUMA reason; the others get
+# zones (the running pod's from its observed annotation) and the zones' books are printed
+nx="$dir/../../examples/numa.yaml"
+check numa_example_runs runs_ok simulate -f "$nx" --now 2026-01-01T09:00:00Z
+check numa_refused_with_reason grep -q "2 node(s) cannot NUMA-align the pod's resources under its Topology Manager policy" "$tmp/out"
+check numa_example_json runs_ok simulate -f "$nx" --now 2026-01-01T09:00:00Z -o json
+check numa_zones_in_json python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+pods = {p["name"]: p for p in d["pods"]}
+assert (pods["train-wide"]["status"], pods["train-wide"]["numaZones"]) == ("Pending", []), pods["train-wide"]
+assert (pods["serve-small"]["node"], pods["serve-small"]["numaZones"]) == ("numa-a", [0]), pods["serve-small"]
+assert pods["inference-0"]["numaZones"] == [0] and pods["burst"]["numaZones"] == [], pods
+a = next(n for n in d["nodes"] if n["name"] == "numa-a")["numaZonesAvailable"]
+assert a == [{"cpu": "16", "nvidia.com/gpu": "0"}, {"cpu": "32", "nvidia.com/gpu": "2"}], a' "$tmp/out"
+# a NodeResourceTopology with a bad quantity is refused at its field
+sed 's/available: "24"/available: "lots"/' "$nx" >"$tmp/numa-bad.yaml"
+check numa_bad_quantity_named expect_exit 2 'NodeResourceTopology numa-a.*zones\[0\]\.resources\[0\]\.available' \
+	simulate -f "$tmp/numa-bad.yaml"
 # KAI's ConfigMap predicate applies only when the input holds ConfigMaps: said when it does not
 cat >"$tmp/cm.yaml" <<'Y'
 apiVersion: v1

@@ -186,9 +186,61 @@ TEST(condition_reason_is_the_cores_code)
 	gt_cache_free(c);
 }
 
+
+/* A NUMA-aligned bind carries its predicted zones, as KAI's binder writes them, before the bind. */
+TEST(numa_bind_writes_predicted_zones)
+{
+	struct gt_cache *c = gt_cache_new();
+	add(c, GT_KRES_NODES, node_json);
+	add(c, GT_KRES_QUEUES, queue_json);
+	add(c, GT_KRES_NRTS,
+	    "{\"apiVersion\":\"topology.node.k8s.io/v1alpha2\",\"kind\":\"NodeResourceTopology\",\"metadata\":{"
+	    "\"name\":\"gpu-1\",\"uid\":\"t-1\",\"resourceVersion\":\"5\"},\"attributes\":[{\"name\":"
+	    "\"topologyManagerPolicy\",\"value\":\"single-numa-node\"},{\"name\":\"topologyManagerScope\",\"value\":"
+	    "\"pod\"}],\"zones\":[{\"name\":\"node-1\",\"type\":\"Node\",\"resources\":[{\"name\":\"cpu\",\"capacity\":"
+	    "\"48\",\"allocatable\":\"47\",\"available\":\"47\"},{\"name\":\"nvidia.com/gpu\",\"capacity\":\"4\","
+	    "\"allocatable\":\"4\",\"available\":\"4\"}]},{\"name\":\"node-0\",\"type\":\"Node\",\"resources\":[{\"name\":"
+	    "\"cpu\",\"capacity\":\"48\",\"allocatable\":\"2\",\"available\":\"2\"},{\"name\":\"nvidia.com/gpu\","
+	    "\"capacity\":\"4\",\"allocatable\":\"4\",\"available\":\"4\"}]}]}");
+	add(c, GT_KRES_PODS,
+	    "{\"metadata\":{\"name\":\"g\",\"namespace\":\"team-a\",\"uid\":\"u-g\",\"resourceVersion\":\"3\","
+	    "\"labels\":{\"kai.scheduler/queue\":\"research\"}},\"spec\":{\"schedulerName\":\"kai-scheduler\","
+	    "\"tolerations\":[{\"operator\":\"Exists\"}],\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{"
+	    "\"cpu\":\"4\",\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"1\"}}}]},\"status\":{\"phase\":\"Pending\","
+	    "\"qosClass\":\"Guaranteed\"}}");
+	struct gt_kube_snapshot s;
+	gt_snapshot_take(c, &sopts, NULL, &s);
+	struct gt_session ss;
+	gt_cycle_run(&ss, &s.c, 1767229200, 1u << GT_ACT_ALLOCATE);
+	struct gt_writes_opts po = { .node_pool = "default", .now = 1767229200 };
+	struct gt_plan cp;
+	gt_plan_build(&cp, &ss, NULL);
+	struct gt_writes plan;
+	char **pipelined;
+	size_t n_pipelined;
+	gt_writes_build(&s, &cp, &po, &plan, &pipelined, &n_pipelined);
+	ASSERT_TRUE(find_op(&plan, GT_KOP_BIND, "g", NULL) != NULL);
+	const struct gt_kop *a = find_op(&plan, GT_KOP_PATCH, "g", "pod NUMA placement");
+	ASSERT_TRUE(a != NULL);
+	/* zone node-0 (the lowest NUMA node) has 2 cores only: node-1 holds the pod */
+	ASSERT_CONTAINS(a->body, "\"kai.scheduler/numa-placement-predicted\":"
+				 "\"[{\\\"zone\\\":\\\"node-1\\\",\\\"amount\\\":{\\\"cpu\\\":\\\"4\\\","
+				 "\\\"nvidia.com/gpu\\\":\\\"1\\\"}}]\"");
+	ASSERT_TRUE(a < find_op(&plan, GT_KOP_BIND, "g", NULL));	/* written before the bind */
+	for (size_t i = 0; i < n_pipelined; i++)
+		free(pipelined[i]);
+	free(pipelined);
+	gt_writes_release(&plan);
+	gt_plan_release(&cp);
+	gt_session_release(&ss);
+	gt_snapshot_release(&s);
+	gt_cache_free(c);
+}
+
 const struct gt_test gt_tests[] = {
 	T(plan_binds_and_conditions),
 	T(plan_steady_state_writes_nothing),
 	T(condition_reason_is_the_cores_code),
+	T(numa_bind_writes_predicted_zones),
 	{ NULL, NULL },
 };
