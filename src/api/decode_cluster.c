@@ -119,7 +119,7 @@ static int shard_actions(struct gt_dec *x, const struct gt_doc *o, struct gt_con
 /* spec.args Gantry takes from the shard; KAI's operator passes them as scheduler flags. */
 static const char *const shard_args_taken[] = { "default-staleness-grace-period", "stuck-in-releasing-threshold",
 						"max-consolidation-preemptees", "allow-consolidating-reclaim",
-						"use-scheduling-signatures" };
+						"use-scheduling-signatures", "schedule-csi-storage" };
 /* One duration of spec.scenarioSearchBudgets, non-negative, in ms; absent leaves @out. */
 static int budget_ms(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *map, const char *key,
 		     const char *field, int64_t *out)
@@ -222,6 +222,11 @@ static int shard_args(struct gt_dec *x, const struct gt_doc *o, struct gt_config
 	const char *sigs = gt_doc_str(args, "use-scheduling-signatures");
 	if (sigs)
 		cfg->scheduling_signatures = gt_dec_bool(sigs, true);
+	const char *csi = gt_doc_str(args, "schedule-csi-storage");
+	if (csi && strcmp(csi, "true") && strcmp(csi, "false"))
+		return gt_dec_fail(x, o, "spec.args.schedule-csi-storage", "must be true or false, not", csi);
+	if (csi)
+		cfg->csi_storage = !strcmp(csi, "true");
 	const struct gt_doc *mr = gt_doc_path(o, "spec.minRuntime");
 	const char *pm = gt_doc_str(mr, "preemptMinRuntime"), *rm = gt_doc_str(mr, "reclaimMinRuntime");
 	if (pm && gt_duration_parse_whole(pm, &cfg->preempt_min_runtime_s))
@@ -691,15 +696,5 @@ int gt_dec_node(struct gt_dec *x, const struct gt_doc *o)
 	gt_dec_set_lookup(x, &x->node_by_name, name, (int32_t)c->n_nodes);
 	gt_dec_source(x, 0, c->n_nodes, (int32_t)x->obj);
 	GT_PUSH(c->nodes, c->n_nodes, c->cap_nodes, n);
-	return 0;
-}
-
-/* ---------------------------------------------------------------- claims */
-
-int gt_dec_claim(struct gt_dec *x, const struct gt_doc *o)
-{
-	char key[600];
-	snprintf(key, sizeof(key), "%s/%s", gt_obj_ns(o), gt_obj_name(o));
-	gt_dec_set_lookup(x, &x->claim_by_name, key, 0);
 	return 0;
 }

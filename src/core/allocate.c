@@ -26,6 +26,7 @@
 #include "core/signature.h"
 #include "core/solver.h"
 #include "core/topology.h"
+#include "core/volumes.h"
 #include "util/mem.h"
 
 static const char *const qres_what[GT_NQRES] = { "GPUs", "CPU cores", "GB of memory" };
@@ -347,15 +348,11 @@ static bool attempt_job(struct gt_session *s, int32_t job)
 	int32_t blocked = gt_tasks_claim_missing(s, tasks, n);
 	if (blocked != GT_NONE) {
 		/* KAI's VolumeBinding pre-filter, before any node is looked at */
-		const struct gt_cluster *c = s->c;
-		const char *ns = gt_strtab_str(c->names, c->pods[blocked].ns);
-		const char *pod = gt_strtab_str(c->names, c->pods[blocked].name);
-		char msg[1024];
-		snprintf(msg, sizeof(msg),
-			 "Resources were not found for pod %s/%s due to: Scheduling conditions were not met "
-			 "for pod %s/%s:\nVolumeBinding: persistentvolumeclaim \"%s\" not found.",
-			 ns, pod, ns, pod, gt_strtab_str(c->names, c->pods[blocked].missing_claim));
-		gt_job_set_message(s, job, msg);
+		char msg[1400];
+		gt_claim_problem_message(s->c, blocked, true, msg, sizeof(msg));
+		struct gt_job_why why = gt_job_why_of(gt_claim_problem_reason(s->c, blocked));
+		why.pod = blocked;
+		gt_job_set_why(s, job, &why, msg);
 		goto out;
 	}
 	int64_t req[GT_NQRES];

@@ -59,6 +59,8 @@ void gt_config_override(struct gt_config *c, const struct gt_config_overrides *o
 		c->allow_consolidating_reclaim = o->allow_consolidating_reclaim;
 	if (o->has_scheduling_signatures)
 		c->scheduling_signatures = o->scheduling_signatures;
+	if (o->has_csi_storage)
+		c->csi_storage = o->csi_storage;
 }
 
 void gt_cluster_init(struct gt_cluster *c, struct gt_strtab *names)
@@ -105,6 +107,7 @@ void gt_pod_release(struct gt_pod *p)
 	free(p->preferred_affinity);
 	free(p->host_ports);
 	free(p->configmaps);
+	free(p->pvcs);
 }
 
 void gt_node_release(struct gt_node *n)
@@ -135,6 +138,7 @@ void gt_cluster_release(struct gt_cluster *c)
 		free(c->topologies[i].levels);
 		free(c->topologies[i].aliases);
 	}
+	gt_cluster_release_storage(c);
 	free(c->nodes);
 	free(c->pods);
 	free(c->jobs);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/volumes.h"
 #include "util/mem.h"
 
 #define GROUP_FULL 1000		/* a shared GPU is 1000 milli-GPU */
@@ -307,6 +308,11 @@ enum gt_reject gt_check_predicates(const struct gt_session *s, int32_t pod, int3
 		return GT_REJECT_GPU_MEMORY_UNKNOWN;
 	if (p->n_host_ports && !host_ports_free(s, pod, node))
 		return GT_REJECT_HOST_PORTS;
+	if (p->n_pvcs) {
+		enum gt_reject vr = gt_volumes_check(s, pod, node);
+		if (vr != GT_REJECT_NONE)
+			return vr;
+	}
 	if (p->n_pod_affinity)
 		return pod_affinity_check(s, pod, node);
 	return GT_REJECT_NONE;
@@ -552,7 +558,7 @@ _Static_assert(GT_N_REJECT <= GT_MAX_REJECTS, "no_fit.rejects holds every reason
 static bool unconstrained(const struct gt_pod *p)
 {
 	return !p->node_selector.n && !p->n_affinity_terms && !p->n_tolerations &&
-	       !p->n_pod_affinity && !p->n_host_ports && p->nominated_node < 0;
+	       !p->n_pod_affinity && !p->n_host_ports && p->nominated_node < 0 && !p->n_pvcs;
 }
 
 static bool same_request(const struct gt_no_fit *nf, const struct gt_pod *p)

@@ -22,6 +22,12 @@ const struct gt_kres_info gt_kres[GT_N_KRES] = {
 	[GT_KRES_SHARDS] = { "schedulingshards", "SchedulingShard", "kai.scheduler/v1", false, true },
 	[GT_KRES_BINDREQUESTS] = { "bindrequests", "BindRequest", "scheduling.run.ai/v1alpha2", true, true },
 	[GT_KRES_CONFIGMAPS] = { "configmaps", "ConfigMap", "v1", true, false },
+	/* volume binding (core/volumes.h) */
+	[GT_KRES_PVCS] = { "persistentvolumeclaims", "PersistentVolumeClaim", "v1", true, false },
+	[GT_KRES_PVS] = { "persistentvolumes", "PersistentVolume", "v1", false, false },
+	[GT_KRES_STORAGECLASSES] = { "storageclasses", "StorageClass", "storage.k8s.io/v1", false, false },
+	[GT_KRES_CSIDRIVERS] = { "csidrivers", "CSIDriver", "storage.k8s.io/v1", false, false },
+	[GT_KRES_CSICAPACITIES] = { "csistoragecapacities", "CSIStorageCapacity", "storage.k8s.io/v1", true, false },
 };
 
 void gt_kres_path(enum gt_kres r, const char *ns, const char *name, const char *sub, char *buf,
