@@ -400,7 +400,8 @@ bool gt_dec_is_extended(const char *res)
  * pods; then the storage the claims are linked to afterwards (N_KINDS in decode_int.h). */
 static const char *const kind_order[N_KINDS] = { "PriorityClass", "SchedulingShard", "Topology", "Queue", "Node",
 						 "PodGroup", "ConfigMap", "PersistentVolumeClaim", "Pod",
-						 "PersistentVolume", "StorageClass", "CSIDriver", "CSIStorageCapacity" };
+						 "PersistentVolume", "StorageClass", "CSIDriver", "CSIStorageCapacity",
+						 "Namespace" };
 
 static int decode_one(struct gt_dec *x, size_t kind, const struct gt_doc *o)
 {
@@ -408,6 +409,7 @@ static int decode_one(struct gt_dec *x, size_t kind, const struct gt_doc *o)
 		gt_dec_priority_class, gt_dec_shard, gt_dec_topology, gt_dec_queue,
 		gt_dec_node, gt_dec_podgroup, gt_dec_configmap, gt_dec_claim, gt_dec_pod,
 		gt_dec_pv, gt_dec_storage_class, gt_dec_csi_driver, gt_dec_csi_capacity,
+		gt_dec_namespace,
 	};
 	static const bool namespaced[N_KINDS] = { [5] = true, [6] = true, [7] = true, [8] = true, [12] = true };
 	int rc = check_object(x, o, kind, namespaced[kind]);
@@ -509,6 +511,7 @@ int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *
 	c->configmaps_known = d->configmaps_complete;
 	decode_all(&x);
 	gt_dec_storage_link(&x, d->storage_listed || c->n_storage_classes || c->n_pvs);
+	gt_dec_namespaces_link(&x, d->namespaces_listed || c->n_namespaces);
 	gt_cluster_sort_configmaps(c);
 	warn_unchecked_configmaps(&x);
 	free(x.queue_by_name);

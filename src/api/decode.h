@@ -2,7 +2,7 @@
  * decode.h - Kubernetes objects into the core's cluster snapshot
  *
  * Reads Node, Pod, PersistentVolumeClaim, PersistentVolume, StorageClass, CSIDriver,
- * CSIStorageCapacity, PriorityClass, Queue (scheduling.run.ai/v2), PodGroup
+ * CSIStorageCapacity, Namespace, PriorityClass, Queue (scheduling.run.ai/v2), PodGroup
  * (scheduling.run.ai/v2alpha2), Topology (kai.scheduler/v1alpha1) and
  * SchedulingShard (kai.scheduler/v1) objects, as kubectl or the API server
  * print them (a v1 List is unpacked), validates them and builds a
@@ -76,6 +76,12 @@ struct gt_decoder {
 	 * StorageClass or a PersistentVolume (core/volumes.h).
 	 */
 	bool storage_listed;
+	/*
+	 * Every Namespace is among the objects (the scheduler's cache): pod
+	 * affinity namespaceSelectors are judged on their labels even when none
+	 * is there. Otherwise they are judged when the input holds Namespaces.
+	 */
+	bool namespaces_listed;
 	/*
 	 * Pods of ours without a PodGroup: by default (the scheduler) each gets
 	 * a job of its own, as KAI's podgrouper gives a bare pod. (KAI waits for

@@ -23,7 +23,7 @@
 #include "util/strtab.h"
 
 #define GT_DEC_DEFAULT_QUEUE "default-queue"
-#define N_KINDS 13	/* the kinds decoded, decode.c's kind_order */
+#define N_KINDS 14	/* the kinds decoded, decode.c's kind_order */
 
 /* The objects of one kind decoded so far, by "namespace/name": to find a second one. */
 struct gt_dec_seen {
@@ -129,6 +129,11 @@ int gt_dec_csi_capacity(struct gt_dec *x, const struct gt_doc *o);
  * unbound claims need. Without @known (no storage in the input) pods' claims are not judged.
  */
 void gt_dec_storage_link(struct gt_dec *x, bool known);
+
+/* decode_namespace.c: a Namespace (after the pods), then their link: with @known (the input or
+ * the front end lists Namespaces) sorted, else namespaceSelectors with labels are said and dropped */
+int gt_dec_namespace(struct gt_dec *x, const struct gt_doc *o);
+void gt_dec_namespaces_link(struct gt_dec *x, bool known);
 
 /* decode_job.c */
 int gt_dec_podgroup(struct gt_dec *x, const struct gt_doc *o);

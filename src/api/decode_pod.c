@@ -303,8 +303,8 @@ static int host_ports(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p
  * The namespaces a pod (anti-)affinity term looks at, as Kubernetes reads
  * them: those listed in namespaces, every namespace when namespaceSelector is
  * empty ({}), the pod's own when neither is given. A namespaceSelector with
- * labels needs the Namespace objects' labels, which Gantry does not read yet:
- * it says so and uses the listed namespaces (or the pod's own).
+ * labels is judged on the Namespace objects' labels (without any in the input:
+ * said, and the listed namespaces, or the pod's own, stand in).
  */
 static int term_namespaces(struct gt_dec *x, const struct gt_doc *o, const struct gt_pod *p,
 			   const struct gt_doc *t, struct gt_pod_affinity_term *term)
@@ -324,14 +324,18 @@ static int term_namespaces(struct gt_dec *x, const struct gt_doc *o, const struc
 		const struct gt_doc *me = gt_doc_get(nsel, "matchExpressions");
 		bool empty = (!ml || (ml->kind == GT_DOC_MAP && ml->n == 0)) &&
 			     (!me || (me->kind == GT_DOC_SEQ && me->n == 0));
-		if (empty)
+		if (empty) {
 			term->all_namespaces = true;
-		else
-			gt_dec_warn(x, "pod %s: a pod affinity namespaceSelector with labels is not supported yet: "
-				    "the term applies to %s", gt_obj_name(o),
-				    n ? "its namespaces list only" : "the pod's own namespace");
+		} else {
+			/* judged on the Namespaces' labels (gt_dec_namespaces_link) */
+			int rc = read_selector_exprs(x, o, me, ml, "spec.affinity.podAffinity[].namespaceSelector",
+						     &term->ns_selector);
+			if (rc)
+				return rc;
+			term->has_ns_selector = true;
+		}
 	}
-	if (!term->n_namespaces)
+	if (!term->n_namespaces && !term->has_ns_selector)
 		term->namespaces[term->n_namespaces++] = p->ns;
 	return 0;
 }

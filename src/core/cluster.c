@@ -97,11 +97,13 @@ void gt_pod_release(struct gt_pod *p)
 	for (uint32_t i = 0; i < p->n_pod_affinity; i++)
 	{
 		gt_selector_release(&p->pod_affinity[i].selector);
+		gt_selector_release(&p->pod_affinity[i].ns_selector);
 		free(p->pod_affinity[i].namespaces);
 	}
 	free(p->pod_affinity);
 	for (uint32_t i = 0; i < p->n_preferred_affinity; i++) {
 		gt_selector_release(&p->preferred_affinity[i].selector);
+		gt_selector_release(&p->preferred_affinity[i].ns_selector);
 		free(p->preferred_affinity[i].namespaces);
 	}
 	free(p->preferred_affinity);
@@ -139,6 +141,7 @@ void gt_cluster_release(struct gt_cluster *c)
 		free(c->topologies[i].aliases);
 	}
 	gt_cluster_release_storage(c);
+	gt_cluster_release_namespaces(c);
 	free(c->nodes);
 	free(c->pods);
 	free(c->jobs);

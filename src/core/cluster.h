@@ -129,6 +129,10 @@ struct gt_pod_affinity_term {
 	uint32_t n_namespaces;
 	bool all_namespaces;
 	int32_t weight;		/* a preferred term's weight (1..100); 0 for a required one */
+	/* a namespaceSelector with requirements: the namespaces whose labels it matches are
+	 * covered too (core/namespaces.h) */
+	bool has_ns_selector;
+	struct gt_selector ns_selector;
 };
 
 struct gt_node {
@@ -416,6 +420,12 @@ struct gt_csi_capacity {
 	int64_t max_volume_bytes;	/* maximumVolumeSize, 0 when not set */
 };
 
+/* A Namespace: its labels, for pod affinity's namespaceSelector (core/namespaces.h). */
+struct gt_namespace {
+	uint32_t name;
+	struct gt_labels labels;
+};
+
 struct gt_cluster {
 	struct gt_strtab *names;	/* borrowed: the interning table */
 	struct gt_node *nodes;
@@ -446,6 +456,9 @@ struct gt_cluster {
 	uint32_t n_storage_classes, cap_storage_classes;
 	struct gt_csi_capacity *csi_capacities;
 	uint32_t n_csi_capacities, cap_csi_capacities;
+	/* Namespaces by name id (gt_cluster_sort_namespaces) */
+	struct gt_namespace *namespaces;
+	uint32_t n_namespaces, cap_namespaces;
 };
 
 void gt_config_defaults(struct gt_config *c);
@@ -495,5 +508,7 @@ uint32_t gt_queue_path(const struct gt_cluster *c, int32_t q, int32_t out[64]);
 void gt_cluster_link(struct gt_cluster *c);
 /* What the storage arrays own (core/volumes.c). */
 void gt_cluster_release_storage(struct gt_cluster *c);
+/* What the namespaces own (core/namespaces.c). */
+void gt_cluster_release_namespaces(struct gt_cluster *c);
 
 #endif /* GT_CLUSTER_H */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/namespaces.h"
 #include "core/volumes.h"
 #include "util/mem.h"
 
@@ -212,16 +213,6 @@ bool gt_node_affinity_ok(const struct gt_cluster *c, const struct gt_pod *p, con
 	return false;
 }
 
-static bool term_covers_namespace(const struct gt_pod_affinity_term *term, uint32_t ns)
-{
-	if (term->all_namespaces)
-		return true;
-	for (uint32_t i = 0; i < term->n_namespaces; i++)
-		if (term->namespaces[i] == ns)
-			return true;
-	return false;
-}
-
 /* Does some placed pod matching @term share @node's domain of the topology key? */
 static bool term_matched_near(const struct gt_session *s, int32_t self,
 			      const struct gt_pod_affinity_term *term, int32_t node,
@@ -234,7 +225,7 @@ static bool term_matched_near(const struct gt_session *s, int32_t self,
 		const struct gt_pod_state *st = &s->pods[i];
 		if ((int32_t)i == self || st->node < 0 || !gt_status_active_allocated(st->status))
 			continue;
-		if (!term_covers_namespace(term, c->pods[i].ns))
+		if (!gt_term_covers_namespace(c, term, c->pods[i].ns))
 			continue;
 		if (!gt_selector_matches(&term->selector, &c->pods[i].labels, c->names))
 			continue;

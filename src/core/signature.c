@@ -33,6 +33,9 @@ static uint64_t affinity_sig(uint64_t h, const struct gt_pod_affinity_term *t)
 	h = gt_hash_mix(h, t->n_namespaces);
 	for (uint32_t i = 0; i < t->n_namespaces; i++)
 		h = gt_hash_mix(h, t->namespaces[i]);
+	h = gt_hash_mix(h, t->has_ns_selector);
+	if (t->has_ns_selector)
+		h = selector_sig(h, &t->ns_selector);
 	return selector_sig(h, &t->selector);
 }
 

@@ -990,5 +990,22 @@ cat >"$tmp/claims-only.yaml" <<'YAML'
 YAML
 check storage_unjudged_said expect_exit 0 "volume binding is not checked" simulate -f "$tmp/claims-only.yaml"
 
+# pod affinity namespaceSelector with labels: judged on the input's Namespaces, said without them
+cat >"$tmp/nsel.yaml" <<'YAML'
+{apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}
+---
+{apiVersion: v1, kind: Node, metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}
+---
+{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: default-queue}, spec: {resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, limit: -1}, memory: {quota: -1, limit: -1}}}}
+---
+{apiVersion: v1, kind: Pod, metadata: {name: db, namespace: ml, labels: {app: db}}, spec: {schedulerName: kai-scheduler, nodeName: n2, containers: [{name: m, image: x}]}, status: {phase: Running}}
+---
+{apiVersion: v1, kind: Pod, metadata: {name: app, namespace: web, labels: {kai.scheduler/queue: default-queue}}, spec: {schedulerName: kai-scheduler, containers: [{name: m, image: x}], affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: db}}, topologyKey: kubernetes.io/hostname, namespaceSelector: {matchLabels: {team: ml}}}]}}}}
+YAML
+check nsel_unjudged_said expect_exit 0 "namespaceSelector with labels needs the Namespace objects" simulate -f "$tmp/nsel.yaml"
+printf -- '---\n{apiVersion: v1, kind: Namespace, metadata: {name: ml, labels: {team: ml}}}\n' >>"$tmp/nsel.yaml"
+check nsel_judged runs_ok simulate -f "$tmp/nsel.yaml" -o wide
+check nsel_judged_near grep -qE "^web/app .* Binding +n2 " "$tmp/out"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

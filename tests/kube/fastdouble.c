@@ -54,7 +54,7 @@
 #define MAX_EVENTS 256
 
 enum res { R_NODES, R_PODS, R_QUEUES, R_PODGROUPS, R_PRIOCLASSES, R_CONFIGMAPS, R_PVCS, R_PVS, R_STORAGECLASSES,
-	   R_CSIDRIVERS, R_CSICAPS, N_RES };
+	   R_CSIDRIVERS, R_CSICAPS, R_NAMESPACES, N_RES };
 
 static const struct {
 	const char *path, *kind, *api_version;
@@ -70,6 +70,7 @@ static const struct {
 	[R_STORAGECLASSES] = { "/apis/storage.k8s.io/v1/storageclasses", "StorageClass", "storage.k8s.io/v1" },
 	[R_CSIDRIVERS] = { "/apis/storage.k8s.io/v1/csidrivers", "CSIDriver", "storage.k8s.io/v1" },
 	[R_CSICAPS] = { "/apis/storage.k8s.io/v1/csistoragecapacities", "CSIStorageCapacity", "storage.k8s.io/v1" },
+	[R_NAMESPACES] = { "/api/v1/namespaces", "Namespace", "v1" },
 };
 
 struct buf {
