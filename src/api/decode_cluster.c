@@ -116,6 +116,40 @@ static int shard_actions(struct gt_dec *x, const struct gt_doc *o, struct gt_con
 	return 0;
 }
 
+/*
+ * spec.queueDepthPerAction{}: how many jobs per queue an action considers.
+ * KAI's operator refuses an action the shard does not run; so does Gantry
+ * for one that is none of KAI's, and says when the action is switched off.
+ */
+static int shard_queue_depth(struct gt_dec *x, const struct gt_doc *o, struct gt_config *cfg)
+{
+	const struct gt_doc *depth = gt_doc_path(o, "spec.queueDepthPerAction");
+	for (size_t a = 0; a < sizeof(cfg->queue_depth_per_action) / sizeof(cfg->queue_depth_per_action[0]); a++)
+		cfg->queue_depth_per_action[a] = -1;
+	if (depth && depth->kind != GT_DOC_MAP)
+		return gt_dec_fail(x, o, "spec.queueDepthPerAction", "must be a map of action names to job counts", NULL);
+	for (size_t i = 0; depth && i < depth->n; i++) {
+		const char *name = depth->keys[i], *v = depth->items[i]->scalar;
+		char field[200];
+		snprintf(field, sizeof(field), "spec.queueDepthPerAction.%s", name);
+		enum gt_action a = gt_action_from_name(name);
+		if (a == GT_ACT_NONE)
+			return gt_dec_fail(x, o, "spec.queueDepthPerAction", "is not one of KAI's actions", name);
+		int64_t n;
+		if (!v || gt_parse_int(v, &n) || n < -1 || n > INT32_MAX)
+			return gt_dec_fail(x, o, field, "must be a whole number of jobs (-1: every job), not",
+					   v ? v : "(none)");
+		cfg->queue_depth_per_action[a] = (int32_t)n;
+		if (a == GT_ACT_STALEGANG)
+			gt_dec_warn(x, "SchedulingShard %s: spec.queueDepthPerAction.%s has no effect: the action does "
+				    "not go through the queues' jobs (as in KAI)", gt_obj_name(o), name);
+		else if (cfg->actions_off & (1u << a))
+			gt_dec_warn(x, "SchedulingShard %s: spec.queueDepthPerAction.%s has no effect: the action is "
+				    "switched off (KAI's operator refuses it)", gt_obj_name(o), name);
+	}
+	return 0;
+}
+
 /* spec.args Gantry takes from the shard; KAI's operator passes them as scheduler flags. */
 static const char *const shard_args_taken[] = { "default-staleness-grace-period", "stuck-in-releasing-threshold",
 						"max-consolidation-preemptees", "allow-consolidating-reclaim",
@@ -344,6 +378,7 @@ int gt_dec_shard(struct gt_dec *x, const struct gt_doc *o)
 	rc = rc ? rc : shard_args(x, o, &cfg);
 	rc = rc ? rc : shard_usage(x, o, &cfg);
 	rc = rc ? rc : shard_actions(x, o, &cfg);
+	rc = rc ? rc : shard_queue_depth(x, o, &cfg);
 	rc = rc ? rc : shard_budgets(x, o, &cfg);
 	if (!rc)
 		x->c->config = cfg;

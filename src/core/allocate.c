@@ -573,6 +573,7 @@ void gt_action_allocate(struct gt_session *s)
 {
 	struct gt_jobq jq;
 	gt_jobq_init(&jq, s);
+	gt_jobq_limit_depth(&jq, gt_action_queue_depth(s));
 	for (uint32_t j = 0; j < s->c->n_jobs; j++)
 		if (allocatable_job(s, (int32_t)j))
 			gt_jobq_push(&jq, (int32_t)j);

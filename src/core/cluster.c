@@ -36,6 +36,8 @@ void gt_config_defaults(struct gt_config *c)
 		.job_ms = 240000, .min_job_ms = 0,
 		.generator_ms = { [GT_GEN_NODE_LOCAL_GREEDY] = 30000, [GT_GEN_MULTI_NODE_GANG] = 120000 },
 	};
+	for (size_t a = 0; a < sizeof(c->queue_depth_per_action) / sizeof(c->queue_depth_per_action[0]); a++)
+		c->queue_depth_per_action[a] = -1;	/* no queueDepthPerAction: every job */
 	c->usage.window_s = 7 * 86400;	/* KAI's defaults (usagedb/api/defaults.go) */
 	c->usage.fetch_interval_s = 60;
 }

@@ -373,6 +373,12 @@ struct gt_config {
 	 * pod is checked alone against the reported capacity, as kube-scheduler does.
 	 */
 	bool csi_storage;
+	/*
+	 * queueDepthPerAction (the SchedulingShard's, KAI's scheduler config): per
+	 * enum gt_action, how many jobs of each leaf queue the action considers
+	 * (its best ones in job order); -1: every job (KAI's default).
+	 */
+	int32_t queue_depth_per_action[8];
 };
 
 /*

@@ -791,6 +791,7 @@ void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 	gt_victim_index_reset(s);
 	struct gt_jobq jq;
 	gt_jobq_init(&jq, s);
+	gt_jobq_limit_depth(&jq, gt_action_queue_depth(s));
 	uint32_t n_candidates = 0;
 	for (uint32_t j = 0; j < s->c->n_jobs; j++)
 		if (gt_job_pending_ready(s, (int32_t)j) && gt_job_may_trigger_evictions(s, (int32_t)j) &&

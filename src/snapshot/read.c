@@ -290,7 +290,7 @@ static int read_config(struct gt_kai_snapshot *s, json_t *cfg, json_t *spec, str
 		return GT_EINVAL;
 	json_t *depth = json_object_get(cfg, "queueDepthPerAction");
 	if (json_object_size(depth))
-		warn(s, "config.queueDepthPerAction is not acted on: Gantry tries every pending job");
+		json_object_set(spec, "queueDepthPerAction", depth);
 	json_t *budgets = json_object_get(cfg, "scenarioSearchBudgets");
 	if (budgets && !json_is_null(budgets))
 		warn(s, "config.scenarioSearchBudgets is not acted on: Gantry's victim search is bounded by work, "
