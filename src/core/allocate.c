@@ -441,7 +441,7 @@ static bool allocatable_job(struct gt_session *s, int32_t job)
  * constraints, asking for at least as much of everything. Such a job fails
  * without changing anything, and when every job left in a leaf queue is
  * one, the leaf can go at once (gt_jobq_leaf_alone). Only for plain tasks:
- * whole GPUs or none, no MIG, no topology, no missing claim, and no pod
+ * whole GPUs or none, no MIG, no topology, no claims, and no pod
  * (anti-)affinity anywhere in the cluster (a placement could then make
  * room). Used only without job messages: a job not tried says nothing.
  *
@@ -466,7 +466,7 @@ struct doom {
 static bool plain_task(const struct gt_session *s, int32_t pod)
 {
 	const struct gt_pod *p = &s->c->pods[pod];
-	return p->frac_milli == 0 && p->gpu_mem_mib == 0 && !p->legacy_mig && !p->claim_missing;
+	return p->frac_milli == 0 && p->gpu_mem_mib == 0 && !p->legacy_mig && !p->claim_missing && !p->n_pvcs;
 }
 
 static void task_vec(const struct gt_session *s, int32_t pod, int64_t v[NV])
