@@ -397,10 +397,11 @@ bool gt_dec_is_extended(const char *res)
 /* ---------------------------------------------------------------- the build */
 
 /* Dependencies first: classes, shard, topologies, queues, nodes, groups, ConfigMaps, claims,
- * pods, NUMA topologies (N_KINDS in decode_int.h). */
+ * pods, NUMA topologies; then the storage the claims are linked to afterwards (N_KINDS in decode_int.h). */
 static const char *const kind_order[N_KINDS] = { "PriorityClass", "SchedulingShard", "Topology", "Queue", "Node",
 						 "PodGroup", "ConfigMap", "PersistentVolumeClaim", "Pod",
-						 "NodeResourceTopology" };
+						 "NodeResourceTopology", "PersistentVolume", "StorageClass", "CSIDriver",
+						 "CSIStorageCapacity", "Namespace" };
 
 static int decode_one(struct gt_dec *x, size_t kind, const struct gt_doc *o)
 {
@@ -408,8 +409,11 @@ static int decode_one(struct gt_dec *x, size_t kind, const struct gt_doc *o)
 		gt_dec_priority_class, gt_dec_shard, gt_dec_topology, gt_dec_queue,
 		gt_dec_node, gt_dec_podgroup, gt_dec_configmap, gt_dec_claim, gt_dec_pod,
 		gt_dec_nrt,
+		gt_dec_pv, gt_dec_storage_class, gt_dec_csi_driver, gt_dec_csi_capacity,
+		gt_dec_namespace,
 	};
-	static const bool namespaced[N_KINDS] = { [5] = true, [6] = true, [7] = true, [8] = true };
+	/* by kind_order: PodGroup, ConfigMap, PersistentVolumeClaim, Pod, CSIStorageCapacity */
+	static const bool namespaced[N_KINDS] = { [5] = true, [6] = true, [7] = true, [8] = true, [13] = true };
 	int rc = check_object(x, o, kind, namespaced[kind]);
 	return rc ? rc : decode[kind](x, o);
 }
@@ -508,6 +512,8 @@ int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *
 		qsort(d->bindings, d->n_bindings, sizeof(*d->bindings), gt_dec_by_pod);
 	c->configmaps_known = d->configmaps_complete;
 	decode_all(&x);
+	gt_dec_storage_link(&x, d->storage_listed || c->n_storage_classes || c->n_pvs);
+	gt_dec_namespaces_link(&x, d->namespaces_listed || c->n_namespaces);
 	gt_cluster_sort_configmaps(c);
 	warn_unchecked_configmaps(&x);
 	free(x.queue_by_name);
@@ -517,6 +523,7 @@ int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *
 	free(x.prio_value);
 	free(x.job_by_key);
 	free(x.claim_by_name);
+	free(x.csi_drivers);
 	free(x.orphan_queue);
 	for (size_t k = 0; k < N_KINDS; k++) {
 		gt_strtab_release(&x.seen[k].keys);

@@ -1,7 +1,8 @@
 /*
  * decode.h - Kubernetes objects into the core's cluster snapshot
  *
- * Reads Node, Pod, PersistentVolumeClaim, PriorityClass, Queue (scheduling.run.ai/v2), PodGroup
+ * Reads Node, Pod, PersistentVolumeClaim, PersistentVolume, StorageClass, CSIDriver,
+ * CSIStorageCapacity, Namespace, PriorityClass, Queue (scheduling.run.ai/v2), PodGroup
  * (scheduling.run.ai/v2alpha2), Topology (kai.scheduler/v1alpha1) and
  * SchedulingShard (kai.scheduler/v1) objects, as kubectl or the API server
  * print them (a v1 List is unpacked), validates them and builds a
@@ -68,6 +69,19 @@ struct gt_decoder {
 	 * scheduled. Off by default, for front ends that do not read claims.
 	 */
 	bool claims_listed;
+	/*
+	 * Every PersistentVolume, StorageClass, CSIDriver and CSIStorageCapacity
+	 * is among the objects (the scheduler's cache): volume binding is judged
+	 * even when there are none. Otherwise it is judged when the input holds a
+	 * StorageClass or a PersistentVolume (core/volumes.h).
+	 */
+	bool storage_listed;
+	/*
+	 * Every Namespace is among the objects (the scheduler's cache): pod
+	 * affinity namespaceSelectors are judged on their labels even when none
+	 * is there. Otherwise they are judged when the input holds Namespaces.
+	 */
+	bool namespaces_listed;
 	/*
 	 * Pods of ours without a PodGroup: by default (the scheduler) each gets
 	 * a job of its own, as KAI's podgrouper gives a bare pod. (KAI waits for

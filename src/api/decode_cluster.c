@@ -137,10 +137,44 @@ static int shard_actions(struct gt_dec *x, const struct gt_doc *o, struct gt_con
 	return 0;
 }
 
+/*
+ * spec.queueDepthPerAction{}: how many jobs per queue an action considers.
+ * KAI's operator refuses an action the shard does not run; so does Gantry
+ * for one that is none of KAI's, and says when the action is switched off.
+ */
+static int shard_queue_depth(struct gt_dec *x, const struct gt_doc *o, struct gt_config *cfg)
+{
+	const struct gt_doc *depth = gt_doc_path(o, "spec.queueDepthPerAction");
+	for (size_t a = 0; a < sizeof(cfg->queue_depth_per_action) / sizeof(cfg->queue_depth_per_action[0]); a++)
+		cfg->queue_depth_per_action[a] = -1;
+	if (depth && depth->kind != GT_DOC_MAP)
+		return gt_dec_fail(x, o, "spec.queueDepthPerAction", "must be a map of action names to job counts", NULL);
+	for (size_t i = 0; depth && i < depth->n; i++) {
+		const char *name = depth->keys[i], *v = depth->items[i]->scalar;
+		char field[200];
+		snprintf(field, sizeof(field), "spec.queueDepthPerAction.%s", name);
+		enum gt_action a = gt_action_from_name(name);
+		if (a == GT_ACT_NONE)
+			return gt_dec_fail(x, o, "spec.queueDepthPerAction", "is not one of KAI's actions", name);
+		int64_t n;
+		if (!v || gt_parse_int(v, &n) || n < -1 || n > INT32_MAX)
+			return gt_dec_fail(x, o, field, "must be a whole number of jobs (-1: every job), not",
+					   v ? v : "(none)");
+		cfg->queue_depth_per_action[a] = (int32_t)n;
+		if (a == GT_ACT_STALEGANG)
+			gt_dec_warn(x, "SchedulingShard %s: spec.queueDepthPerAction.%s has no effect: the action does "
+				    "not go through the queues' jobs (as in KAI)", gt_obj_name(o), name);
+		else if (cfg->actions_off & (1u << a))
+			gt_dec_warn(x, "SchedulingShard %s: spec.queueDepthPerAction.%s has no effect: the action is "
+				    "switched off (KAI's operator refuses it)", gt_obj_name(o), name);
+	}
+	return 0;
+}
+
 /* spec.args Gantry takes from the shard; KAI's operator passes them as scheduler flags. */
 static const char *const shard_args_taken[] = { "default-staleness-grace-period", "stuck-in-releasing-threshold",
 						"max-consolidation-preemptees", "allow-consolidating-reclaim",
-						"use-scheduling-signatures" };
+						"use-scheduling-signatures", "schedule-csi-storage" };
 /* One duration of spec.scenarioSearchBudgets, non-negative, in ms; absent leaves @out. */
 static int budget_ms(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *map, const char *key,
 		     const char *field, int64_t *out)
@@ -243,6 +277,11 @@ static int shard_args(struct gt_dec *x, const struct gt_doc *o, struct gt_config
 	const char *sigs = gt_doc_str(args, "use-scheduling-signatures");
 	if (sigs)
 		cfg->scheduling_signatures = gt_dec_bool(sigs, true);
+	const char *csi = gt_doc_str(args, "schedule-csi-storage");
+	if (csi && strcmp(csi, "true") && strcmp(csi, "false"))
+		return gt_dec_fail(x, o, "spec.args.schedule-csi-storage", "must be true or false, not", csi);
+	if (csi)
+		cfg->csi_storage = !strcmp(csi, "true");
 	const struct gt_doc *mr = gt_doc_path(o, "spec.minRuntime");
 	const char *pm = gt_doc_str(mr, "preemptMinRuntime"), *rm = gt_doc_str(mr, "reclaimMinRuntime");
 	if (pm && gt_duration_parse_whole(pm, &cfg->preempt_min_runtime_s))
@@ -360,6 +399,7 @@ int gt_dec_shard(struct gt_dec *x, const struct gt_doc *o)
 	rc = rc ? rc : shard_args(x, o, &cfg);
 	rc = rc ? rc : shard_usage(x, o, &cfg);
 	rc = rc ? rc : shard_actions(x, o, &cfg);
+	rc = rc ? rc : shard_queue_depth(x, o, &cfg);
 	rc = rc ? rc : shard_budgets(x, o, &cfg);
 	if (!rc)
 		x->c->config = cfg;
@@ -712,15 +752,5 @@ int gt_dec_node(struct gt_dec *x, const struct gt_doc *o)
 	gt_dec_set_lookup(x, &x->node_by_name, name, (int32_t)c->n_nodes);
 	gt_dec_source(x, 0, c->n_nodes, (int32_t)x->obj);
 	GT_PUSH(c->nodes, c->n_nodes, c->cap_nodes, n);
-	return 0;
-}
-
-/* ---------------------------------------------------------------- claims */
-
-int gt_dec_claim(struct gt_dec *x, const struct gt_doc *o)
-{
-	char key[600];
-	snprintf(key, sizeof(key), "%s/%s", gt_obj_ns(o), gt_obj_name(o));
-	gt_dec_set_lookup(x, &x->claim_by_name, key, 0);
 	return 0;
 }

@@ -23,13 +23,19 @@
 #include "util/strtab.h"
 
 #define GT_DEC_DEFAULT_QUEUE "default-queue"
-#define N_KINDS 10	/* the kinds decoded, decode.c's kind_order */
+#define N_KINDS 15	/* the kinds decoded, decode.c's kind_order */
 
 /* The objects of one kind decoded so far, by "namespace/name": to find a second one. */
 struct gt_dec_seen {
 	struct gt_strtab keys;
 	int32_t *first;		/* by key id: the object that has it */
 	size_t n, cap;
+};
+
+/* A CSIDriver: its name and whether it reports CSIStorageCapacity. */
+struct gt_dec_csi_driver {
+	uint32_t name;
+	bool capacity;
 };
 
 /* Pending pods another scheduler places, by its name: said once at the end. */
@@ -60,6 +66,9 @@ struct gt_dec {
 	struct gt_smap queue_problem;	/* queue name -> why its jobs cannot use it (interned in names) */
 	struct gt_dec_foreign *foreign;	/* pending pods of other schedulers */
 	size_t n_foreign, cap_foreign;
+	struct gt_dec_csi_driver *csi_drivers;	/* decode_storage.c */
+	size_t n_csi_drivers, cap_csi_drivers;
+	bool storage_warned;
 };
 
 /* decode.c */
@@ -107,8 +116,24 @@ void gt_dec_queue_cycles(struct gt_dec *x, const size_t *objs, size_t n);
 void gt_dec_queue_parents(struct gt_dec *x, struct gt_doc *const *queues, size_t n);
 void gt_dec_queues_release(struct gt_dec *x);
 int gt_dec_node(struct gt_dec *x, const struct gt_doc *o);
-/* A PersistentVolumeClaim: only that it exists (pods mounting a missing one are not searched). */
+
+/* decode_storage.c: a PersistentVolumeClaim (before the pods that mount it), and after the pods
+ * PersistentVolume, StorageClass, CSIDriver, CSIStorageCapacity */
 int gt_dec_claim(struct gt_dec *x, const struct gt_doc *o);
+int gt_dec_pv(struct gt_dec *x, const struct gt_doc *o);
+int gt_dec_storage_class(struct gt_dec *x, const struct gt_doc *o);
+int gt_dec_csi_driver(struct gt_dec *x, const struct gt_doc *o);
+int gt_dec_csi_capacity(struct gt_dec *x, const struct gt_doc *o);
+/*
+ * After every object: claims to classes and volumes, classes to drivers, pods to what their
+ * unbound claims need. Without @known (no storage in the input) pods' claims are not judged.
+ */
+void gt_dec_storage_link(struct gt_dec *x, bool known);
+
+/* decode_namespace.c: a Namespace (after the pods), then their link: with @known (the input or
+ * the front end lists Namespaces) sorted, else namespaceSelectors with labels are said and dropped */
+int gt_dec_namespace(struct gt_dec *x, const struct gt_doc *o);
+void gt_dec_namespaces_link(struct gt_dec *x, bool known);
 
 /* decode_job.c */
 int gt_dec_podgroup(struct gt_dec *x, const struct gt_doc *o);
@@ -122,6 +147,9 @@ int gt_dec_add_podset(struct gt_dec *x, const struct gt_doc *o, struct gt_job *j
 
 /* decode_pod.c */
 int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o);
+/* A label selector (matchExpressions, and matchLabels when given) of @o's @field into @out. */
+int gt_dec_selector(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *exprs,
+		    const struct gt_doc *match_labels, const char *field, struct gt_selector *out);
 int gt_dec_configmap(struct gt_dec *x, const struct gt_doc *o);
 /* The warning for the pending pods of other schedulers, after the pods. */
 void gt_dec_pods_not_ours(struct gt_dec *x);

@@ -271,6 +271,12 @@ static int read_selector_exprs(struct gt_dec *x, const struct gt_doc *o, const s
 	return 0;
 }
 
+int gt_dec_selector(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *exprs,
+		    const struct gt_doc *match_labels, const char *field, struct gt_selector *out)
+{
+	return read_selector_exprs(x, o, exprs, match_labels, field, out);
+}
+
 /* containers[].ports[].hostPort: the node must have the port free (NodePorts). */
 static int host_ports(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 {
@@ -303,8 +309,8 @@ static int host_ports(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p
  * The namespaces a pod (anti-)affinity term looks at, as Kubernetes reads
  * them: those listed in namespaces, every namespace when namespaceSelector is
  * empty ({}), the pod's own when neither is given. A namespaceSelector with
- * labels needs the Namespace objects' labels, which Gantry does not read yet:
- * it says so and uses the listed namespaces (or the pod's own).
+ * labels is judged on the Namespace objects' labels (without any in the input:
+ * said, and the listed namespaces, or the pod's own, stand in).
  */
 static int term_namespaces(struct gt_dec *x, const struct gt_doc *o, const struct gt_pod *p,
 			   const struct gt_doc *t, struct gt_pod_affinity_term *term)
@@ -324,14 +330,18 @@ static int term_namespaces(struct gt_dec *x, const struct gt_doc *o, const struc
 		const struct gt_doc *me = gt_doc_get(nsel, "matchExpressions");
 		bool empty = (!ml || (ml->kind == GT_DOC_MAP && ml->n == 0)) &&
 			     (!me || (me->kind == GT_DOC_SEQ && me->n == 0));
-		if (empty)
+		if (empty) {
 			term->all_namespaces = true;
-		else
-			gt_dec_warn(x, "pod %s: a pod affinity namespaceSelector with labels is not supported yet: "
-				    "the term applies to %s", gt_obj_name(o),
-				    n ? "its namespaces list only" : "the pod's own namespace");
+		} else {
+			/* judged on the Namespaces' labels (gt_dec_namespaces_link) */
+			int rc = read_selector_exprs(x, o, me, ml, "spec.affinity.podAffinity[].namespaceSelector",
+						     &term->ns_selector);
+			if (rc)
+				return rc;
+			term->has_ns_selector = true;
+		}
 	}
-	if (!term->n_namespaces)
+	if (!term->n_namespaces && !term->has_ns_selector)
 		term->namespaces[term->n_namespaces++] = p->ns;
 	return 0;
 }
@@ -646,24 +656,40 @@ static void pod_configmaps(struct gt_dec *x, const struct gt_doc *o, struct gt_p
 }
 
 /*
- * The first PersistentVolumeClaim the pod mounts that the input does not
- * hold (KAI's VolumeBinding pre-filter: 'persistentvolumeclaim "x" not
- * found'), when the front end lists claims (gt_decoder.claims_listed).
+ * The PersistentVolumeClaims the pod mounts (a generic ephemeral volume's is
+ * "<pod>-<volume>"), when the front end lists claims (gt_decoder.claims_listed):
+ * the first the input does not hold keeps it from every node (KAI's
+ * VolumeBinding pre-filter: 'persistentvolumeclaim "x" not found').
  */
 static void pod_claims(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 {
 	const struct gt_doc *vols = gt_doc_path(o, "spec.volumes");
 	for (size_t i = 0; x->d->claims_listed && vols && vols->kind == GT_DOC_SEQ && i < vols->n; i++) {
 		const char *claim = gt_doc_str(gt_doc_get(vols->items[i], "persistentVolumeClaim"), "claimName");
-		char key[600];
+		char key[1300], eph[600];
+		if (!claim && gt_doc_get(vols->items[i], "ephemeral") && gt_doc_str(vols->items[i], "name")) {
+			snprintf(eph, sizeof(eph), "%s-%s", gt_obj_name(o), gt_doc_str(vols->items[i], "name"));
+			claim = eph;
+		}
 		if (!claim)
 			continue;
 		snprintf(key, sizeof(key), "%s/%s", gt_obj_ns(o), claim);
-		if (gt_dec_lookup(x, x->claim_by_name, key) == GT_NONE) {
-			p->claim_missing = true;
-			p->missing_claim = gt_dec_intern(x, claim);
-			return;
+		int32_t v = gt_dec_lookup(x, x->claim_by_name, key);
+		if (v == GT_NONE) {
+			if (!p->claim_missing) {
+				p->claim_missing = true;
+				p->claim_problem = GT_CLAIM_NOT_FOUND;
+				p->missing_claim = gt_dec_intern(x, claim);
+			}
+			continue;
 		}
+		bool twice = false;
+		for (uint32_t k = 0; k < p->n_pvcs; k++)
+			twice |= p->pvcs[k] == v;
+		if (twice)
+			continue;
+		p->pvcs = gt_xrealloc(p->pvcs, (p->n_pvcs + 1) * sizeof(*p->pvcs));
+		p->pvcs[p->n_pvcs++] = v;
 	}
 }
 

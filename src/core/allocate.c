@@ -26,6 +26,7 @@
 #include "core/signature.h"
 #include "core/solver.h"
 #include "core/topology.h"
+#include "core/volumes.h"
 #include "util/mem.h"
 
 static const char *const qres_what[GT_NQRES] = { "GPUs", "CPU cores", "GB of memory" };
@@ -347,15 +348,11 @@ static bool attempt_job(struct gt_session *s, int32_t job)
 	int32_t blocked = gt_tasks_claim_missing(s, tasks, n);
 	if (blocked != GT_NONE) {
 		/* KAI's VolumeBinding pre-filter, before any node is looked at */
-		const struct gt_cluster *c = s->c;
-		const char *ns = gt_strtab_str(c->names, c->pods[blocked].ns);
-		const char *pod = gt_strtab_str(c->names, c->pods[blocked].name);
-		char msg[1024];
-		snprintf(msg, sizeof(msg),
-			 "Resources were not found for pod %s/%s due to: Scheduling conditions were not met "
-			 "for pod %s/%s:\nVolumeBinding: persistentvolumeclaim \"%s\" not found.",
-			 ns, pod, ns, pod, gt_strtab_str(c->names, c->pods[blocked].missing_claim));
-		gt_job_set_message(s, job, msg);
+		char msg[1400];
+		gt_claim_problem_message(s->c, blocked, true, msg, sizeof(msg));
+		struct gt_job_why why = gt_job_why_of(gt_claim_problem_reason(s->c, blocked));
+		why.pod = blocked;
+		gt_job_set_why(s, job, &why, msg);
 		goto out;
 	}
 	int64_t req[GT_NQRES];
@@ -444,7 +441,7 @@ static bool allocatable_job(struct gt_session *s, int32_t job)
  * constraints, asking for at least as much of everything. Such a job fails
  * without changing anything, and when every job left in a leaf queue is
  * one, the leaf can go at once (gt_jobq_leaf_alone). Only for plain tasks:
- * whole GPUs or none, no MIG, no topology, no missing claim, and no pod
+ * whole GPUs or none, no MIG, no topology, no claims, and no pod
  * (anti-)affinity anywhere in the cluster (a placement could then make
  * room). Used only without job messages: a job not tried says nothing.
  *
@@ -469,7 +466,7 @@ struct doom {
 static bool plain_task(const struct gt_session *s, int32_t pod)
 {
 	const struct gt_pod *p = &s->c->pods[pod];
-	return p->frac_milli == 0 && p->gpu_mem_mib == 0 && !p->legacy_mig && !p->claim_missing;
+	return p->frac_milli == 0 && p->gpu_mem_mib == 0 && !p->legacy_mig && !p->claim_missing && !p->n_pvcs;
 }
 
 static void task_vec(const struct gt_session *s, int32_t pod, int64_t v[NV])
@@ -576,6 +573,7 @@ void gt_action_allocate(struct gt_session *s)
 {
 	struct gt_jobq jq;
 	gt_jobq_init(&jq, s);
+	gt_jobq_limit_depth(&jq, gt_action_queue_depth(s));
 	for (uint32_t j = 0; j < s->c->n_jobs; j++)
 		if (allocatable_job(s, (int32_t)j))
 			gt_jobq_push(&jq, (int32_t)j);

@@ -38,6 +38,8 @@ void gt_config_defaults(struct gt_config *c)
 		.job_ms = 240000, .min_job_ms = 0,
 		.generator_ms = { [GT_GEN_NODE_LOCAL_GREEDY] = 30000, [GT_GEN_MULTI_NODE_GANG] = 120000 },
 	};
+	for (size_t a = 0; a < sizeof(c->queue_depth_per_action) / sizeof(c->queue_depth_per_action[0]); a++)
+		c->queue_depth_per_action[a] = -1;	/* no queueDepthPerAction: every job */
 	c->usage.window_s = 7 * 86400;	/* KAI's defaults (usagedb/api/defaults.go) */
 	c->usage.fetch_interval_s = 60;
 }
@@ -61,6 +63,8 @@ void gt_config_override(struct gt_config *c, const struct gt_config_overrides *o
 		c->allow_consolidating_reclaim = o->allow_consolidating_reclaim;
 	if (o->has_scheduling_signatures)
 		c->scheduling_signatures = o->scheduling_signatures;
+	if (o->has_csi_storage)
+		c->csi_storage = o->csi_storage;
 }
 
 void gt_cluster_init(struct gt_cluster *c, struct gt_strtab *names)
@@ -99,16 +103,19 @@ void gt_pod_release(struct gt_pod *p)
 	for (uint32_t i = 0; i < p->n_pod_affinity; i++)
 	{
 		gt_selector_release(&p->pod_affinity[i].selector);
+		gt_selector_release(&p->pod_affinity[i].ns_selector);
 		free(p->pod_affinity[i].namespaces);
 	}
 	free(p->pod_affinity);
 	for (uint32_t i = 0; i < p->n_preferred_affinity; i++) {
 		gt_selector_release(&p->preferred_affinity[i].selector);
+		gt_selector_release(&p->preferred_affinity[i].ns_selector);
 		free(p->preferred_affinity[i].namespaces);
 	}
 	free(p->preferred_affinity);
 	free(p->host_ports);
 	free(p->configmaps);
+	free(p->pvcs);
 }
 
 void gt_node_release(struct gt_node *n)
@@ -140,6 +147,8 @@ void gt_cluster_release(struct gt_cluster *c)
 		free(c->topologies[i].levels);
 		free(c->topologies[i].aliases);
 	}
+	gt_cluster_release_storage(c);
+	gt_cluster_release_namespaces(c);
 	free(c->nodes);
 	free(c->pods);
 	free(c->jobs);

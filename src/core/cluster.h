@@ -129,6 +129,10 @@ struct gt_pod_affinity_term {
 	uint32_t n_namespaces;
 	bool all_namespaces;
 	int32_t weight;		/* a preferred term's weight (1..100); 0 for a required one */
+	/* a namespaceSelector with requirements: the namespaces whose labels it matches are
+	 * covered too (core/namespaces.h) */
+	bool has_ns_selector;
+	struct gt_selector ns_selector;
 };
 
 struct gt_node {
@@ -204,6 +208,12 @@ struct gt_pod {
 	bool claim_missing;
 	uint32_t missing_claim;	/* its name (interned) */
 	struct gt_numa_pod *numa;	/* what its node's kubelet aligns (core/numa.h); NULL: nothing */
+	/* the PersistentVolumeClaims it mounts (indices into the cluster's pvcs), when the
+	 * input lists storage (core/volumes.h); claim_missing with claim_problem says why
+	 * a claim keeps the pod from every node */
+	int32_t *pvcs;
+	uint32_t n_pvcs;
+	uint8_t claim_problem;	/* enum gt_claim_problem, with claim_missing */
 };
 
 static inline bool gt_pod_is_shared(const struct gt_pod *p)
@@ -363,6 +373,69 @@ struct gt_config {
 	bool numa_trust_available;	/* arguments.reconstructAvailable false */
 	bool has_numa_ignore;
 	uint32_t numa_ignore;		/* arguments.ignoreList as written (interned), "cpu,memory" */
+	/*
+	 * --schedule-csi-storage (KAI's advanced CSI scheduling): CSIStorageCapacity
+	 * is booked across the pods of one cycle (core/volumes.h); without it each
+	 * pod is checked alone against the reported capacity, as kube-scheduler does.
+	 */
+	bool csi_storage;
+	/*
+	 * queueDepthPerAction (the SchedulingShard's, KAI's scheduler config): per
+	 * enum gt_action, how many jobs of each leaf queue the action considers
+	 * (its best ones in job order); -1: every job (KAI's default).
+	 */
+	int32_t queue_depth_per_action[8];
+};
+
+/*
+ * Storage, as kube-scheduler's VolumeBinding and KAI's CSI storage scheduling
+ * read it (core/volumes.h). Sizes in bytes; names interned.
+ */
+enum gt_claim_problem { GT_CLAIM_NOT_FOUND, GT_CLAIM_UNBOUND_IMMEDIATE, GT_CLAIM_CLASS_MISSING };
+
+struct gt_storage_class {
+	uint32_t name, provisioner;
+	bool wait_for_consumer;	/* volumeBindingMode WaitForFirstConsumer (else Immediate) */
+	bool no_provisioner;	/* kubernetes.io/no-provisioner: static PersistentVolumes only */
+	bool capacity_tracked;	/* its provisioner is a CSIDriver with storageCapacity: true */
+	struct gt_selector *topologies;	/* allowedTopologies: OR of terms; none: anywhere */
+	uint32_t n_topologies;
+};
+
+struct gt_pv {
+	uint32_t name;
+	uint32_t class_name;	/* spec.storageClassName, "" when none */
+	int64_t capacity_bytes;
+	struct gt_selector *affinity;	/* spec.nodeAffinity.required: OR of terms; none: any node */
+	uint32_t n_affinity;
+	bool claimed;		/* spec.claimRef is set */
+	int32_t claim;		/* ... to this PersistentVolumeClaim (index), GT_NONE when not in the input */
+	bool available;		/* status.phase Available (or not yet set) */
+};
+
+struct gt_pvc {
+	uint32_t ns, name;
+	uint32_t class_name;	/* spec.storageClassName, "" when none */
+	int32_t storage_class;	/* index, GT_NONE when not in the input */
+	int64_t request_bytes;	/* spec.resources.requests.storage */
+	bool has_volume;	/* spec.volumeName is set: the claim is bound (or being bound) */
+	uint32_t volume_name;
+	int32_t volume;		/* its PersistentVolume (index), GT_NONE when not in the input */
+	bool has_selected_node;	/* volume.kubernetes.io/selected-node: provisioning has begun */
+	int32_t selected_node;	/* ... for this node (index), GT_NONE when not in the input */
+};
+
+struct gt_csi_capacity {
+	uint32_t ns, name, class_name;
+	struct gt_selector topology;	/* nodeTopology; no requirement: every node */
+	int64_t capacity_bytes;	/* 0 when not reported */
+	int64_t max_volume_bytes;	/* maximumVolumeSize, 0 when not set */
+};
+
+/* A Namespace: its labels, for pod affinity's namespaceSelector (core/namespaces.h). */
+struct gt_namespace {
+	uint32_t name;
+	struct gt_labels labels;
 };
 
 struct gt_cluster {
@@ -389,6 +462,18 @@ struct gt_cluster {
 	/* NodeResourceTopologies (core/numa.h), one per node at most */
 	struct gt_numa_node *numa_nodes;
 	uint32_t n_numa_nodes, cap_numa_nodes;
+	/* storage (core/volumes.h): what pods mount, and where it can be */
+	struct gt_pvc *pvcs;
+	uint32_t n_pvcs, cap_pvcs;
+	struct gt_pv *pvs;
+	uint32_t n_pvs, cap_pvs;
+	struct gt_storage_class *storage_classes;
+	uint32_t n_storage_classes, cap_storage_classes;
+	struct gt_csi_capacity *csi_capacities;
+	uint32_t n_csi_capacities, cap_csi_capacities;
+	/* Namespaces by name id (gt_cluster_sort_namespaces) */
+	struct gt_namespace *namespaces;
+	uint32_t n_namespaces, cap_namespaces;
 };
 
 void gt_config_defaults(struct gt_config *c);
@@ -406,6 +491,7 @@ struct gt_config_overrides {
 	int64_t staleness_grace_s, stuck_releasing_s;
 	int32_t max_consolidation_preemptees;
 	bool allow_consolidating_reclaim, scheduling_signatures;
+	bool has_csi_storage, csi_storage;	/* --schedule-csi-storage */
 };
 void gt_config_override(struct gt_config *c, const struct gt_config_overrides *o);
 /* What KAI's messages call queue @q: its spec.displayName, else its name. */
@@ -435,5 +521,9 @@ bool gt_selector_matches(const struct gt_selector *s, const struct gt_labels *l,
 uint32_t gt_queue_path(const struct gt_cluster *c, int32_t q, int32_t out[64]);
 /* Link pods to jobs and queues to parents after all objects were added. */
 void gt_cluster_link(struct gt_cluster *c);
+/* What the storage arrays own (core/volumes.c). */
+void gt_cluster_release_storage(struct gt_cluster *c);
+/* What the namespaces own (core/namespaces.c). */
+void gt_cluster_release_namespaces(struct gt_cluster *c);
 
 #endif /* GT_CLUSTER_H */

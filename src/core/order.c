@@ -526,6 +526,7 @@ void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s)
 {
 	memset(jq, 0, sizeof(*jq));
 	jq->s = s;
+	jq->depth = -1;
 	uint32_t n = s->c->n_queues ? s->c->n_queues : 1;
 	jq->heaps = gt_xcalloc(n, sizeof(*jq->heaps));
 	jq->n_heap = gt_xcalloc(n, sizeof(*jq->n_heap));
@@ -538,6 +539,7 @@ void gt_jobq_init_in(struct gt_jobq *jq, const struct gt_session *s, struct gt_a
 {
 	memset(jq, 0, sizeof(*jq));
 	jq->s = s;
+	jq->depth = -1;
 	jq->arena = a;
 	uint32_t n = s->c->n_queues ? s->c->n_queues : 1;
 	jq->heaps = gt_arena_calloc(a, n, sizeof(*jq->heaps));
@@ -564,6 +566,32 @@ void gt_jobq_release(struct gt_jobq *jq)
 	memset(jq, 0, sizeof(*jq));
 }
 
+_Static_assert(GT_N_ACTIONS <= sizeof(((struct gt_config *)0)->queue_depth_per_action) / sizeof(int32_t),
+	       "queue_depth_per_action has a slot per action");
+
+void gt_jobq_limit_depth(struct gt_jobq *jq, int32_t depth)
+{
+	jq->depth = depth < 0 ? -1 : depth;
+}
+
+int32_t gt_action_queue_depth(const struct gt_session *s)
+{
+	return (unsigned)s->action < GT_N_ACTIONS ? s->c->config.queue_depth_per_action[s->action] : -1;
+}
+
+/* Past the depth: drop the heap's last job in job order (a leaf: no child to move up). */
+static void drop_last(struct gt_jobq *jq, int32_t q)
+{
+	int32_t *v = jq->heaps[q];
+	uint32_t n = jq->n_heap[q], worst = n / 2;
+	for (uint32_t i = n / 2 + 1; i < n; i++)
+		if (job_before(jq, &v[worst], &v[i]))
+			worst = i;
+	v[worst] = v[--jq->n_heap[q]];
+	if (worst < jq->n_heap[q])
+		job_heap_up(v, worst, jq);
+}
+
 void gt_jobq_push(struct gt_jobq *jq, int32_t job)
 {
 	int32_t q = jq->s->c->jobs[job].queue;
@@ -574,6 +602,8 @@ void gt_jobq_push(struct gt_jobq *jq, int32_t job)
 	} else {
 		job_heap_push(&jq->heaps[q], &jq->n_heap[q], &jq->cap_heap[q], job, jq);
 	}
+	if (jq->depth >= 0 && jq->n_heap[q] > (uint32_t)jq->depth)
+		drop_last(jq, q);
 }
 
 /*

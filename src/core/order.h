@@ -90,12 +90,22 @@ struct gt_jobq {
 	 */
 	int8_t *elastic;
 	struct gt_queue_key *keys;	/* per queue: its order key, cached (order.c) */
+	int32_t depth;		/* jobs a leaf queue keeps (queueDepthPerAction), -1: all */
 };
 
 void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s);
 /* The same with its memory from @a: O(queues) to start, nothing to release. */
 void gt_jobq_init_in(struct gt_jobq *jq, const struct gt_session *s, struct gt_arena *a);
 void gt_jobq_release(struct gt_jobq *jq);
+/*
+ * Keep at most @depth jobs per leaf queue from now on (-1: all), as KAI's
+ * queueDepthPerAction caps an action's per-queue job heap: a push past the
+ * cap drops the queue's last job in job order. (KAI drops the job at heap
+ * position @depth, one of the heap's leaves, not always the last in order.)
+ */
+void gt_jobq_limit_depth(struct gt_jobq *jq, int32_t depth);
+/* The running action's queueDepthPerAction (gt_config), -1 when it has none. */
+int32_t gt_action_queue_depth(const struct gt_session *s);
 void gt_jobq_push(struct gt_jobq *jq, int32_t job);
 /* The next job in queue-tree order, or GT_NONE when empty. */
 int32_t gt_jobq_pop(struct gt_jobq *jq);

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "core/numa.h"
+#include "core/namespaces.h"
+#include "core/volumes.h"
 #include "util/mem.h"
 
 #define GROUP_FULL 1000		/* a shared GPU is 1000 milli-GPU */
@@ -212,16 +214,6 @@ bool gt_node_affinity_ok(const struct gt_cluster *c, const struct gt_pod *p, con
 	return false;
 }
 
-static bool term_covers_namespace(const struct gt_pod_affinity_term *term, uint32_t ns)
-{
-	if (term->all_namespaces)
-		return true;
-	for (uint32_t i = 0; i < term->n_namespaces; i++)
-		if (term->namespaces[i] == ns)
-			return true;
-	return false;
-}
-
 /* Does some placed pod matching @term share @node's domain of the topology key? */
 static bool term_matched_near(const struct gt_session *s, int32_t self,
 			      const struct gt_pod_affinity_term *term, int32_t node,
@@ -234,7 +226,7 @@ static bool term_matched_near(const struct gt_session *s, int32_t self,
 		const struct gt_pod_state *st = &s->pods[i];
 		if ((int32_t)i == self || st->node < 0 || !gt_status_active_allocated(st->status))
 			continue;
-		if (!term_covers_namespace(term, c->pods[i].ns))
+		if (!gt_term_covers_namespace(c, term, c->pods[i].ns))
 			continue;
 		if (!gt_selector_matches(&term->selector, &c->pods[i].labels, c->names))
 			continue;
@@ -308,6 +300,11 @@ enum gt_reject gt_check_predicates(const struct gt_session *s, int32_t pod, int3
 		return GT_REJECT_GPU_MEMORY_UNKNOWN;
 	if (p->n_host_ports && !host_ports_free(s, pod, node))
 		return GT_REJECT_HOST_PORTS;
+	if (p->n_pvcs) {
+		enum gt_reject vr = gt_volumes_check(s, pod, node);
+		if (vr != GT_REJECT_NONE)
+			return vr;
+	}
 	if (p->n_pod_affinity)
 		return pod_affinity_check(s, pod, node);
 	return GT_REJECT_NONE;
@@ -581,7 +578,7 @@ _Static_assert(GT_N_REJECT <= GT_MAX_REJECTS, "no_fit.rejects holds every reason
 static bool unconstrained(const struct gt_pod *p)
 {
 	return !p->node_selector.n && !p->n_affinity_terms && !p->n_tolerations &&
-	       !p->n_pod_affinity && !p->n_host_ports && p->nominated_node < 0;
+	       !p->n_pod_affinity && !p->n_host_ports && p->nominated_node < 0 && !p->n_pvcs;
 }
 
 static bool same_request(const struct gt_no_fit *nf, const struct gt_pod *p)

@@ -8,6 +8,7 @@
 #include "core/messages.h"
 #include "core/numa.h"
 #include "core/order.h"
+#include "core/volumes.h"
 #include "util/hash.h"
 #include "util/mem.h"
 
@@ -145,6 +146,32 @@ static void plan_fresh(struct gt_plan *p, const struct gt_session *s)
 			p->fresh_k[k] += p->fresh_node[e] == p->fresh_node[k];
 }
 
+/* The volume writes the binds need: each unbound claim once, unless already written. */
+static void plan_volumes(struct gt_plan *p, const struct gt_session *s)
+{
+	const struct gt_cluster *c = s->c;
+	uint32_t cap = 0;
+	for (uint32_t b = 0; b < p->n_binds; b++) {
+		const struct gt_pod *pod = &c->pods[p->binds[b].pod];
+		for (uint32_t k = 0; k < pod->n_pvcs; k++) {
+			int32_t v = pod->pvcs[k];
+			const struct gt_pvc *pvc = &c->pvcs[v];
+			if (pvc->has_volume || pvc->has_selected_node)
+				continue;
+			int32_t pv = gt_volumes_chosen(s, v);
+			if (pv != GT_NONE && c->pvs[pv].claimed)
+				continue;	/* pre-bound to it: the PV controller binds them */
+			bool seen = false;
+			for (uint32_t i = 0; i < p->n_volumes && !seen; i++)
+				seen = p->volumes[i].pvc == v;
+			if (seen)
+				continue;
+			struct gt_plan_volume pv_w = { .pod = p->binds[b].pod, .pvc = v, .pv = pv, .node = p->binds[b].node };
+			GT_PUSH(p->volumes, p->n_volumes, cap, pv_w);
+		}
+	}
+}
+
 void gt_plan_build(struct gt_plan *p, const struct gt_session *s, const struct gt_plan_opts *o)
 {
 	memset(p, 0, sizeof(*p));
@@ -155,6 +182,7 @@ void gt_plan_build(struct gt_plan *p, const struct gt_session *s, const struct g
 	plan_pods(p, s);
 	plan_jobs(p, s);
 	plan_fresh(p, s);
+	plan_volumes(p, s);
 }
 
 void gt_plan_release(struct gt_plan *p)
@@ -172,6 +200,7 @@ void gt_plan_release(struct gt_plan *p)
 	free(p->binds);
 	free(p->pipelines);
 	free(p->evictions);
+	free(p->volumes);
 	free(p->jobs);
 	free(p->fresh_node);
 	free(p->fresh_k);

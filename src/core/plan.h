@@ -77,6 +77,20 @@ struct gt_plan_job {
 	bool pending_ready;		/* it waits with enough pods for its gang (actions.h) */
 };
 
+/*
+ * A volume decision a bind needs written before the pod is bound
+ * (core/volumes.h): a static volume bound to the claim (its claimRef), or
+ * the claim provisioned for the node (its selected-node annotation). One
+ * per claim; the pods of a bind whose claims are not all bound wait
+ * (gt_pod_volumes_unbound) until the PV controller has bound them.
+ */
+struct gt_plan_volume {
+	int32_t pod;		/* the first bind that mounts the claim */
+	int32_t pvc;
+	int32_t pv;		/* the volume chosen, GT_NONE: provision on @node */
+	int32_t node;
+};
+
 /* Is the name @name for a new group on @node taken? (a front end's hook) */
 typedef bool (*gt_group_taken_fn)(void *arg, int32_t node, const char *name);
 
@@ -94,6 +108,8 @@ struct gt_plan {
 	uint32_t n_pipelines;
 	struct gt_plan_evict *evictions;
 	uint32_t n_evictions;
+	struct gt_plan_volume *volumes;	/* in bind order */
+	uint32_t n_volumes;
 	struct gt_plan_job *jobs;	/* one per job of the cluster */
 	/* fresh groups: session id - base_names indexes these */
 	uint32_t base_names;

@@ -20,6 +20,10 @@ static const char *const reject_codes[GT_N_REJECT] = {
 	[GT_REJECT_TOPOLOGY] = "Topology",
 	[GT_REJECT_HOST_PORTS] = "HostPorts",
 	[GT_REJECT_NUMA] = "NUMA",
+	[GT_REJECT_VOLUME_NODE_CONFLICT] = "VolumeNodeAffinity",
+	[GT_REJECT_VOLUME_BIND_CONFLICT] = "VolumeBindConflict",
+	[GT_REJECT_VOLUME_SPACE] = "VolumeCapacity",
+	[GT_REJECT_VOLUME_MISSING] = "VolumeMissing",
 };
 
 static const char *const reason_codes[] = {

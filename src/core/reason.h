@@ -35,7 +35,11 @@
 	X(GPU_MEMORY_UNKNOWN, "node(s) are not gpu nodes or their gpu memory count was not synced yet") \
 	X(TOPOLOGY, "node(s) are outside the required topology domain")       \
 	X(HOST_PORTS, "node(s) didn't have free ports for the requested pod ports") \
-	X(NUMA, "node(s) cannot NUMA-align the pod's resources under its Topology Manager policy")
+	X(NUMA, "node(s) cannot NUMA-align the pod's resources under its Topology Manager policy") \
+	X(VOLUME_NODE_CONFLICT, "node(s) had volume node affinity conflict")   \
+	X(VOLUME_BIND_CONFLICT, "node(s) didn't find available persistent volumes to bind") \
+	X(VOLUME_SPACE, "node(s) did not have enough free storage")            \
+	X(VOLUME_MISSING, "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)")
 
 enum gt_reject {
 #define GT_REJECT_ENUM(name, text) GT_REJECT_##name,
@@ -64,7 +68,9 @@ const char *gt_reject_code(enum gt_reject r);
 	X(TOPOLOGY, "TopologyNotSatisfied", "PodSchedulingErrors")                               \
 	X(POD_ERROR, "PodSchedulingErrors", "PodSchedulingErrors")                               \
 	X(PREEMPTION_DELAY, "PreemptionDelayNotElapsed", "PreemptionDelayNotElapsed")            \
-	X(MISSING_CONFIGMAPS, "MissingConfigMaps", "PodSchedulingErrors")
+	X(MISSING_CONFIGMAPS, "MissingConfigMaps", "PodSchedulingErrors")                         \
+	X(CLAIM_NOT_FOUND, "ClaimNotFound", "PodSchedulingErrors")                                 \
+	X(CLAIM_UNBOUND_IMMEDIATE, "UnboundImmediateClaim", "PodSchedulingErrors")
 
 enum gt_reason {
 #define GT_REASON_ENUM(name, code, kai) GT_REASON_##name,

@@ -14,6 +14,7 @@
 
 #include "core/numa.h"
 #include "core/order.h"
+#include "core/volumes.h"
 #include "util/mem.h"
 
 static int64_t mig_gpu_milli(const struct gt_cluster *c, const int64_t *ext)
@@ -269,10 +270,12 @@ static void set_pod_state(struct gt_session *s, int32_t pod, const struct gt_pod
 	account_node(s, pod, &s->pods[pod], -1);
 	account_queue(s, pod, &s->pods[pod], -1);
 	gt_numa_account(s, &s->pods[pod], -1);
+	gt_volumes_account(s, pod, &s->pods[pod], -1);
 	s->pods[pod] = *st;
 	account_node(s, pod, st, 1);
 	account_queue(s, pod, st, 1);
 	gt_numa_account(s, st, 1);
+	gt_volumes_account(s, pod, st, 1);
 }
 
 static void count_op(struct gt_session *s, enum gt_op_kind kind, int delta)
@@ -529,6 +532,7 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 	index_init(s);
 	s->numa = gt_numa_open(s);
 	gt_order_prepare(s);
+	gt_volumes_open(s);
 	s->n_base_names = (uint32_t)c->names->n_strs;
 	s->next_group = s->n_base_names;
 	for (uint32_t j = 0; j < c->n_jobs; j++) {

@@ -157,6 +157,7 @@ struct gt_search_stats {
 };
 
 struct gt_victim_key;
+struct gt_volume_books;
 struct gt_search_scratch;
 
 /* Per action: every preemptible job of a leaf queue in victim order (victimq.h). */
@@ -255,6 +256,8 @@ struct gt_session {
 	struct gt_search_scratch *search_scratch;
 	struct gt_search_stats search[GT_N_ACTIONS];
 	struct gt_numa_books *numa;	/* NUMA zones' books (core/numa.h); NULL: NUMA is off */
+	/* the volume decisions of the placements (core/volumes.h); NULL without claims */
+	struct gt_volume_books *volumes;
 };
 
 void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now);

@@ -33,6 +33,9 @@ static uint64_t affinity_sig(uint64_t h, const struct gt_pod_affinity_term *t)
 	h = gt_hash_mix(h, t->n_namespaces);
 	for (uint32_t i = 0; i < t->n_namespaces; i++)
 		h = gt_hash_mix(h, t->namespaces[i]);
+	h = gt_hash_mix(h, t->has_ns_selector);
+	if (t->has_ns_selector)
+		h = selector_sig(h, &t->ns_selector);
 	return selector_sig(h, &t->selector);
 }
 
@@ -66,6 +69,11 @@ uint64_t gt_pod_signature(const struct gt_cluster *c, int32_t pod)
 		h = gt_hash_mix(gt_hash_mix(gt_hash_mix(gt_hash_mix(h, (uint64_t)t->key), t->val), t->exists), (uint64_t)t->effect);
 	}
 	h = gt_hash_mix(h, (uint64_t)(int64_t)(p->job >= 0 ? c->jobs[p->job].priority : 0));
+	/* its claims: each is its own (a volume one pod takes, another cannot) */
+	h = gt_hash_mix(h, p->n_pvcs);
+	for (uint32_t i = 0; i < p->n_pvcs; i++)
+		h = gt_hash_mix(h, (uint64_t)(int64_t)p->pvcs[i]);
+	h = gt_hash_mix(h, p->claim_problem);
 	return gt_hash_mix(h, p->claim_missing ? 1 + (uint64_t)p->missing_claim : 0);
 }
 

@@ -50,6 +50,7 @@
 #include "core/order.h"
 #include "core/scenario.h"
 #include "core/signature.h"
+#include "core/volumes.h"
 #include "util/hash.h"
 #include "util/mem.h"
 
@@ -762,13 +763,11 @@ static void reindex_touched(struct gt_session *s, size_t cp)
  */
 static void victim_invariant_failure(struct gt_session *s, int32_t job, int32_t pod)
 {
-	const struct gt_cluster *c = s->c;
-	char msg[1024];
-	snprintf(msg, sizeof(msg),
-		 "Resources were not found for pod %s/%s due to: persistentvolumeclaim \"%s\" not found",
-		 gt_strtab_str(c->names, c->pods[pod].ns), gt_strtab_str(c->names, c->pods[pod].name),
-		 gt_strtab_str(c->names, c->pods[pod].missing_claim));
-	gt_job_set_message(s, job, msg);
+	char msg[1400];
+	gt_claim_problem_message(s->c, pod, false, msg, sizeof(msg));
+	struct gt_job_why why = gt_job_why_of(gt_claim_problem_reason(s->c, pod));
+	why.pod = pod;
+	gt_job_set_why(s, job, &why, msg);
 }
 
 /* The job's tasks to allocate: their queue resources into @req; a pod that mounts a missing claim, or GT_NONE. */
@@ -792,6 +791,7 @@ void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 	gt_victim_index_reset(s);
 	struct gt_jobq jq;
 	gt_jobq_init(&jq, s);
+	gt_jobq_limit_depth(&jq, gt_action_queue_depth(s));
 	uint32_t n_candidates = 0;
 	for (uint32_t j = 0; j < s->c->n_jobs; j++)
 		if (gt_job_pending_ready(s, (int32_t)j) && gt_job_may_trigger_evictions(s, (int32_t)j) &&

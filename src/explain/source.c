@@ -79,6 +79,7 @@ static int open_files(struct ex_source *src, const struct ex_source_opts *o)
 	if (group_pods(m))
 		return 2;
 	gt_decoder_init(&m->dec);
+	m->dec.claims_listed = true;	/* the input is the whole cluster, as simulate reads it */
 	m->have_dec = true;
 	for (size_t i = 0; i < m->pg.n_podgroups; i++)
 		gt_decoder_add(&m->dec, m->pg.podgroups[i]);

@@ -481,6 +481,16 @@ static void job_hints(const struct gt_ex_ctx *x, int32_t job, struct gt_explanat
 		add_hint(e, "CreateConfigMaps", NULL, NULL, 0, "create the ConfigMaps its pods mount or read (the message names them)");
 		e->no_forecast = gt_xstrdup("it cannot start until its ConfigMaps exist");
 		return;
+	case GT_REASON_CLAIM_NOT_FOUND:
+		add_hint(e, "CreateClaims", NULL, NULL, 0, "create the PersistentVolumeClaim its pod mounts (the message names it)");
+		e->no_forecast = gt_xstrdup("it cannot start until its PersistentVolumeClaims exist");
+		return;
+	case GT_REASON_CLAIM_UNBOUND_IMMEDIATE:
+		add_hint(e, "BindClaims", NULL, NULL, 0,
+			 "its Immediate claim waits for a volume: create a matching PersistentVolume, or give the claim a "
+			 "StorageClass that provisions (or one with volumeBindingMode WaitForFirstConsumer)");
+		e->no_forecast = gt_xstrdup("it cannot start until its claims are bound");
+		return;
 	default:
 		return;
 	}

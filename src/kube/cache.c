@@ -25,6 +25,14 @@ const struct gt_kres_info gt_kres[GT_N_KRES] = {
 	/* KAI v0.17's numa plugin: the NFD topology updater's or RTE's CRD, often not installed */
 	[GT_KRES_NRTS] = { "noderesourcetopologies", "NodeResourceTopology", "topology.node.k8s.io/v1alpha2",
 			   false, true },
+	/* volume binding (core/volumes.h) */
+	[GT_KRES_PVCS] = { "persistentvolumeclaims", "PersistentVolumeClaim", "v1", true, false },
+	[GT_KRES_PVS] = { "persistentvolumes", "PersistentVolume", "v1", false, false },
+	[GT_KRES_STORAGECLASSES] = { "storageclasses", "StorageClass", "storage.k8s.io/v1", false, false },
+	[GT_KRES_CSIDRIVERS] = { "csidrivers", "CSIDriver", "storage.k8s.io/v1", false, false },
+	[GT_KRES_CSICAPACITIES] = { "csistoragecapacities", "CSIStorageCapacity", "storage.k8s.io/v1", true, false },
+	/* pod affinity's namespaceSelector (core/namespaces.h) */
+	[GT_KRES_NAMESPACES] = { "namespaces", "Namespace", "v1", false, false },
 };
 
 void gt_kres_path(enum gt_kres r, const char *ns, const char *name, const char *sub, char *buf,

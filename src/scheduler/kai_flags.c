@@ -34,6 +34,8 @@ int gt_kai_flags_apply(const struct gt_kai_flags *k, struct gt_config_overrides 
 	ov->allow_consolidating_reclaim = k->allow_consolidating_reclaim;
 	ov->has_scheduling_signatures = k->seen_sig;
 	ov->scheduling_signatures = k->use_scheduling_signatures;
+	ov->has_csi_storage = k->seen_csi;
+	ov->csi_storage = k->schedule_csi_storage;
 	if (k->seen_v)
 		*log_level = k->verbosity >= 4 ? GT_LOG_DEBUG : GT_LOG_INFO;
 	inert(k->seen_fhf && !k->full_hierarchy_fairness, "full-hierarchy-fairness=false",
@@ -42,8 +44,6 @@ int gt_kai_flags_apply(const struct gt_kai_flags *k, struct gt_config_overrides 
 	      "the fit error counts nodes per reason, as KAI's default does");
 	inert(k->seen_upec && k->update_pod_eviction_condition, "update-pod-eviction-condition",
 	      "victims are evicted through the Eviction API, which sets DisruptionTarget itself");
-	inert(k->seen_csi && k->schedule_csi_storage, "schedule-csi-storage",
-	      "storage-aware placement is not implemented yet");
 	inert(k->seen_queue_key && strcmp(k->queue_label_key, "kai.scheduler/queue"), "queue-label-key",
 	      "Gantry reads the queue from kai.scheduler/queue only");
 	inert(k->seen_app_label && strcmp(k->reservation_app_label, "kai-resource-reservation"),

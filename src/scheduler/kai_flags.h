@@ -62,7 +62,7 @@ struct gt_kai_flags {
 	  .dest = &(k)->update_pod_eviction_condition, .seen = &(k)->seen_upec,                       \
 	  .help = "(default false; true: warned)" },                                                  \
 	{ .type = GT_FLAG_BOOL, .name = "schedule-csi-storage", .dest = &(k)->schedule_csi_storage,   \
-	  .seen = &(k)->seen_csi, .help = "(default false; true: warned, storage is not scheduled yet)" }, \
+	  .seen = &(k)->seen_csi, .help = "book CSIStorageCapacity across the pods of a cycle (default false)" }, \
 	{ .type = GT_FLAG_STRING, .name = "queue-label-key", .dest = &(k)->queue_label_key,          \
 	  .seen = &(k)->seen_queue_key, .arg = "KEY", .help = "(kai.scheduler/queue; another: warned)" }, \
 	{ .type = GT_FLAG_STRING, .name = "resource-reservation-app-label",                          \

@@ -8,9 +8,9 @@
  *	curl -sSf localhost:8081/get-snapshot -o snapshot.zip
  * This serves the same, in the same layout (snapshot/kaisnap.h), from
  * Gantry's cache: every cached pod, node, queue, PodGroup, BindRequest,
- * PriorityClass and Topology, and the configuration the last cycle ran
- * with. The lists Gantry does not cache (ConfigMaps, storage, DRA, NUMA)
- * are null. It is off unless --snapshot-endpoint is given: the snapshot
+ * PriorityClass, Topology, ConfigMap and storage object (claims, volumes,
+ * classes, CSI drivers and capacities), and the configuration the last
+ * cycle ran with. The lists Gantry does not cache (DRA, NUMA) are null. It is off unless --snapshot-endpoint is given: the snapshot
  * holds every pod spec of the cluster (environment variables included),
  * so it listens on loopback only, where a port-forward or an exec into the
  * scheduler's pod reaches it, as KAI's does.

@@ -161,7 +161,8 @@ static void choose(struct take *t)
 	static const enum gt_kres order[] = { GT_KRES_SHARDS, GT_KRES_PRIORITYCLASSES, GT_KRES_TOPOLOGIES,
 					      GT_KRES_QUEUES, GT_KRES_NODES, GT_KRES_PODGROUPS,
 					      GT_KRES_BINDREQUESTS, GT_KRES_CONFIGMAPS, GT_KRES_PODS,
-					      GT_KRES_NRTS };
+					      GT_KRES_NRTS, GT_KRES_PVCS, GT_KRES_PVS, GT_KRES_STORAGECLASSES,
+					      GT_KRES_CSIDRIVERS, GT_KRES_CSICAPACITIES, GT_KRES_NAMESPACES };
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		enum gt_kres r = order[k];
 		t->keep[r] = gt_xcalloc(s->n[r] + 1, sizeof(bool));
@@ -301,6 +302,9 @@ void gt_snapshot_take(struct gt_cache *cache, const struct gt_snapshot_opts *o,
 			  .pool_key = pool && pool->key ? pool->key : GT_NODE_POOL_LABEL };
 	gt_decoder_init(&t.d);
 	t.d.configmaps_complete = true;	/* the cache lists every ConfigMap */
+	t.d.claims_listed = true;	/* ... every claim, volume, class, driver and capacity */
+	t.d.storage_listed = true;
+	t.d.namespaces_listed = true;
 	t.d.scheduler_name = o->scheduler_name;
 	for (int r = 0; r < GT_N_KRES; r++) {
 		s->objs[r] = gt_cache_list(cache, (enum gt_kres)r, &s->n[r]);

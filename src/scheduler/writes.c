@@ -10,6 +10,7 @@
 #include "api/object.h"
 #include "api/status.h"
 #include "core/numa.h"
+#include "core/volumes.h"
 #include "util/mem.h"
 #include "util/time.h"
 
@@ -327,6 +328,44 @@ static void plan_bind(struct gt_writes *p, struct gt_kube_snapshot *snap, struct
 	p->n_binds++;
 }
 
+/*
+ * What kube-scheduler's volume binder writes before a bind: a static
+ * volume's claimRef (the PV controller then binds the claim to it), or the
+ * claim's selected-node annotation (its provisioner then makes the volume
+ * there). The pod is bound in a later cycle, once its claims are bound.
+ */
+static void plan_volumes(struct gt_writes *p, const struct gt_kube_snapshot *snap, const struct gt_plan *plan)
+{
+	const struct gt_cluster *c = &snap->c;
+	for (uint32_t i = 0; i < plan->n_volumes; i++) {
+		const struct gt_plan_volume *v = &plan->volumes[i];
+		const struct gt_pvc *pvc = &c->pvcs[v->pvc];
+		const struct gt_kobj *claim = gt_snapshot_find(snap, GT_KRES_PVCS, str(snap, pvc->ns), str(snap, pvc->name));
+		if (!claim)
+			continue;
+		if (v->pv == GT_NONE) {
+			struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PVCS, claim);
+			op->sub = gt_xstrdup("");
+			op->body = gt_json_dump_take(json_pack("{s:{s:{s:s}}}", "metadata", "annotations",
+							       "volume.kubernetes.io/selected-node",
+							       str(snap, c->nodes[v->node].name)));
+			op->what = "claim's selected node";
+			continue;
+		}
+		const struct gt_kobj *vol = gt_snapshot_find(snap, GT_KRES_PVS, NULL, str(snap, c->pvs[v->pv].name));
+		if (!vol)
+			continue;
+		struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PVS, vol);
+		op->sub = gt_xstrdup("");
+		op->body = gt_json_dump_take(json_pack(
+			"{s:{s:{s:s, s:s, s:s, s:s, s:s}}, s:{s:{s:s}}}", "spec", "claimRef", "kind",
+			"PersistentVolumeClaim", "apiVersion", "v1", "namespace", claim->ns, "name", claim->name, "uid",
+			claim->uid ? claim->uid : "", "metadata", "annotations", "pv.kubernetes.io/bound-by-controller",
+			"yes"));
+		op->what = "volume's claimRef";
+	}
+}
+
 static void plan_evict(struct gt_writes *p, const struct gt_kube_snapshot *snap, const struct gt_plan_evict *ev,
 		       const struct gt_kobj *po)
 {
@@ -392,9 +431,11 @@ void gt_writes_build(struct gt_kube_snapshot *snap, struct gt_plan *plan, const 
 	o = &po_pool;
 	for (uint32_t i = 0; i < plan->n_binds; i++) {
 		const struct gt_kobj *po = pod_object(snap, plan->binds[i].pod);
-		if (po)
+		/* a pod whose claims are not bound yet waits for the PV controller (plan_volumes) */
+		if (po && !gt_pod_volumes_unbound(c, plan->binds[i].pod))
 			plan_bind(p, snap, plan, &plan->binds[i], po, pool);
 	}
+	plan_volumes(p, snap, plan);
 	for (uint32_t i = 0; i < plan->n_evictions; i++) {
 		const struct gt_kobj *po = pod_object(snap, plan->evictions[i].pod);
 		if (po)

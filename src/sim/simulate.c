@@ -269,6 +269,8 @@ static int decode_snapshot(struct sim_opts *o, struct gt_kai_snapshot *snap, str
 	dec.scheduler_name = snap->scheduler_name;
 	/* KAI's snapshot lists every ConfigMap its cache held: a missing one is missing */
 	dec.configmaps_complete = snap->configmaps_listed;
+	dec.claims_listed = snap->claims_listed;
+	dec.storage_listed = snap->storage_listed;
 	for (size_t i = 0; i < snap->docs.n; i++)
 		gt_decoder_add(&dec, snap->docs.docs[i]);
 	for (size_t i = 0; i < snap->n_bindings; i++)

@@ -48,11 +48,11 @@
 	X(BINDREQUESTS, "bindRequests", "BindRequest", "scheduling.run.ai/v1alpha2", true) \
 	X(PRIORITYCLASSES, "priorityClasses", "PriorityClass", "scheduling.k8s.io/v1", true) \
 	X(CONFIGMAPS, "configMaps", "ConfigMap", "v1", true)                          \
-	X(PVS, "persistentVolumes", "PersistentVolume", "v1", false)                  \
-	X(PVCS, "persistentVolumeClaims", "PersistentVolumeClaim", "v1", false)       \
-	X(CSICAPS, "csiStorageCapacities", "CSIStorageCapacity", "storage.k8s.io/v1", false) \
-	X(STORAGECLASSES, "storageClasses", "StorageClass", "storage.k8s.io/v1", false) \
-	X(CSIDRIVERS, "csiDrivers", "CSIDriver", "storage.k8s.io/v1", false)          \
+	X(PVS, "persistentVolumes", "PersistentVolume", "v1", true)                   \
+	X(PVCS, "persistentVolumeClaims", "PersistentVolumeClaim", "v1", true)        \
+	X(CSICAPS, "csiStorageCapacities", "CSIStorageCapacity", "storage.k8s.io/v1", true)  \
+	X(STORAGECLASSES, "storageClasses", "StorageClass", "storage.k8s.io/v1", true)  \
+	X(CSIDRIVERS, "csiDrivers", "CSIDriver", "storage.k8s.io/v1", true)           \
 	X(RESOURCECLAIMS, "resourceClaims", "ResourceClaim", "resource.k8s.io/v1", false) \
 	X(RESOURCESLICES, "resourceSlices", "ResourceSlice", "resource.k8s.io/v1", false) \
 	X(DEVICECLASSES, "deviceClasses", "DeviceClass", "resource.k8s.io/v1", false) \
@@ -84,6 +84,9 @@ struct gt_kai_snapshot {
 	char *server_version;		/* discovery.serverVersion.gitVersion, or NULL */
 	size_t n_objects[GT_KAISNAP_N_LISTS];
 	bool configmaps_listed;		/* rawObjects.configMaps is a list: every ConfigMap KAI cached */
+	/* rawObjects.persistentVolumeClaims / persistentVolumes and storageClasses are lists:
+	 * KAI cached them (--schedule-csi-storage) */
+	bool claims_listed, storage_listed;
 	char **warnings;
 	size_t n_warnings, cap_warnings;
 };

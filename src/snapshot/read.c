@@ -243,10 +243,10 @@ static int read_params(struct gt_kai_snapshot *s, json_t *p, json_t *spec, const
 	}
 	json_object_set_new(spec, "args", args);
 	s->allow_consolidating_reclaim = json_is_true(json_object_get(p, "allowConsolidatingReclaim"));
-	static const char *const not_acted[] = { "restrictSchedulingNodes", "scheduleCSIStorage" };
-	for (size_t i = 0; i < 2; i++)
-		if (json_is_true(json_object_get(p, not_acted[i])))
-			warn(s, "schedulerParams.%s: true is not acted on by Gantry's simulation", not_acted[i]);
+	if (json_is_true(json_object_get(p, "scheduleCSIStorage")))
+		json_object_set_new(args, "schedule-csi-storage", json_string("true"));
+	if (json_is_true(json_object_get(p, "restrictSchedulingNodes")))
+		warn(s, "schedulerParams.%s: true is not acted on by Gantry's simulation", "restrictSchedulingNodes");
 	const char *qlk = json_string_value(json_object_get(p, "queueLabelKey"));
 	if (qlk && *qlk && strcmp(qlk, "kai.scheduler/queue"))
 		warn(s, "schedulerParams.queueLabelKey: '%s' is not acted on; PodGroups name their queue", qlk);
@@ -290,7 +290,7 @@ static int read_config(struct gt_kai_snapshot *s, json_t *cfg, json_t *spec, str
 		return GT_EINVAL;
 	json_t *depth = json_object_get(cfg, "queueDepthPerAction");
 	if (json_object_size(depth))
-		warn(s, "config.queueDepthPerAction is not acted on: Gantry tries every pending job");
+		json_object_set(spec, "queueDepthPerAction", depth);
 	json_t *budgets = json_object_get(cfg, "scenarioSearchBudgets");
 	if (budgets && !json_is_null(budgets))
 		warn(s, "config.scenarioSearchBudgets is not acted on: Gantry's victim search is bounded by work, "
@@ -320,6 +320,10 @@ static int read_list(struct gt_kai_snapshot *s, json_t *raw, int l, struct gt_do
 		return gt_errf(err, GT_EINVAL, "rawObjects.%s: must be a list of %s objects or null", li->key, li->kind);
 	if (l == GT_KAISNAP_CONFIGMAPS)
 		s->configmaps_listed = true;
+	if (l == GT_KAISNAP_PVCS)
+		s->claims_listed = true;
+	if (l == GT_KAISNAP_PVS || l == GT_KAISNAP_STORAGECLASSES)
+		s->storage_listed = true;
 	for (size_t i = 0; i < json_array_size(list); i++) {
 		json_t *o = json_array_get(list, i);
 		if (json_is_null(o))

@@ -205,7 +205,8 @@ python3 "$snapshot_tool" "$demo" "$tmp/extras.zip" --extras >/dev/null
 check snapshot_newer_kai_loads runs_ok simulate --snapshot "$tmp/extras.zip" -v -o table
 check snapshot_warns_unknown_field grep -q "config.futureSetting: a field Gantry does not know" "$tmp/err"
 check snapshot_warns_unknown_argument grep -q "plugin priority: argument someFutureKnob is not acted on" "$tmp/err"
-check snapshot_warns_unmodelled_list grep -q "rawObjects.persistentVolumes: 1 objects not read" "$tmp/err"
+# the storage lists are read now (volume binding): the extra PersistentVolume draws no warning
+check snapshot_reads_storage_lists bash -c '! grep -q "rawObjects.persistentVolumes" "$1"' _ "$tmp/err"
 check snapshot_verbose_timing grep -qE "read in [0-9.]+ ms, decoded in [0-9.]+ ms: [0-9]+ objects; 4 nodes" "$tmp/err"
 check snapshot_verbose_cycle grep -qE "cycle 1: [0-9.]+ ms \\([0-9]+ binds" "$tmp/err"
 # bad snapshots: exit 2, naming the part
@@ -1003,5 +1004,45 @@ assert names, "docs/deploy.md names no README section (the check would check not
 for name in names:
     assert name in heads, "docs/deploy.md names README section %r, which does not exist" % name
 PY
+# volume binding (examples/storage.yaml): a static local volume steers its pod, CSI capacity is
+# booked across pods (the shard's schedule-csi-storage), an unbound Immediate claim waits
+storage="$dir/../../examples/storage.yaml"
+check storage_example runs_ok simulate -f "$storage" -o wide
+check storage_local_volume_steers grep -qE "^apps/db-0 +pg-db-0 +apps +Binding +node-b " "$tmp/out"
+check storage_capacity_zone grep -qE "^apps/cache-0 +pg-cache-0 +apps +Binding +node-a " "$tmp/out"
+check storage_capacity_booked grep -qE "^apps/cache-1 +pg-cache-1 +apps +Pending " "$tmp/out"
+check storage_capacity_reason grep -q "pg-cache-1 (queue apps) NoNodeFits: .*3 node(s) did not have enough free storage" "$tmp/out"
+check storage_immediate_reason grep -q "pg-web-0 (queue apps) UnboundImmediateClaim: .*pod has unbound immediate PersistentVolumeClaims" "$tmp/out"
+# without the shard's schedule-csi-storage each pod is checked alone (kube-scheduler): both fit zone-a
+grep -v "schedule-csi-storage" "$storage" | sed 's/^spec: {args: .*$/spec: {}/' >"$tmp/storage-nocsi.yaml"
+check storage_unbooked runs_ok simulate -f "$tmp/storage-nocsi.yaml" -o wide
+check storage_unbooked_both grep -qE "^apps/cache-1 +pg-cache-1 +apps +Binding +node-a " "$tmp/out"
+# claims without any StorageClass or PersistentVolume in the input: not judged, and said
+cat >"$tmp/claims-only.yaml" <<'YAML'
+{apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}
+---
+{apiVersion: v1, kind: PersistentVolumeClaim, metadata: {name: c, namespace: d}, spec: {storageClassName: fast, resources: {requests: {storage: 1Gi}}}}
+---
+{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: d}, spec: {schedulerName: kai-scheduler, containers: [{name: m, image: x}], volumes: [{name: v, persistentVolumeClaim: {claimName: c}}]}}
+YAML
+check storage_unjudged_said expect_exit 0 "volume binding is not checked" simulate -f "$tmp/claims-only.yaml"
+
+# pod affinity namespaceSelector with labels: judged on the input's Namespaces, said without them
+cat >"$tmp/nsel.yaml" <<'YAML'
+{apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}
+---
+{apiVersion: v1, kind: Node, metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}
+---
+{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: default-queue}, spec: {resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, limit: -1}, memory: {quota: -1, limit: -1}}}}
+---
+{apiVersion: v1, kind: Pod, metadata: {name: db, namespace: ml, labels: {app: db}}, spec: {schedulerName: kai-scheduler, nodeName: n2, containers: [{name: m, image: x}]}, status: {phase: Running}}
+---
+{apiVersion: v1, kind: Pod, metadata: {name: app, namespace: web, labels: {kai.scheduler/queue: default-queue}}, spec: {schedulerName: kai-scheduler, containers: [{name: m, image: x}], affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: db}}, topologyKey: kubernetes.io/hostname, namespaceSelector: {matchLabels: {team: ml}}}]}}}}
+YAML
+check nsel_unjudged_said expect_exit 0 "namespaceSelector with labels needs the Namespace objects" simulate -f "$tmp/nsel.yaml"
+printf -- '---\n{apiVersion: v1, kind: Namespace, metadata: {name: ml, labels: {team: ml}}}\n' >>"$tmp/nsel.yaml"
+check nsel_judged runs_ok simulate -f "$tmp/nsel.yaml" -o wide
+check nsel_judged_near grep -qE "^web/app .* Binding +n2 " "$tmp/out"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

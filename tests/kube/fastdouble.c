@@ -53,7 +53,8 @@
 #define BOOKMARK_S 5.0
 #define MAX_EVENTS 256
 
-enum res { R_NODES, R_PODS, R_QUEUES, R_PODGROUPS, R_PRIOCLASSES, R_CONFIGMAPS, N_RES };
+enum res { R_NODES, R_PODS, R_QUEUES, R_PODGROUPS, R_PRIOCLASSES, R_CONFIGMAPS, R_PVCS, R_PVS, R_STORAGECLASSES,
+	   R_CSIDRIVERS, R_CSICAPS, R_NAMESPACES, N_RES };
 
 static const struct {
 	const char *path, *kind, *api_version;
@@ -64,6 +65,12 @@ static const struct {
 	[R_PODGROUPS] = { "/apis/scheduling.run.ai/v2alpha2/podgroups", "PodGroup", "scheduling.run.ai/v2alpha2" },
 	[R_PRIOCLASSES] = { "/apis/scheduling.k8s.io/v1/priorityclasses", "PriorityClass", "scheduling.k8s.io/v1" },
 	[R_CONFIGMAPS] = { "/api/v1/configmaps", "ConfigMap", "v1" },
+	[R_PVCS] = { "/api/v1/persistentvolumeclaims", "PersistentVolumeClaim", "v1" },
+	[R_PVS] = { "/api/v1/persistentvolumes", "PersistentVolume", "v1" },
+	[R_STORAGECLASSES] = { "/apis/storage.k8s.io/v1/storageclasses", "StorageClass", "storage.k8s.io/v1" },
+	[R_CSIDRIVERS] = { "/apis/storage.k8s.io/v1/csidrivers", "CSIDriver", "storage.k8s.io/v1" },
+	[R_CSICAPS] = { "/apis/storage.k8s.io/v1/csistoragecapacities", "CSIStorageCapacity", "storage.k8s.io/v1" },
+	[R_NAMESPACES] = { "/api/v1/namespaces", "Namespace", "v1" },
 };
 
 struct buf {

@@ -98,7 +98,10 @@ TEST(reads_kai_layout)
 	ASSERT_TRUE(warned(&s, "plugin mystery is not one Gantry knows"));
 	ASSERT_TRUE(warned(&s, "plugin nodeplacement: argument future"));
 	ASSERT_TRUE(warned(&s, "plugin nodeavailability is not in the configuration") == false);
-	ASSERT_TRUE(warned(&s, "rawObjects.persistentVolumeClaims: 1 objects not read"));
+	/* the storage lists are read (volume binding); a list given marks the kind as listed */
+	ASSERT_TRUE(find(&s, "PersistentVolumeClaim", "claim") != NULL);
+	ASSERT_TRUE(!warned(&s, "rawObjects.persistentVolumeClaims"));
+	ASSERT_TRUE(s.claims_listed && !s.storage_listed);
 	ASSERT_TRUE(warned(&s, "scenarioSearchBudgets"));
 	ASSERT_TRUE(!s.allow_consolidating_reclaim);	/* left out by Go's omitempty: false */
 	/* and it decodes: p1 Binding on n1, the shard's spread and kValue in force */
