@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/concat.h"
 #include "util/mem.h"
 #include "util/num.h"
 
@@ -258,7 +259,8 @@ static int check_labels(struct gt_dec *x, const struct gt_doc *o)
 		const struct gt_doc *v = labels->items[i];
 		size_t name_len = strlen(slash ? slash + 1 : k), prefix_len = slash ? (size_t)(slash - k) : 0;
 		char field[400], why[200];
-		snprintf(field, sizeof(field), "metadata.labels.%.300s", k);
+		/* "metadata.labels.%.300s": the buffer cut after 300 characters of the key */
+		gt_concat(field, sizeof("metadata.labels.") + 300, "metadata.labels.", k, (char *)NULL);
 		if (!name_len || name_len > 63 || prefix_len > MAX_NAME || bad_name_char(slash ? slash + 1 : k)) {
 			snprintf(why, sizeof(why), "is no label key: [prefix/]name, the name 1-63 characters, the "
 				 "prefix at most %d", MAX_NAME);
@@ -304,7 +306,7 @@ static int check_object(struct gt_dec *x, const struct gt_doc *o, size_t kind, b
 	if (rc)
 		return rc;
 	char key[MAX_NAME + MAX_NAMESPACE + 2];
-	snprintf(key, sizeof(key), "%s/%s", namespaced ? ns : "", name);
+	gt_concat(key, sizeof(key), namespaced ? ns : "", "/", name, (char *)NULL);
 	struct gt_dec_seen *seen = &x->seen[kind];
 	uint32_t id = gt_strtab_intern(&seen->keys, key);
 	if (id < seen->n) {

@@ -10,6 +10,7 @@
 
 #include "api/quantity.h"
 #include "core/actions.h"
+#include "util/concat.h"
 #include "util/cron.h"
 #include "util/mem.h"
 #include "util/strtab.h"
@@ -689,7 +690,7 @@ static int node_allocatable(struct gt_dec *x, const struct gt_doc *o, struct gt_
 		const char *res = alloc->keys[i];
 		const char *val = alloc->items[i]->kind == GT_DOC_SCALAR ? alloc->items[i]->scalar : "";
 		char field[160];
-		snprintf(field, sizeof(field), "status.allocatable.%s", res);
+		gt_concat(field, sizeof(field), "status.allocatable.", res, (char *)NULL);
 		int64_t v;
 		int rc = !strcmp(res, "cpu") ? gt_quantity_parse_milli(val, &v) : gt_quantity_parse(val, &v);
 		if (rc || v < 0)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/concat.h"
 #include "util/mem.h"
 #include "util/time.h"
 
@@ -41,7 +42,7 @@ static int32_t priority_value(struct gt_dec *x, const char *class_name, bool *fo
 
 static void job_key(const char *ns, const char *name, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s", ns, name);
+	gt_concat(buf, len, ns, "/", name, (char *)NULL);
 }
 
 int32_t gt_dec_find_job(struct gt_dec *x, const char *ns, const char *name)
@@ -353,8 +354,8 @@ static int podgroup_fields(struct gt_dec *x, const struct gt_doc *o, struct pg_f
 		int64_t *out = (int64_t *)((char *)f + times[i].off);
 		*out = 0;
 		char field[160];
-		snprintf(field, sizeof(field), "%s%s", times[i].field ? times[i].field : "metadata.annotations.",
-			 times[i].field ? "" : times[i].annotation);
+		gt_concat(field, sizeof(field), times[i].field ? times[i].field : "metadata.annotations.",
+			  times[i].field ? "" : times[i].annotation, (char *)NULL);
 		if (v && gt_time_parse(v, out))
 			return gt_dec_fail(x, o, field, "not an RFC 3339 time", v);
 	}

@@ -10,6 +10,7 @@
 
 #include "api/gpushare.h"
 #include "api/quantity.h"
+#include "util/concat.h"
 #include "util/mem.h"
 #include "util/strtab.h"
 #include "util/time.h"
@@ -28,7 +29,7 @@ static int add_request(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *
 		const char *name = res->keys[i];
 		const char *val = res->items[i]->kind == GT_DOC_SCALAR ? res->items[i]->scalar : "";
 		char f[400];
-		snprintf(f, sizeof(f), "%s.%s", field, name);
+		gt_concat(f, sizeof(f), field, ".", name, (char *)NULL);
 		int64_t v;
 		if (quantity(name, val, &v))
 			return gt_dec_fail(x, o, f, "not a valid quantity", val);
@@ -103,7 +104,7 @@ static int container(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p,
 	int rc = check_limits(x, o, req, lim, field);
 	if (rc)
 		return rc;
-	snprintf(f, sizeof(f), "%s.%s", field, req ? "requests" : "limits");
+	gt_concat(f, sizeof(f), field, req ? ".requests" : ".limits", (char *)NULL);
 	rc = add_request(x, o, p, req ? req : lim, f, init);
 	if (rc || init)
 		return rc;
@@ -409,8 +410,8 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 	static const char *const kinds[] = { "podAffinity", "podAntiAffinity" };
 	for (int k = 0; k < 2; k++) {
 		char path[128];
-		snprintf(path, sizeof(path), "affinity.%s.requiredDuringSchedulingIgnoredDuringExecution",
-			 kinds[k]);
+		gt_concat(path, sizeof(path), "affinity.", kinds[k], ".requiredDuringSchedulingIgnoredDuringExecution",
+			  (char *)NULL);
 		const struct gt_doc *pts = gt_doc_path(spec, path);
 		for (size_t i = 0; pts && pts->kind == GT_DOC_SEQ && i < pts->n; i++) {
 			GT_GROW(p->pod_affinity, p->n_pod_affinity + 1, p->cap_pod_affinity);
@@ -420,8 +421,8 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 			if (rc)
 				return rc;
 		}
-		snprintf(path, sizeof(path), "affinity.%s.preferredDuringSchedulingIgnoredDuringExecution",
-			 kinds[k]);
+		gt_concat(path, sizeof(path), "affinity.", kinds[k], ".preferredDuringSchedulingIgnoredDuringExecution",
+			  (char *)NULL);
 		pts = gt_doc_path(spec, path);
 		for (size_t i = 0; pts && pts->kind == GT_DOC_SEQ && i < pts->n; i++) {
 			const char *w = gt_doc_str(pts->items[i], "weight");

@@ -403,7 +403,7 @@ uint32_t gt_victim_tasks_to_evict(const struct gt_session *s, const struct gt_vi
 {
 	const struct gt_job *j = &s->c->jobs[e->key.job];
 	struct gt_podset_count cnt[GT_MAX_PODSETS];
-	memset(cnt, 0, sizeof(cnt));
+	memset(cnt, 0, j->n_podsets * sizeof(*cnt));	/* not the whole array: 10 KB a call */
 	uint32_t active = 0;
 	for (uint32_t i = 0; i < e->n; i++)
 		if (gt_status_active_allocated(s->pods[e->pods[i]].status)) {

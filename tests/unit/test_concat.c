@@ -1,0 +1,59 @@
+/*
+ * test_concat.c - util/concat: the decoders' field names, joined as
+ * snprintf("%s%s...") would join them, truncation included
+ */
+#include <stdio.h>
+
+#include "harness.h"
+#include "util/concat.h"
+
+const char *gt_suite = "concat";
+
+TEST(joins_like_snprintf)
+{
+	char a[64], b[64];
+	size_t n = gt_concat(a, sizeof(a), "spec.containers[0].resources", ".", "requests", (char *)NULL);
+	int m = snprintf(b, sizeof(b), "%s.%s", "spec.containers[0].resources", "requests");
+	ASSERT_STR(b, a);
+	ASSERT_EQ((size_t)m, n);
+	ASSERT_EQ(0, (int)gt_concat(a, sizeof(a), (char *)NULL));
+	ASSERT_STR("", a);
+	gt_concat(a, sizeof(a), "", "/", "", (char *)NULL);
+	ASSERT_STR("/", a);
+}
+
+TEST(truncates_like_snprintf)
+{
+	/* every buffer size around the joined length: the same text and the same return */
+	for (size_t len = 1; len <= 12; len++) {
+		char a[16], b[16];
+		memset(a, 'x', sizeof(a));
+		memset(b, 'x', sizeof(b));
+		size_t n = gt_concat(a, len, "team-a", "/", "nb", (char *)NULL);
+		int m = snprintf(b, len, "%s/%s", "team-a", "nb");
+		ASSERT_EQ((size_t)m, n);
+		ASSERT_STR(b, a);
+		ASSERT_EQ(b[len], a[len]);	/* nothing written past the buffer */
+	}
+	char c = 'x';
+	ASSERT_EQ(3, (int)gt_concat(&c, 0, "abc", (char *)NULL));
+	ASSERT_EQ('x', c);	/* a zero-length buffer is not touched */
+}
+
+TEST(precision_by_buffer_length)
+{
+	/* decode.c's "metadata.labels.%.300s": the buffer cut after 300 characters of the key */
+	char key[400], a[400], b[400];
+	memset(key, 'k', 350);
+	key[350] = '\0';
+	gt_concat(a, sizeof("metadata.labels.") + 300, "metadata.labels.", key, (char *)NULL);
+	snprintf(b, sizeof(b), "metadata.labels.%.300s", key);
+	ASSERT_STR(b, a);
+}
+
+const struct gt_test gt_tests[] = {
+	T(joins_like_snprintf),
+	T(truncates_like_snprintf),
+	T(precision_by_buffer_length),
+	{ 0 }
+};
