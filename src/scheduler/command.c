@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "admission/admission.h"
+#include "binder/controller.h"
 #include "core/actions.h"
 #include "core/fairshare.h"
 #include "core/usage.h"
@@ -56,6 +57,8 @@ struct opts {
 	struct gt_config_overrides overrides;	/* from kai */
 	bool queue_controller, podgroup_controller;	/* KAI's status controllers in this process */
 	const char *queue_label_map, *queue_label_defaults;	/* the queue metrics' extra labels */
+	bool bind_requests;	/* write BindRequests instead of binding (KAI's scheduler's way) */
+	bool binder;		/* run the BindRequest controller (`gantry binder`) in this process */
 };
 
 static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_len)
@@ -141,10 +144,18 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	{ .type = GT_FLAG_STRING, .name = "resource-reservation-pod-image",                          \
 	  .dest = &(o)->reservation.image, .arg = "IMAGE", .min = 1, .help = "the reservation pods' image" }, \
 	{ .type = GT_FLAG_STRING, .name = "resource-reservation-runtime-class",                      \
-	  .dest = &(o)->reservation.runtime_class, .arg = "RC", .help = "(default nvidia)" },       \
+	  .dest = &(o)->reservation.runtime_class, .arg = "RC", .help = "(default: none, as KAI v0.17)" },       \
 	{ .type = GT_FLAG_DURATION, .name = "resource-reservation-allocation-timeout",               \
 	  .dest = &(o)->reservation.timeout_s, .arg = "D", .dmin_open = true,                       \
 	  .help = "wait for a reservation pod's GPU (default 40s)" }
+
+#define BINDING_FLAGS(o)                                                                             \
+	{ .type = GT_FLAG_SECTION, .help = "Binding (docs/deploy.md)" },                            \
+	{ .type = GT_FLAG_BOOL, .name = "bind-requests", .dest = &(o)->bind_requests,                \
+	  .help = "write a BindRequest per bind for a binder (KAI's or `gantry binder`)\n"          \
+		  "instead of binding (default false: the scheduler binds)" },                       \
+	{ .type = GT_FLAG_BOOL, .name = "binder", .dest = &(o)->binder,                              \
+	  .help = "also bind BindRequests in this process, as `gantry binder` (default false)" }
 
 #define OPERATION_FLAGS(o)                                                                           \
 	{ .type = GT_FLAG_SECTION, .help = "Operation" },                                           \
@@ -178,6 +189,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	};
 	const struct gt_flag flags[] = { GT_CONN_FLAGS(&o->conn), SCHEDULING_FLAGS(o), SHARING_FLAGS(o),
 					 GT_ADMISSION_FLAGS(&o->adm), GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o),
+					 BINDING_FLAGS(o),
 					 GT_KAI_FLAGS(&o->kai) };
 	const struct gt_command cmd = {
 		.name = "scheduler", .synopsis = "[flags]",
@@ -205,6 +217,7 @@ struct sched {
 	struct gt_pgctl *pgctl;		/* NULL: no podgrouper in this process */
 	struct gt_admission *admission;	/* NULL: no webhooks in this process */
 	struct gt_statusctl *statusctl;	/* NULL: no status controllers in this process */
+	struct gt_brctl *brctl;		/* NULL: no binder in this process */
 	struct gt_queue_label_map qlabels;
 	struct gt_pg_config pg_cfg;
 	char *identity;
@@ -501,7 +514,9 @@ static void start(struct sched *S)
 	struct gt_writer_opts wo = { .workers = (int)S->o.workers, .evict_by_delete = S->o.evict_by_delete,
 				     .grace_period_s = S->o.grace_s < 0 ? -1 : (int64_t)S->o.grace_s,
 				     .component = S->o.scheduler_name, .instance = S->identity,
-				     .reservation = S->o.reservation };
+				     .reservation = S->o.reservation, .bind_requests = S->o.bind_requests,
+				     .pool_key = S->o.node_pool_key ? S->o.node_pool_key : "kai.scheduler/node-pool",
+				     .pool_value = S->o.node_pool };
 	S->writer = gt_writer_new(S->cl, S->cache, &wo);
 	S->metrics.writer = gt_writer_stats(S->writer);
 	gt_stop_on(gt_writer_wake, S->writer);
@@ -520,6 +535,11 @@ static void start(struct sched *S)
 		S->pgctl = gt_pgctl_start(S->cl, S->cache, &po);
 		S->metrics.podgrouper_extra_arg = S->pgctl;
 		atomic_store(&S->metrics.podgrouper_extra, pgctl_metrics);
+	}
+	if (S->o.binder) {
+		struct gt_brctl_opts bo = { .reservation = S->o.reservation, .component = "binder",
+					    .instance = S->identity, .active = &S->metrics.leader };
+		S->brctl = gt_brctl_start(S->cl, S->cache, &bo);
 	}
 	if (S->o.queue_controller || S->o.podgroup_controller) {
 		struct gt_statusctl_opts so = { .podgroups = S->o.podgroup_controller, .queues = S->o.queue_controller,
@@ -546,6 +566,7 @@ static void stop(struct sched *S)
 	if (S->usage_loaded && !(S->leader && gt_leader_lost(S->leader)))	/* a new leader owns it now */
 		usage_save(S, (int64_t)time(NULL));
 	gt_writer_free(S->writer);
+	gt_brctl_stop(S->brctl);	/* while the client still works: given-up binds say so */
 	gt_leader_stop(S->leader);
 	gt_kube_client_stop(S->cl);
 	gt_pgctl_stop(S->pgctl);

@@ -274,6 +274,8 @@ static void write_writer(const struct gt_writer_stats *w, FILE *f, const char *p
 	gt_histogram_write(&w->bind_ms, f, name, "Task bind latency histogram in milliseconds", NULL);
 	counter(f, p, "pods_bound_total", "Pods bound to nodes", atomic_load(&w->binds));
 	counter(f, p, "bind_errors_total", "Binds that failed", atomic_load(&w->bind_errors));
+	counter(f, p, "bind_requests_created_total", "BindRequests written for a binder (BindRequest mode)",
+		atomic_load(&w->bind_requests));
 	head(f, p, "pods_evicted_total", "counter", "Pods evicted, by the action that evicted them");
 	for (int a = 1; a < GT_N_ACTIONS; a++)
 		fprintf(f, "%s_pods_evicted_total{action=\"%s\"} %lu\n", p, gt_action_name((enum gt_action)a),

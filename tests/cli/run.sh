@@ -115,7 +115,8 @@ check replay_bad_row_names_file_line_column expect_exit 2 "philly_bad_duration.c
 	replay --trace "philly:$data/philly_bad_duration.csv" --nodes 4x8
 check replay_repeated_rows_said expect_exit 0 "rows repeating an earlier row exactly: 1 " \
 	replay --trace "philly:$data/philly_duplicates.csv" --nodes 4x8 --quiet
-check not_yet_commands expect_exit 1 "not implemented" binder
+check binder_help_has_kai_flags sh -c '"$0" binder --help | grep -q -- --resource-reservation-allocation-timeout' "$gantry"
+check binder_bad_flag_said expect_exit 2 "max-concurrent-reconciles" binder --max-concurrent-reconciles 0
 
 # ---- kubectl's conventions, for every subcommand (util/flags.c)
 now="--now=2026-01-01T09:00:00Z"
@@ -941,7 +942,7 @@ check explain_bad_kubeconfig expect_exit 2 "nonexistent" explain pod x --kubecon
 # passes them, every flag one `gantry scheduler --help` lists, what `gantry binder` does, and the
 # README sections the docs name exist
 "$gantry" scheduler --help >"$tmp/sched-help" 2>&1
-"$gantry" binder >"$tmp/binder.out" 2>&1
+"$gantry" binder --help >"$tmp/binder.out" 2>&1
 check deploy_doc_true_to_code python3 - "$dir/../.." "$tmp/sched-help" "$tmp/binder.out" <<'PY'
 import re, sys, yaml
 root, helptext, binder = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3]).read()
@@ -955,9 +956,13 @@ assert said == args, "docs/deploy.md Arguments %s != deploy/gantry.yaml %s" % (s
 for a in args[1:]:
     flag = a.split("=")[0]
     assert re.search(r"^\s+(-\w, )?" + re.escape(flag) + r"\b", helptext, re.M), flag + " not in scheduler --help"
-# what the page says `gantry binder` does is what it does
-m = re.search(r"`gantry binder` exits (\d) with \"([^\"]*)\"", doc)
-assert m and m.group(2) in binder, (m and m.group(0), binder)
+# every flag the page's binder table names is one `gantry binder --help` lists
+m = re.search(r"^## The binder\n(.*?)(?=^## )", doc, re.M | re.S)
+assert m, "docs/deploy.md: no section '## The binder'"
+flags = re.findall(r"^\| `(--[a-z-]+)", m.group(1), re.M)
+assert len(flags) >= 10, "docs/deploy.md's binder table names %d flags" % len(flags)
+for flag in flags:
+    assert re.search(r"^\s+" + re.escape(flag) + r"\b", binder, re.M), flag + " not in binder --help"
 # a README section named in docs/ ("the README's ... table ("X")") is a README heading
 readme = open(root + "/README.md").read()
 heads = set(re.findall(r"^#+ (.*)$", readme, re.M))
