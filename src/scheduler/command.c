@@ -344,6 +344,7 @@ static void cycle(struct sched *S)
 	gt_writer_run(S->writer, &writes);
 	double t4 = gt_mono_ms();
 	gt_metrics_set_queues(&S->metrics, &s, &snap);
+	gt_metrics_count_search(&S->metrics, &s);
 	gt_metrics_count_cycle(&S->metrics, &snap, &plan, &writes, S->o.node_pool_key, now * 1000);
 	pthread_mutex_lock(&S->metrics.mu);
 	S->metrics.cycles++;
