@@ -55,6 +55,8 @@ struct opts {
 	struct gt_admission_opts adm;
 	struct gt_kai_flags kai;
 	struct gt_config_overrides overrides;	/* from kai */
+	struct gt_kai_conf conf;	/* --scheduler-conf (zero without it) */
+	bool actions_given;
 	bool queue_controller, podgroup_controller;	/* KAI's status controllers in this process */
 	const char *queue_label_map, *queue_label_defaults;	/* the queue metrics' extra labels */
 	bool bind_requests;	/* write BindRequests instead of binding (KAI's scheduler's way) */
@@ -89,7 +91,7 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	{ .type = GT_FLAG_DURATION, .name = "schedule-period", .dest = &(o)->period_s, .arg = "D",   \
 	  .dmin_open = true, .help = "cycle period (default 1s)" },                                  \
 	{ .type = GT_FLAG_FUNC, .name = "actions", .dest = &(o)->actions, .arg = "LIST",             \
-	  .parse = gt_actions_flag, .help = "allocate,consolidation,reclaim,preempt,stalegangeviction" }, \
+	  .seen = &(o)->actions_given, .parse = gt_actions_flag, .help = "allocate,consolidation,reclaim,preempt,stalegangeviction" }, \
 	{ .type = GT_FLAG_INT, .name = "write-workers", .dest = &(o)->workers, .arg = "N", .min = 1,  \
 	  .max = 256, .help = "concurrent writes (default 16)" },                                    \
 	{ .type = GT_FLAG_INT, .name = "num-of-status-recording-workers", .dest = &(o)->workers,      \
@@ -203,7 +205,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (!rc && !o->admission && (o->adm.given || o->adm.runtime_class_given || o->adm.runtime_class_deprecated_given))
 		fprintf(stderr, "gantry scheduler: warning: admission flags without --admission have no effect\n");
 	rc = rc ? rc : gt_admission_opts_check("scheduler", &o->adm);
-	return rc ? rc : gt_kai_flags_apply(&o->kai, &o->overrides, &o->log_level);
+	rc = rc ? rc : gt_kai_flags_apply(&o->kai, &o->overrides, &o->log_level, &o->conf);
+	if (!rc && o->conf.spec) {
+		/* KAI's scheduler runs the file's actions; --actions as well: both must name one */
+		if (o->actions_given && (o->actions & o->conf.actions) != o->actions)
+			gt_log(GT_LOG_WARN, "scheduler", "--actions and --scheduler-conf's actions differ: running only "
+			       "those both name");
+		o->actions = o->actions_given ? o->actions & o->conf.actions : o->conf.actions;
+	}
+	return rc;
 }
 
 struct sched {
@@ -305,7 +315,7 @@ static void cycle(struct sched *S)
 	struct gt_snapshot_opts so = { .scheduler_name = S->o.scheduler_name, .shard = S->o.shard,
 				       .grouped_only = S->o.require_podgroup_given ? S->o.require_podgroup
 										  : S->o.podgrouper,
-				       .overrides = &S->o.overrides };
+				       .overrides = &S->o.overrides, .conf_spec = S->o.conf.spec };
 	struct gt_kube_snapshot snap;
 	struct gt_node_pool pool = { .value = S->o.node_pool, .key = S->o.node_pool_key };
 	gt_snapshot_take(S->cache, &so, &pool, &snap);
@@ -584,6 +594,7 @@ int gt_scheduler_main(int argc, char **argv)
 	int rc = parse_args(argc, argv, &S.o);
 	if (rc) {
 		gt_admission_opts_release(&S.o.adm);
+		gt_kai_conf_release(&S.o.conf);
 		return rc == 1 ? 0 : rc;
 	}
 	gt_log_set_level((enum gt_log_level)S.o.log_level);
@@ -595,6 +606,7 @@ int gt_scheduler_main(int argc, char **argv)
 		gt_pg_config_release(&S.pg_cfg);
 		gt_admission_opts_release(&S.o.adm);
 		gt_queue_label_map_release(&S.qlabels);
+		gt_kai_conf_release(&S.o.conf);
 		return rc;
 	}
 	S.identity = gt_leader_identity();
@@ -619,6 +631,7 @@ int gt_scheduler_main(int argc, char **argv)
 	gt_pg_config_release(&S.pg_cfg);
 	gt_admission_opts_release(&S.o.adm);
 	gt_queue_label_map_release(&S.qlabels);
+	gt_kai_conf_release(&S.o.conf);
 	free(S.identity);
 	gt_stop_end();
 	return rc;

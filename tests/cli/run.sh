@@ -409,8 +409,32 @@ check queue_missing_limit_warned expect_exit 0 "queue q: no spec.resources limit
 	simulate -f "$tmp/q-nocpu.yaml"
 check queue_missing_limit_blocks grep -q "default/p .*Pending" "$tmp/out"
 # KAI's scheduler flags: taken under their names; what Gantry cannot act on is said
-check scheduler_conf_refused expect_exit 2 "--scheduler-conf /x: KAI's actions-and-tiers file is not read" \
-	scheduler --scheduler-conf /x
+# --scheduler-conf: KAI's SchedulerConfiguration, read by the snapshot loader's parser
+check scheduler_conf_missing_file expect_exit 2 "--scheduler-conf $tmp/none.yaml: .*none.yaml" \
+	scheduler --scheduler-conf "$tmp/none.yaml"
+printf 'actions: allocate\ntiers: {plugins: []}\n' >"$tmp/conf-bad.yaml"
+check scheduler_conf_bad_field_named expect_exit 2 "conf-bad.yaml: config.tiers: must be a list" \
+	scheduler --scheduler-conf "$tmp/conf-bad.yaml"
+cat >"$tmp/conf.yaml" <<'Y'
+actions: "allocate, reclaim, frobnicate"
+tiers:
+- plugins:
+  - name: predicates
+  - name: proportion
+    arguments: {kValue: 1.5, relcaimerSaturationMultiplier: 2}
+  - name: nodeplacement
+    arguments: {gpu: spread, cpu: binpack, foo: bar}
+  - name: magic
+queueDepthPerAction: {allocate: 10}
+Y
+check scheduler_conf_warns_what_it_does_not_act_on expect_exit 2 \
+	"conf.yaml: config.actions: 'frobnicate' is not an action Gantry runs" \
+	scheduler --scheduler-conf "$tmp/conf.yaml" --kubeconfig "$tmp/nonexistent"
+for w in "plugin nodeplacement: argument foo is not acted on" "plugin magic is not one Gantry knows" \
+	"queueDepthPerAction is not acted on" "plugin priority is not in the configuration, but Gantry cannot turn it off"; do
+	check "scheduler_conf_warns: $w" grep -q "$w" "$tmp/err"
+done
+check scheduler_conf_kvalue_not_warned sh -c '! grep -q "kValue\|relcaimerSaturationMultiplier" "$1"' _ "$tmp/err"
 check scheduler_kai_flags_inert_warned expect_exit 2 "--enable-profiler is accepted but has no effect" \
 	scheduler --enable-profiler --v=4 --max-consolidation-preemptees=4 --kubeconfig "$tmp/nonexistent"
 check scheduler_kai_grace_negative_ok expect_exit 2 "nonexistent" \
