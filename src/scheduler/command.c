@@ -18,6 +18,7 @@
 #include "kube/reflector.h"
 #include "pgctl/pgctl.h"
 #include "scheduler/kai_flags.h"
+#include "scheduler/kaiconfig.h"
 #include "scheduler/metrics.h"
 #include "scheduler/snapserve.h"
 #include "scheduler/snapshot.h"
@@ -61,6 +62,7 @@ struct opts {
 	const char *queue_label_map, *queue_label_defaults;	/* the queue metrics' extra labels */
 	bool bind_requests;	/* write BindRequests instead of binding (KAI's scheduler's way) */
 	bool binder;		/* run the BindRequest controller (`gantry binder`) in this process */
+	bool scheduler_name_given;
 };
 
 static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_len)
@@ -83,7 +85,7 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 #define SCHEDULING_FLAGS(o)                                                                          \
 	{ .type = GT_FLAG_SECTION, .help = "Scheduling" },                                          \
 	{ .type = GT_FLAG_STRING, .name = "scheduler-name", .dest = &(o)->scheduler_name, .arg = "NAME", \
-	  .min = 1, .help = "schedule pods with this schedulerName (default kai-scheduler)" },       \
+	  .seen = &(o)->scheduler_name_given, .min = 1, .help = "schedule pods with this schedulerName (default kai-scheduler)" },       \
 	{ .type = GT_FLAG_STRING, .name = "namespace", .dest = &(o)->ns, .arg = "NS",                \
 	  .help = "own namespace, for the leader lease (default kai-scheduler)" },                   \
 	{ .type = GT_FLAG_STRING, .name = "shard", .dest = &(o)->shard, .arg = "NAME",               \
@@ -228,6 +230,7 @@ struct sched {
 	struct gt_admission *admission;	/* NULL: no webhooks in this process */
 	struct gt_statusctl *statusctl;	/* NULL: no status controllers in this process */
 	struct gt_brctl *brctl;		/* NULL: no binder in this process */
+	struct gt_kai_config kcfg;	/* KAI's kai-config, when there is one (its strings back S->o's) */
 	struct gt_queue_label_map qlabels;
 	struct gt_pg_config pg_cfg;
 	char *identity;
@@ -490,6 +493,77 @@ static int connect_api(struct sched *S, struct gt_kube_config *cfg)
 	return serve_snapshots(S);
 }
 
+/* Replace *@dst with @v (the pg config owns its strings). */
+static void set_owned(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = gt_xstrdup(v);
+}
+
+/*
+ * KAI's kai-config Config, when there is one: its settings where no flag
+ * says otherwise, and a warning for each it carries that Gantry does not
+ * act on (kaiconfig.h).
+ */
+static void read_kai_config(struct sched *S)
+{
+	struct gt_kube_resp r;
+	gt_kube_call(S->cl, GT_VERB_GET, "GET", "/apis/kai.scheduler/v1/configs/kai-config", NULL, NULL, &r);
+	if (r.status != 200) {
+		if (r.status != 404)	/* 404: no such Config (or no such kind): nothing to read */
+			gt_log(GT_LOG_WARN, "scheduler", "kai-config: cannot be read (%s); its settings are not applied",
+			       gt_kube_why(&r));
+		gt_kube_resp_release(&r);
+		return;
+	}
+	json_t *obj = json_loadb(r.body, r.len, 0, NULL);
+	gt_kube_resp_release(&r);
+	struct gt_kai_config *k = &S->kcfg;
+	gt_kai_config_read(obj, k);
+	json_decref(obj);
+	for (size_t i = 0; i < k->n_warnings; i++)
+		gt_log(GT_LOG_WARN, "scheduler", "%s", k->warnings[i]);
+	struct opts *o = &S->o;
+	if (k->scheduler_name && !o->scheduler_name_given) {
+		o->scheduler_name = k->scheduler_name;
+		set_owned(&S->pg_cfg.scheduler_name, k->scheduler_name);
+	}
+	if (k->node_pool_label_key && !o->node_pool_key) {
+		o->node_pool_key = k->node_pool_label_key;
+		if (!strcmp(S->pg_cfg.node_pool_label, GT_NODE_POOL_LABEL))	/* the podgrouper's default */
+			set_owned(&S->pg_cfg.node_pool_label, k->node_pool_label_key);
+	}
+	if (k->queue_label_key && !strcmp(S->pg_cfg.queue_label, "kai.scheduler/queue"))
+		set_owned(&S->pg_cfg.queue_label, k->queue_label_key);
+	if (k->resv_ns && !o->reservation.ns)
+		o->reservation.ns = k->resv_ns;
+	if (k->resv_sa && !o->reservation.service_account)
+		o->reservation.service_account = k->resv_sa;
+	if (k->resv_runtime_class && !o->reservation.runtime_class)
+		o->reservation.runtime_class = k->resv_runtime_class;
+	if (k->resv_timeout_s && o->reservation.timeout_s <= 0)
+		o->reservation.timeout_s = (double)k->resv_timeout_s;
+	if ((k->queue_label_to_metric_label || k->queue_label_defaults) && !o->queue_label_map &&
+	    !o->queue_label_defaults) {
+		char why[256];
+		struct gt_queue_label_map m;
+		if (gt_queue_label_map_parse(k->queue_label_to_metric_label, k->queue_label_defaults, &m, why,
+					     sizeof(why))) {
+			gt_log(GT_LOG_WARN, "scheduler", "kai-config: spec.queueController: %s; left out", why);
+		} else {
+			gt_queue_label_map_release(&S->qlabels);
+			S->qlabels = m;
+		}
+	}
+	for (size_t i = 0; o->admission && !o->adm.namespace_labels.n && i < k->n_namespace_labels; i++)
+		GT_PUSH(o->adm.namespace_labels.v, o->adm.namespace_labels.n, o->adm.namespace_labels.cap,
+			k->namespace_labels[i]);
+	for (size_t i = 0; o->admission && !o->adm.pod_labels.n && i < k->n_pod_labels; i++)
+		GT_PUSH(o->adm.pod_labels.v, o->adm.pod_labels.n, o->adm.pod_labels.cap, k->pod_labels[i]);
+	gt_log(GT_LOG_INFO, "scheduler", "kai-config: read; its settings apply where no flag says otherwise "
+	       "(a change needs a restart)");
+}
+
 /* The admission webhooks, with --admission. 0, or 1 when their port cannot be had (said). */
 static int start_admission(struct sched *S)
 {
@@ -613,6 +687,8 @@ int gt_scheduler_main(int argc, char **argv)
 	gt_stop_start();	/* before any thread starts: they all inherit the blocked signals */
 	rc = connect_api(&S, &cfg);
 	if (!rc)
+		read_kai_config(&S);
+	if (!rc)
 		rc = start_admission(&S);
 	if (!rc) {
 		start(&S);
@@ -632,6 +708,7 @@ int gt_scheduler_main(int argc, char **argv)
 	gt_admission_opts_release(&S.o.adm);
 	gt_queue_label_map_release(&S.qlabels);
 	gt_kai_conf_release(&S.o.conf);
+	gt_kai_config_release(&S.kcfg);
 	free(S.identity);
 	gt_stop_end();
 	return rc;

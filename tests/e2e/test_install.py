@@ -1,5 +1,5 @@
 """End-to-end tests of what a KAI install hands the scheduler besides its objects: KAI's
-SchedulerConfiguration file (--scheduler-conf)."""
+SchedulerConfiguration file (--scheduler-conf) and its kai-config Config."""
 
 import os
 
@@ -56,4 +56,27 @@ def test_scheduler_conf(t):
     no_403(t)
 
 
-TESTS = [test_scheduler_conf]
+def test_kai_config(t):
+    """KAI's kai-config Config, when present, gives the scheduler its settings where no flag does:
+    its global.schedulerName makes Gantry schedule that scheduler's pods (and not kai-scheduler's);
+    --scheduler-name wins over it; a key Gantry does not act on is warned about by its path."""
+    t.setup()
+    t.create(node("n1", gpus=4), queue("e2e-kc-q"))
+    cfg = {"apiVersion": "kai.scheduler/v1", "kind": "Config", "metadata": {"name": "kai-config"},
+           "spec": {"global": {"schedulerName": "e2e-kc-sched"}, "scheduler": {"replicas": 3}}}
+    t.c.create(cfg)
+    t.cleanup.append(("kai.scheduler/v1", "Config", "kai-config"))
+    t.create(pod("theirs", t.ns, gpus=1, q="e2e-kc-q", scheduler="e2e-kc-sched"),
+             pod("ours", t.ns, gpus=1, q="e2e-kc-q"))
+    t.nodes_ready()
+    out = run_cycles(t, 2)
+    b = t.bound()
+    check(b.get("theirs") == "n1" and "ours" not in b, "with kai-config's schedulerName: %s" % b)
+    check("kai-config: spec.scheduler.replicas is not acted on by Gantry" in out, "not warned:\n" + out[-2000:])
+    check("spec.global.schedulerName is not acted on" not in out, "an acted-on key warned:\n" + out[-2000:])
+    run_cycles(t, 2, "--scheduler-name", "kai-scheduler")
+    check(t.bound().get("ours") == "n1", "the flag did not win over kai-config: %s" % t.bound())
+    no_403(t)
+
+
+TESTS = [test_scheduler_conf, test_kai_config]
