@@ -439,10 +439,12 @@ def test_bindrequest_mode(t):
     s = t.scheduler("--bind-requests")
     b = binder(t)
     wait_for("both pods bound", lambda: len(t.bound()) == 2, timeout=30)
-    pods = t.pods()
     brs = wait_for("both BindRequests Succeeded", lambda: (lambda x: x if len(x) == 2 and all(
         (br.get("status") or {}).get("phase") == "Succeeded" for br in x.values()) else None)(
         {br["metadata"]["name"]: br for br in t.c.list("BindRequest", t.ns)}), timeout=10)
+    # the pod's condition is written after the BindRequest's status
+    pods = wait_for("both pods' PodBound condition", lambda: (lambda x: x if all(
+        condition(p, "PodBound") for p in x.values()) and len(x) == 2 else None)(t.pods()), timeout=10)
     for name in ("whole", "frac"):
         br, p = brs[name], pods[name]
         owner = br["metadata"]["ownerReferences"][0]
@@ -465,8 +467,8 @@ def test_bindrequest_mode(t):
     caps = configmaps(t).get("frac-k2j3h4g-shared-gpu-0")
     check(caps and caps["data"].get("NVIDIA_VISIBLE_DEVICES") == resv["metadata"]["annotations"][GPU_ANN],
           "frac's ConfigMap %s" % caps)
-    reasons = {(e["involvedObject"]["name"], e["reason"]) for e in t.events()}
-    check({("whole", "Bound"), ("frac", "Bound")} <= reasons, "events %s" % sorted(reasons))
+    wait_for("the Bound events", lambda: {("whole", "Bound"), ("frac", "Bound")} <=
+             {(e["involvedObject"]["name"], e["reason"]) for e in t.events()}, timeout=10)
     # every Binding was made after its BindRequest was written
     evs = t.requests()
     for name in ("whole", "frac"):
@@ -475,8 +477,8 @@ def test_bindrequest_mode(t):
         bound = by_uri(evs, "create", "/pods/%s/binding" % name)
         check(len(made) == 1 and len(bound) == 1 and made[0] < bound[0],
               "%s: BindRequest written at %s, Binding at %s" % (name, made, bound))
-    m = scrape(b)
-    check(sample(m, 'kai_bind_requests_total{result="succeeded"}') == 2, "binder metrics:\n" + m[:2000])
+    wait_for("the binder's count of binds", lambda: sample(scrape(b), 'kai_bind_requests_total{result="succeeded"}') == 2,
+             timeout=10)
     port = wait_for("the probe port", lambda: (lambda x: int(x[-1]) if x else None)(
         re.findall(r"serving /healthz and /readyz on port (\d+)", b.output())))
     ready = urllib.request.urlopen("http://127.0.0.1:%d/readyz" % port, timeout=5).read().decode()
