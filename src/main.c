@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "admission/admission.h"
+#include "binder/command.h"
 #include "explain/explain.h"
 #include "fairshare/fairshare.h"
 #include "pgctl/pgctl.h"
@@ -23,13 +24,14 @@ static void usage(FILE *f)
 	      "  scheduler   schedule a real cluster (kubeconfig or in-cluster)\n"
 	      "  podgrouper  create PodGroups for the workloads' pods, as KAI's podgrouper does\n"
 	      "  admission   serve KAI's admission webhooks (GPU sharing, validation) over HTTPS\n"
+	      "  binder      bind the pods of BindRequests, as KAI's binder does\n"
 	      "  status-controllers\n"
 	      "              write Queue and PodGroup status, as KAI's queue and pod-group controllers\n"
 	      "  replay      play a real GPU-cluster job trace through the scheduling core, with a report\n"
 	      "  explain     why a pod, PodGroup or queue waits, what would let it start, and when\n"
 	      "  fairshare   KAI's fair-share simulators: a /simulate request, the service, or over time\n"
 	      "  version     print the version\n\n"
-	      "not in this version: binder (gantry scheduler binds; it says so and exits 1)\n\n"
+
 	      "Flags follow kubectl: --flag=value or --flag value, -o json or -ojson, a bare FILE\n"
 	      "where kubectl takes one, -R for directories. 'gantry <command> --help' lists them.\n", f);
 }
@@ -47,6 +49,8 @@ int main(int argc, char **argv)
 		return gt_scheduler_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "podgrouper"))
 		return gt_podgrouper_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "binder"))
+		return gt_binder_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "admission"))
 		return gt_admission_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "status-controllers"))
@@ -64,12 +68,6 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		usage(stdout);
 		return 0;
-	}
-	if (!strcmp(cmd, "binder")) {
-		/* KAI runs a binder beside its scheduler; Gantry binds from the scheduler process */
-		fprintf(stderr, "gantry binder: not implemented in this version: `gantry scheduler` binds "
-			"pods itself, reservation pods for shared GPUs included (docs/kubernetes.md)\n");
-		return 1;
 	}
 	fprintf(stderr, "gantry: unknown command '%s'\n", cmd);
 	usage(stderr);

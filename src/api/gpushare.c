@@ -1,8 +1,10 @@
 #include "api/gpushare.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "api/json.h"
 #include "api/object.h"
 
 #define CM_ANNOTATION "runai/shared-gpu-configmap"
@@ -50,4 +52,17 @@ bool gt_gpushare_configmaps(const struct gt_doc *pod, struct gt_gpushare_cms *ou
 	snprintf(out->evar, sizeof(out->evar), "%.500s-%s-evar", prefix, index);
 	out->visible_in_caps = container && env_from_configmap(container, "NVIDIA_VISIBLE_DEVICES");
 	return true;
+}
+
+char *gt_pod_tolerations_json(const struct gt_doc *pod)
+{
+	const struct gt_doc *tol = gt_doc_path(pod, "spec.tolerations");
+	if (!tol)
+		return NULL;
+	json_t *j = gt_doc_to_json(tol);
+	if (!json_is_array(j) || !json_array_size(j)) {
+		json_decref(j);
+		return NULL;
+	}
+	return gt_json_dump_take(j);
 }

@@ -32,4 +32,10 @@ struct gt_gpushare_cms {
 /* The ConfigMaps of shared-GPU pod @pod; false when the webhook named none. */
 bool gt_gpushare_configmaps(const struct gt_doc *pod, struct gt_gpushare_cms *out);
 
+/*
+ * The shared pod's spec.tolerations as JSON text (free it), or NULL when it
+ * has none: its GPU's reservation pod carries them, as KAI v0.17's does.
+ */
+char *gt_pod_tolerations_json(const struct gt_doc *pod);
+
 #endif /* GT_GPUSHARE_H */

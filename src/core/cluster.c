@@ -65,6 +65,8 @@ void gt_config_override(struct gt_config *c, const struct gt_config_overrides *o
 		c->scheduling_signatures = o->scheduling_signatures;
 	if (o->has_csi_storage)
 		c->csi_storage = o->csi_storage;
+	if (o->has_saturation_multiplier)
+		c->saturation_multiplier = o->saturation_multiplier;
 }
 
 void gt_cluster_init(struct gt_cluster *c, struct gt_strtab *names)

@@ -492,6 +492,8 @@ struct gt_config_overrides {
 	int32_t max_consolidation_preemptees;
 	bool allow_consolidating_reclaim, scheduling_signatures;
 	bool has_csi_storage, csi_storage;	/* --schedule-csi-storage */
+	bool has_saturation_multiplier;	/* proportion's relcaimerSaturationMultiplier (--scheduler-conf) */
+	double saturation_multiplier;
 };
 void gt_config_override(struct gt_config *c, const struct gt_config_overrides *o);
 /* What KAI's messages call queue @q: its spec.displayName, else its name. */

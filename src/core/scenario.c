@@ -472,9 +472,10 @@ static void filters_add(struct gt_accum *acc, int32_t pod)
 /* KAI's filter order: node affinity, topology, idle GPUs. */
 static bool filters_ok(struct gt_accum *acc)
 {
-	if (acc->f->aff && acc->f->aff->n_unmet)
-		return false;
-	return topo_ok(acc) && idle_ok(acc);
+	bool ok = !(acc->f->aff && acc->f->aff->n_unmet) && topo_ok(acc) && idle_ok(acc);
+	if (!ok)	/* KAI's IncScenarioFilteredByAction */
+		acc->st->s->search[acc->st->s->action].filtered++;
+	return ok;
 }
 
 /* ---------------------------------------------------------------- accumulation */

@@ -481,6 +481,17 @@ const char *gt_search_result_name(enum gt_search_result r)
 	return (unsigned)r < GT_N_SEARCH_RESULTS ? search_result_names[r] : "";
 }
 
+static const char *const scenario_state_names[] = {
+#define GT_SCENARIO_STATE_TEXT(name, text) text,
+	GT_SCENARIO_STATE_MAP(GT_SCENARIO_STATE_TEXT)
+#undef GT_SCENARIO_STATE_TEXT
+};
+
+const char *gt_scenario_state_name(enum gt_scenario_state st)
+{
+	return (unsigned)st < GT_N_SCENARIO_STATES ? scenario_state_names[st] : "";
+}
+
 static void index_init(struct gt_session *s)
 {
 	const struct gt_cluster *c = s->c;

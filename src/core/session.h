@@ -146,6 +146,30 @@ enum gt_search_result {
 
 const char *gt_search_result_name(enum gt_search_result r);
 
+/* The states a scenario is counted in (KAI's kai_scenario_search_scenarios_total{state}). */
+#define GT_SCENARIO_STATE_MAP(X)                \
+	X(EMITTED, "emitted")                   \
+	X(SIMULATED, "simulated")               \
+	X(DUPLICATE, "duplicate")               \
+	X(REJECTED, "validator_rejected")
+
+enum gt_scenario_state {
+#define GT_SCENARIO_STATE_ENUM(name, text) GT_SCENARIO_##name,
+	GT_SCENARIO_STATE_MAP(GT_SCENARIO_STATE_ENUM)
+#undef GT_SCENARIO_STATE_ENUM
+	GT_N_SCENARIO_STATES
+};
+
+const char *gt_scenario_state_name(enum gt_scenario_state st);
+
+/* One generator attempt of a job's search: how it ended and how long it took (session arena). */
+struct gt_search_timing {
+	struct gt_search_timing *next;
+	enum gt_generator gen;
+	enum gt_search_result result;
+	int64_t ms;
+};
+
 /* What the victim search did in one action (KAI's kai_scenario_search_* metrics). */
 struct gt_search_stats {
 	uint32_t jobs[GT_N_SEARCH_RESULTS];	/* jobs by result */
@@ -154,6 +178,14 @@ struct gt_search_stats {
 	uint32_t pruned;	/* probes no victim set could make valid: not searched */
 	uint32_t action_budget_exhausted;
 	uint32_t signature_skipped;	/* jobs no easier than a failed one: not tried */
+	/* per KAI metric (scheduler/metrics.c): */
+	uint32_t acted_on;	/* jobs the action tried to solve (podgroups_acted_on_by_action) */
+	uint64_t filtered;	/* accumulations KAI's accumulated filters rejected (scenarios_filtered_by_action) */
+	uint32_t jobs_reduced[GT_N_SEARCH_RESULTS];	/* jobs by result whose budget was reduced */
+	/* scenarios per generator: emitted, simulated, duplicate, validator_rejected */
+	uint64_t gen_scenarios[GT_N_GENERATORS][GT_N_SCENARIO_STATES];
+	/* generator attempts timed on the front end's clock (none without one), newest first */
+	struct gt_search_timing *timings;
 };
 
 struct gt_victim_key;

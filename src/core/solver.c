@@ -89,6 +89,7 @@ struct search {
 	uint32_t n_failed, cap_failed;	/* open addressing, cap a power of 2 */
 	struct gt_job_budget job_budget;
 	struct gt_deadline gen_deadline;
+	enum gt_generator gen;		/* the generator searching now (the metrics' label) */
 	int64_t free_room;		/* every node's free and freeing GPUs; < 0 until needed */
 };
 
@@ -397,6 +398,7 @@ static bool run_scenario(struct probe *pb, const struct gt_scenario *sc, const s
 				preempted[n++] = pb->victims[i];
 		ok = sr->sv->validate(sr->sv, preempted, n, pb->st.tasks, pb->st.k);
 		sr->stats->validator_rejected += !ok;
+		sr->stats->gen_scenarios[sr->gen][GT_SCENARIO_REJECTED] += !ok;
 	}
 	if (!ok) {
 		gt_stmt_rollback(s, cp);
@@ -584,12 +586,15 @@ static enum gt_search_result probe(struct search *sr, enum gt_generator gen, uin
 		if (!gt_scenario_gen_next(&g, &sc))
 			break;
 		sr->stats->emitted++;
+		sr->stats->gen_scenarios[gen][GT_SCENARIO_EMITTED]++;
 		struct failed_fp f = fingerprint(&pb, &sc, &g.acc);
 		if (failed_before(sr, &f)) {
 			sr->stats->duplicate++;
+			sr->stats->gen_scenarios[gen][GT_SCENARIO_DUPLICATE]++;
 			continue;
 		}
 		sr->stats->simulated++;
+		sr->stats->gen_scenarios[gen][GT_SCENARIO_SIMULATED]++;
 		if (run_scenario(&pb, &sc, &g.acc)) {
 			record_solution(&pb, &sc, &g.acc);
 			if (!keep)
@@ -653,7 +658,7 @@ static uint32_t search_max_k(struct search *sr, enum gt_generator gen, enum gt_s
 }
 
 /* KAI's solvePendingJobWithGenerator: one generator owns the whole progression. */
-static enum gt_search_result solve_with_generator(struct search *sr, enum gt_generator gen)
+static enum gt_search_result search_with_generator(struct search *sr, enum gt_generator gen)
 {
 	sr->rec = NULL;
 	sr->n_rec = 0;
@@ -665,6 +670,22 @@ static enum gt_search_result solve_with_generator(struct search *sr, enum gt_gen
 	if (!search_max_k(sr, gen, &last))
 		return last;
 	return probe(sr, gen, sr->n, true);
+}
+
+/* The same, timed on the front end's clock when there is one (kai_scenario_search_duration_seconds). */
+static enum gt_search_result solve_with_generator(struct search *sr, enum gt_generator gen)
+{
+	const struct gt_config *cfg = &sr->s->c->config;
+	sr->gen = gen;
+	int64_t t0 = cfg->clock_ms ? cfg->clock_ms(cfg->clock_ctx) : 0;
+	enum gt_search_result r = search_with_generator(sr, gen);
+	if (cfg->clock_ms) {
+		struct gt_search_timing *t = gt_arena_alloc(&sr->s->arena, sizeof(*t));
+		*t = (struct gt_search_timing){ .next = sr->stats->timings, .gen = gen, .result = r,
+						.ms = cfg->clock_ms(cfg->clock_ctx) - t0 };
+		sr->stats->timings = t;
+	}
+	return r;
 }
 
 /* ---------------------------------------------------------------- the job */
@@ -736,6 +757,8 @@ bool gt_solve(struct gt_solver *sv)
 	sv->result = solve_job(&sr, &solved);
 	sr.stats->jobs[sr.n ? sv->result : GT_SEARCH_NOT_ATTEMPTED]++;
 	sr.stats->reduced_budget += sr.job_budget.reduced;
+	if (sr.job_budget.reduced)
+		sr.stats->jobs_reduced[sr.n ? sv->result : GT_SEARCH_NOT_ATTEMPTED]++;
 	gt_arena_pop(a, m);
 	return solved;
 }
@@ -829,6 +852,7 @@ void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 		}
 		bool ok = gate_first || !gate || gate(s, job, req);
 		if (ok) {
+			s->search[s->action].acted_on++;	/* KAI's IncPodgroupsConsideredByAction */
 			struct gt_solver sv = *tmpl;
 			sv.s = s;
 			sv.job = job;

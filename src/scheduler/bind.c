@@ -41,7 +41,7 @@ static bool bound_to(const struct gt_kw *k, const struct gt_kop *op)
 	return ours;
 }
 
-bool gt_kw_bind(const struct gt_kw *k, const struct gt_kop *op)
+bool gt_kw_bind_why(const struct gt_kw *k, const struct gt_kop *op, char *why, size_t why_len)
 {
 	char path[600];
 	json_t *b = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind",
@@ -58,10 +58,37 @@ bool gt_kw_bind(const struct gt_kw *k, const struct gt_kop *op)
 		       op->name, op->node);
 		ok = true;
 	}
-	if (!ok)
+	if (!ok) {
+		const char *reason = r.status == 404 ? "the pod is gone" : gt_kube_why(&r);
 		gt_log(r.status == 404 ? GT_LOG_INFO : GT_LOG_WARN, "writer", "bind pod %s/%s to node %s: %s",
-		       op->ns, op->name, op->node, r.status == 404 ? "the pod is gone" : gt_kube_why(&r));
+		       op->ns, op->name, op->node, reason);
+		if (why)
+			snprintf(why, why_len, "%s", reason);
+	}
 	gt_kube_resp_release(&r);
+	return ok;
+}
+
+bool gt_kw_bind(const struct gt_kw *k, const struct gt_kop *op)
+{
+	return gt_kw_bind_why(k, op, NULL, 0);
+}
+
+bool gt_kw_bind_labelled(const struct gt_kw *k, struct gt_cache *cache, const struct gt_kop *op, char *why,
+			 size_t why_len)
+{
+	char key[600];
+	snprintf(key, sizeof(key), "%s/%s", op->ns, op->name);
+	gt_cache_inflight_put(cache, key, op->uid, op->node, op->groups, op->n_groups);
+	bool ok = gt_kw_patch_groups(k, op, false);
+	if (!ok && why)
+		snprintf(why, why_len, "cannot set the pod's GPU group labels");
+	if (ok && !gt_kw_bind_why(k, op, why, why_len)) {
+		gt_kw_patch_groups(k, op, true);
+		ok = false;
+	}
+	if (!ok)
+		gt_cache_inflight_drop(cache, key, op->uid);
 	return ok;
 }
 

@@ -35,6 +35,17 @@ bool gt_kw_event(const struct gt_kw *k, enum gt_kres res, const char *ns, const 
  * attempt; false with the reason logged.
  */
 bool gt_kw_bind(const struct gt_kw *k, const struct gt_kop *op);
+/* The same, with the reason of a failure in @why (when not NULL). */
+bool gt_kw_bind_why(const struct gt_kw *k, const struct gt_kop *op, char *why, size_t why_len);
+
+/*
+ * A shared pod bound without a reservation pod: its GPU-group labels, then
+ * the bind; the labels go again if the bind fails. The pod is a bind in
+ * flight in @cache meanwhile (writer.h), and stays one when bound. False
+ * with the reason in @why (when not NULL).
+ */
+bool gt_kw_bind_labelled(const struct gt_kw *k, struct gt_cache *cache, const struct gt_kop *op, char *why,
+			 size_t why_len);
 
 /* The label key of group @g of @op: runai-gpu-group, or runai-gpu-group/<group> for several devices. */
 void gt_kw_group_label(const struct gt_kop *op, unsigned g, char *buf, size_t len);

@@ -1,5 +1,6 @@
 #include "scheduler/binder.h"
 
+#include <gnutls/crypto.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,13 +18,12 @@
 #include "util/stop.h"
 
 #define DEFAULT_IMAGE "ghcr.io/nvidia/kai-scheduler/resource-reservation:latest"
-#define DEFAULT_RUNTIME "nvidia"
+#define DEFAULT_RUNTIME ""	/* KAI v0.17's binder: no runtime class unless told */
 #define DEFAULT_TIMEOUT_S 40.0
 #define DEFAULT_WORKERS 4
 #define NS_RECHECK_S 60.0
 #define GPU_ANNOTATION "run.ai/reserve_for_gpu_index"
 #define GROUP_LABEL "runai-gpu-group"
-#define NAME_ATTEMPTS 3
 
 /* One GPU group's reservation pod, shared by every bind that needs the group now. */
 struct resv {
@@ -31,6 +31,7 @@ struct resv {
 	char *pod;		/* the reservation pod, once found or created */
 	char *uuid;		/* its GPU, once it reported it */
 	char *error;		/* why the group cannot be had */
+	char *tolerations;	/* the first bind's pod's tolerations (JSON), for the pod it creates */
 	bool busy;		/* a worker is finding or creating the pod */
 	bool created;		/* we created the pod: ours to delete if it never reports */
 	bool used;		/* a pod was bound on it: never ours to delete */
@@ -44,6 +45,9 @@ enum step { STEP_RESERVE, STEP_FINISH, STEP_FAIL };
 struct job {
 	struct gt_binder *b;
 	struct gt_kop op;	/* a deep copy */
+	gt_binder_done_fn done;	/* NULL: nobody waits for the outcome */
+	void *done_arg;
+	char *why;		/* a failure's reason, for @done */
 	char key[600];		/* "ns/name" of the pod */
 	struct resv *r[GT_MAX_DEVICES];
 	enum step step;
@@ -78,7 +82,7 @@ static void set_str(char **dst, const char *v)
 /* ---------------------------------------------------------------- jobs */
 
 /* The reservation of @group on @node, shared with the binds already after it; lock held. */
-static struct resv *attach(struct gt_binder *b, const char *group, const char *node)
+static struct resv *attach(struct gt_binder *b, const char *group, const char *node, const char *tolerations)
 {
 	/* a reservation that failed is not shared with later binds: they try afresh */
 	for (struct resv *r = b->resvs; r; r = r->next)
@@ -89,6 +93,7 @@ static struct resv *attach(struct gt_binder *b, const char *group, const char *n
 	struct resv *r = gt_xcalloc(1, sizeof(*r));
 	r->group = gt_xstrdup(group);
 	r->node = gt_xstrdup(node);
+	r->tolerations = tolerations ? gt_xstrdup(tolerations) : NULL;
 	r->refs = 1;
 	r->next = b->resvs;
 	b->resvs = r;
@@ -110,6 +115,7 @@ static void detach(struct gt_binder *b, struct resv *r)
 	free(r->pod);
 	free(r->uuid);
 	free(r->error);
+	free(r->tolerations);
 	free(r);
 }
 
@@ -119,9 +125,12 @@ static void push(struct job **list, struct job *j)
 	*list = j;
 }
 
-/* Done with @j, whichever way; lock not held. */
-static void finish_job(struct gt_binder *b, struct job *j)
+/* Done with @j, whichever way (@bound: the pod is bound); lock not held. */
+static void finish_job(struct gt_binder *b, struct job *j, bool bound)
 {
+	if (j->done)
+		j->done(j->done_arg, bound, bound ? NULL : j->why ? j->why : "the bind was rolled back");
+	free(j->why);
 	pthread_mutex_lock(&b->mu);
 	for (uint8_t g = 0; g < j->op.n_groups; g++)
 		detach(b, j->r[g]);
@@ -172,15 +181,24 @@ bool gt_binder_active(struct gt_binder *b)
 
 /* ---------------------------------------------------------------- reservation pods */
 
-static void random_suffix(struct gt_binder *b, char *out, size_t n)
+/*
+ * The reservation pod's name, as KAI v0.17 derives it: "gpu-reservation-" and
+ * the first 8 bytes of SHA-256("<node>/<group>") in hex, so that concurrent
+ * or retried creates for one group (two binders, a restart) meet on one
+ * object instead of holding two GPUs.
+ */
+void gt_binder_reservation_name(const char *node, const char *group, char out[GT_RESERVATION_NAME_LEN])
 {
-	/* KAI's alphabet: no vowels, no look-alikes */
-	static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-	pthread_mutex_lock(&b->mu);
-	for (size_t i = 0; i + 1 < n; i++)
-		out[i] = alphabet[rand_r(&b->seed) % (sizeof(alphabet) - 1)];
-	pthread_mutex_unlock(&b->mu);
-	out[n - 1] = '\0';
+	char key[1024];
+	unsigned char sum[32];
+	int n = snprintf(key, sizeof(key), "%s/%s", node, group);
+	if (gnutls_hash_fast(GNUTLS_DIG_SHA256, key, (size_t)n, sum) < 0) {
+		fprintf(stderr, "gantry: SHA-256 is not available from GnuTLS\n");
+		abort();
+	}
+	int len = snprintf(out, GT_RESERVATION_NAME_LEN, "gpu-reservation-");
+	for (int i = 0; i < 8; i++)
+		len += snprintf(out + len, GT_RESERVATION_NAME_LEN - (size_t)len, "%02x", sum[i]);
 }
 
 static json_t *reservation_pod(const struct gt_binder *b, const char *name, const struct resv *r)
@@ -194,6 +212,11 @@ static json_t *reservation_pod(const struct gt_binder *b, const char *name, cons
 	json_t *container = json_pack("{s:s, s:s, s:s, s:o, s:o}", "name", "resource-reservation", "image",
 				      b->o.image, "imagePullPolicy", "IfNotPresent", "resources", res, "env", env);
 	json_t *spec = json_pack("{s:s, s:[o]}", "nodeName", r->node, "containers", container);
+	/* the fractional pod's tolerations, so that the GPU can be held on a tainted node it may use */
+	json_t *tol = r->tolerations ? json_loads(r->tolerations, 0, NULL) : NULL;
+	if (json_is_array(tol) && json_array_size(tol))
+		json_object_set(spec, "tolerations", tol);
+	json_decref(tol);
 	if (*b->o.runtime_class)
 		json_object_set_new(spec, "runtimeClassName", json_string(b->o.runtime_class));
 	if (*b->o.service_account)
@@ -232,8 +255,17 @@ static int find_reservation(struct gt_binder *b, const struct resv *r, char **na
 		json_t *md = json_object_get(item, "metadata");
 		/* the label selector again: a server that ignored it must not hand us another group's pod */
 		const char *g = json_string_value(json_object_get(json_object_get(md, "labels"), GROUP_LABEL));
-		if (!g || strcmp(g, r->group) || json_object_get(md, "deletionTimestamp"))
+		if (!g || strcmp(g, r->group))
 			continue;
+		if (json_object_get(md, "deletionTimestamp")) {
+			/* its name is the group's (one per node and group): a new one can be made once it is gone */
+			char msg[800];
+			snprintf(msg, sizeof(msg), "the reservation pod %s/%s of GPU group %s is being deleted",
+				 b->o.ns, json_string_value(json_object_get(md, "name")), r->group);
+			*err = gt_xstrdup(msg);
+			found = -1;
+			break;
+		}
 		const char *node = json_string_value(json_object_get(json_object_get(item, "spec"), "nodeName"));
 		const char *pod = json_string_value(json_object_get(md, "name"));
 		if (!node || strcmp(node, r->node)) {
@@ -254,37 +286,32 @@ static int find_reservation(struct gt_binder *b, const struct resv *r, char **na
 	return found;
 }
 
-/* Create the group's reservation pod; its name, or NULL with @err. */
-static char *create_reservation(struct gt_binder *b, const struct resv *r, char **err)
+/*
+ * Create the group's reservation pod; its name, or NULL with @err. A pod of
+ * that name already there (another binder, an earlier attempt) is the
+ * group's: it is used, as KAI uses it (@created false).
+ */
+static char *create_reservation(struct gt_binder *b, const struct resv *r, bool *created, char **err)
 {
-	char path[400], name[300], rnd[6];
+	char path[400], name[GT_RESERVATION_NAME_LEN];
 	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods", b->o.ns);
-	for (int attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
-		random_suffix(b, rnd, sizeof(rnd));
-		/* a pod name is at most 253 characters: "gpu-reservation-" + node + "-xxxxx" */
-		snprintf(name, sizeof(name), "gpu-reservation-%.231s-%s", r->node, rnd);
-		char *body = gt_json_dump_take(reservation_pod(b, name, r));
-		struct gt_kube_resp resp;
-		gt_kube_call(b->kw.cl, GT_VERB_POST, "POST", path, "application/json", body, &resp);
-		free(body);
-		long st = resp.status;
-		if (st == 201 || st == 200) {
-			gt_kube_resp_release(&resp);
-			gt_log(GT_LOG_INFO, "binder", "created reservation pod %s/%s for GPU group %s on node %s",
-			       b->o.ns, name, r->group, r->node);
-			return gt_xstrdup(name);
-		}
-		if (st != 409) {
-			char msg[800];
-			snprintf(msg, sizeof(msg), "cannot create reservation pod %s/%s: %s", b->o.ns, name,
-				 gt_kube_why(&resp));
-			*err = gt_xstrdup(msg);
-			gt_kube_resp_release(&resp);
-			return NULL;
-		}
-		gt_kube_resp_release(&resp);	/* the random name was taken: draw again */
+	gt_binder_reservation_name(r->node, r->group, name);
+	char *body = gt_json_dump_take(reservation_pod(b, name, r));
+	struct gt_kube_resp resp;
+	gt_kube_call(b->kw.cl, GT_VERB_POST, "POST", path, "application/json", body, &resp);
+	free(body);
+	long st = resp.status;
+	*created = st == 201 || st == 200;
+	if (*created || st == 409) {
+		gt_kube_resp_release(&resp);
+		gt_log(GT_LOG_INFO, "binder", "%s reservation pod %s/%s for GPU group %s on node %s",
+		       *created ? "created" : "reusing the existing", b->o.ns, name, r->group, r->node);
+		return gt_xstrdup(name);
 	}
-	*err = gt_xstrdup("cannot name a reservation pod: every name drawn was taken");
+	char msg[800];
+	snprintf(msg, sizeof(msg), "cannot create reservation pod %s/%s: %s", b->o.ns, name, gt_kube_why(&resp));
+	*err = gt_xstrdup(msg);
+	gt_kube_resp_release(&resp);
 	return NULL;
 }
 
@@ -309,10 +336,8 @@ static void reserve(struct gt_binder *b, struct resv *r)
 	char *name = NULL, *uuid = NULL, *err = NULL;
 	int found = find_reservation(b, r, &name, &uuid, &err);
 	bool created = false;
-	if (found == 0) {
-		name = create_reservation(b, r, &err);
-		created = name != NULL;
-	}
+	if (found == 0)
+		name = create_reservation(b, r, &created, &err);
 	pthread_mutex_lock(&b->mu);
 	r->busy = false;
 	r->pod = name;
@@ -460,7 +485,7 @@ static void step_finish(struct gt_binder *b, struct job *j)
 		release_reservations(b, j);
 		gt_cache_inflight_drop(b->cache, j->key, op->uid);
 	}
-	finish_job(b, j);
+	finish_job(b, j, bound);
 }
 
 /* A group failed: give the bind up. */
@@ -478,7 +503,8 @@ static void step_fail(struct gt_binder *b, struct job *j)
 	       op->name, op->node, why);
 	atomic_fetch_add(b->n.errors, 1);
 	gt_cache_inflight_drop(b->cache, j->key, op->uid);
-	finish_job(b, j);
+	j->why = gt_xstrdup(why);
+	finish_job(b, j, false);
 }
 
 static void step_reserve(struct gt_binder *b, struct job *j)
@@ -635,14 +661,21 @@ struct gt_binder *gt_binder_new(const struct gt_kw *kw, struct gt_cache *cache,
 
 void gt_binder_submit(struct gt_binder *b, const struct gt_kop *op)
 {
+	gt_binder_submit_then(b, op, NULL, NULL);
+}
+
+void gt_binder_submit_then(struct gt_binder *b, const struct gt_kop *op, gt_binder_done_fn done, void *arg)
+{
 	struct job *j = gt_xcalloc(1, sizeof(*j));
+	j->done = done;
+	j->done_arg = arg;
 	gt_kop_copy(&j->op, op);
 	snprintf(j->key, sizeof(j->key), "%s/%s", op->ns, op->name);
 	/* before anything is written: from now on the snapshot sees the pod Binding */
 	gt_cache_inflight_put(b->cache, j->key, op->uid, op->node, op->groups, op->n_groups);
 	pthread_mutex_lock(&b->mu);
 	for (uint8_t g = 0; g < op->n_groups; g++)
-		j->r[g] = attach(b, op->groups[g], op->node);
+		j->r[g] = attach(b, op->groups[g], op->node, op->tolerations);
 	j->step = STEP_RESERVE;
 	j->b = b;
 	b->pending++;
@@ -672,7 +705,8 @@ static void cancel(struct gt_binder *b, struct job *j)
 	gt_log(GT_LOG_INFO, "binder", "bind pod %s/%s given up at shutdown: it was waiting for its reservation pod",
 	       j->op.ns, j->op.name);
 	gt_cache_inflight_drop(b->cache, j->key, j->op.uid);
-	finish_job(b, j);
+	j->why = gt_xstrdup("given up at shutdown while waiting for the reservation pod");
+	finish_job(b, j, false);
 }
 
 void gt_binder_wait_idle(struct gt_binder *b)

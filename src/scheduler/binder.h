@@ -8,10 +8,13 @@
  * binder (KAI-SPEC 1.4, 1.8, 7.4), for each of the pod's groups:
  *
  *  1. finds the group's reservation pod in the reservation namespace (label
- *     runai-gpu-group=<group>), or creates one: gpu-reservation-<node>-<5
- *     random chars>, nodeName preset, nvidia.com/gpu: 1, labels
- *     app=kai-resource-reservation and runai-gpu-group=<group>, annotation
- *     karpenter.sh/do-not-disrupt: "true", runtimeClassName nvidia;
+ *     runai-gpu-group=<group>), or creates one: gpu-reservation-<16 hex>
+ *     (gt_binder_reservation_name(): one name per node and group, as KAI
+ *     v0.17), nodeName preset, nvidia.com/gpu: 1, the shared pod's
+ *     tolerations, labels app=kai-resource-reservation and
+ *     runai-gpu-group=<group>, annotation karpenter.sh/do-not-disrupt:
+ *     "true", no runtimeClassName unless one is given (KAI v0.17's
+ *     --runtime-class-name defaults to none);
  *  2. waits (bounded: timeout_s, KAI's 40 s) for its annotation
  *     run.ai/reserve_for_gpu_index=<GPU UUID>; a pod it created that never
  *     reports is deleted;
@@ -60,7 +63,7 @@ struct gt_binder_opts {
 	const char *ns;			/* NULL: kai-resource-reservation */
 	const char *image;		/* NULL: KAI's resource-reservation image */
 	const char *service_account;	/* NULL: kai-resource-reservation; "": none */
-	const char *runtime_class;	/* NULL: nvidia; "": none */
+	const char *runtime_class;	/* NULL or "": none (KAI v0.17's default) */
 	double timeout_s;		/* <= 0: 40 */
 	int workers;			/* <= 0: 4 */
 };
@@ -80,6 +83,18 @@ struct gt_binder *gt_binder_new(const struct gt_kw *kw, struct gt_cache *cache,
 bool gt_binder_active(struct gt_binder *b);
 /* Start a shared-GPU bind (@op is copied); returns at once. */
 void gt_binder_submit(struct gt_binder *b, const struct gt_kop *op);
+/*
+ * The outcome of a bind, called once on a worker when it is done: @bound,
+ * else @why (valid during the call). The BindRequest controller writes it
+ * into the BindRequest's status.
+ */
+typedef void (*gt_binder_done_fn)(void *arg, bool bound, const char *why);
+/* gt_binder_submit(), then @done(@arg, ...) with the outcome. */
+void gt_binder_submit_then(struct gt_binder *b, const struct gt_kop *op, gt_binder_done_fn done, void *arg);
+
+/* "gpu-reservation-" and 16 hex digits: the reservation pod of GPU group @group on @node. */
+#define GT_RESERVATION_NAME_LEN 40
+void gt_binder_reservation_name(const char *node, const char *group, char out[GT_RESERVATION_NAME_LEN]);
 /* Binds submitted and not yet done. */
 size_t gt_binder_pending(struct gt_binder *b);
 /* Wait until no bind is in the binder's hands, or a stop (util/stop.h; gt_binder_wake() on it). */

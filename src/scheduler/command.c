@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "admission/admission.h"
+#include "binder/controller.h"
 #include "core/actions.h"
 #include "core/fairshare.h"
 #include "core/usage.h"
@@ -17,6 +18,7 @@
 #include "kube/reflector.h"
 #include "pgctl/pgctl.h"
 #include "scheduler/kai_flags.h"
+#include "scheduler/kaiconfig.h"
 #include "scheduler/metrics.h"
 #include "scheduler/snapserve.h"
 #include "scheduler/snapshot.h"
@@ -54,8 +56,13 @@ struct opts {
 	struct gt_admission_opts adm;
 	struct gt_kai_flags kai;
 	struct gt_config_overrides overrides;	/* from kai */
+	struct gt_kai_conf conf;	/* --scheduler-conf (zero without it) */
+	bool actions_given;
 	bool queue_controller, podgroup_controller;	/* KAI's status controllers in this process */
 	const char *queue_label_map, *queue_label_defaults;	/* the queue metrics' extra labels */
+	bool bind_requests;	/* write BindRequests instead of binding (KAI's scheduler's way) */
+	bool binder;		/* run the BindRequest controller (`gantry binder`) in this process */
+	bool scheduler_name_given;
 };
 
 static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_len)
@@ -78,7 +85,7 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 #define SCHEDULING_FLAGS(o)                                                                          \
 	{ .type = GT_FLAG_SECTION, .help = "Scheduling" },                                          \
 	{ .type = GT_FLAG_STRING, .name = "scheduler-name", .dest = &(o)->scheduler_name, .arg = "NAME", \
-	  .min = 1, .help = "schedule pods with this schedulerName (default kai-scheduler)" },       \
+	  .seen = &(o)->scheduler_name_given, .min = 1, .help = "schedule pods with this schedulerName (default kai-scheduler)" },       \
 	{ .type = GT_FLAG_STRING, .name = "namespace", .dest = &(o)->ns, .arg = "NS",                \
 	  .help = "own namespace, for the leader lease (default kai-scheduler)" },                   \
 	{ .type = GT_FLAG_STRING, .name = "shard", .dest = &(o)->shard, .arg = "NAME",               \
@@ -86,7 +93,7 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	{ .type = GT_FLAG_DURATION, .name = "schedule-period", .dest = &(o)->period_s, .arg = "D",   \
 	  .dmin_open = true, .help = "cycle period (default 1s)" },                                  \
 	{ .type = GT_FLAG_FUNC, .name = "actions", .dest = &(o)->actions, .arg = "LIST",             \
-	  .parse = gt_actions_flag, .help = "allocate,consolidation,reclaim,preempt,stalegangeviction" }, \
+	  .seen = &(o)->actions_given, .parse = gt_actions_flag, .help = "allocate,consolidation,reclaim,preempt,stalegangeviction" }, \
 	{ .type = GT_FLAG_INT, .name = "write-workers", .dest = &(o)->workers, .arg = "N", .min = 1,  \
 	  .max = 256, .help = "concurrent writes (default 16)" },                                    \
 	{ .type = GT_FLAG_INT, .name = "num-of-status-recording-workers", .dest = &(o)->workers,      \
@@ -141,10 +148,18 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	{ .type = GT_FLAG_STRING, .name = "resource-reservation-pod-image",                          \
 	  .dest = &(o)->reservation.image, .arg = "IMAGE", .min = 1, .help = "the reservation pods' image" }, \
 	{ .type = GT_FLAG_STRING, .name = "resource-reservation-runtime-class",                      \
-	  .dest = &(o)->reservation.runtime_class, .arg = "RC", .help = "(default nvidia)" },       \
+	  .dest = &(o)->reservation.runtime_class, .arg = "RC", .help = "(default: none, as KAI v0.17)" },       \
 	{ .type = GT_FLAG_DURATION, .name = "resource-reservation-allocation-timeout",               \
 	  .dest = &(o)->reservation.timeout_s, .arg = "D", .dmin_open = true,                       \
 	  .help = "wait for a reservation pod's GPU (default 40s)" }
+
+#define BINDING_FLAGS(o)                                                                             \
+	{ .type = GT_FLAG_SECTION, .help = "Binding (docs/deploy.md)" },                            \
+	{ .type = GT_FLAG_BOOL, .name = "bind-requests", .dest = &(o)->bind_requests,                \
+	  .help = "write a BindRequest per bind for a binder (KAI's or `gantry binder`)\n"          \
+		  "instead of binding (default false: the scheduler binds)" },                       \
+	{ .type = GT_FLAG_BOOL, .name = "binder", .dest = &(o)->binder,                              \
+	  .help = "also bind BindRequests in this process, as `gantry binder` (default false)" }
 
 #define OPERATION_FLAGS(o)                                                                           \
 	{ .type = GT_FLAG_SECTION, .help = "Operation" },                                           \
@@ -178,6 +193,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	};
 	const struct gt_flag flags[] = { GT_CONN_FLAGS(&o->conn), SCHEDULING_FLAGS(o), SHARING_FLAGS(o),
 					 GT_ADMISSION_FLAGS(&o->adm), GT_LEASE_FLAGS(&o->lease), OPERATION_FLAGS(o),
+					 BINDING_FLAGS(o),
 					 GT_KAI_FLAGS(&o->kai) };
 	const struct gt_command cmd = {
 		.name = "scheduler", .synopsis = "[flags]",
@@ -191,7 +207,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (!rc && !o->admission && (o->adm.given || o->adm.runtime_class_given || o->adm.runtime_class_deprecated_given))
 		fprintf(stderr, "gantry scheduler: warning: admission flags without --admission have no effect\n");
 	rc = rc ? rc : gt_admission_opts_check("scheduler", &o->adm);
-	return rc ? rc : gt_kai_flags_apply(&o->kai, &o->overrides, &o->log_level);
+	rc = rc ? rc : gt_kai_flags_apply(&o->kai, &o->overrides, &o->log_level, &o->conf);
+	if (!rc && o->conf.spec) {
+		/* KAI's scheduler runs the file's actions; --actions as well: both must name one */
+		if (o->actions_given && (o->actions & o->conf.actions) != o->actions)
+			gt_log(GT_LOG_WARN, "scheduler", "--actions and --scheduler-conf's actions differ: running only "
+			       "those both name");
+		o->actions = o->actions_given ? o->actions & o->conf.actions : o->conf.actions;
+	}
+	return rc;
 }
 
 struct sched {
@@ -205,6 +229,8 @@ struct sched {
 	struct gt_pgctl *pgctl;		/* NULL: no podgrouper in this process */
 	struct gt_admission *admission;	/* NULL: no webhooks in this process */
 	struct gt_statusctl *statusctl;	/* NULL: no status controllers in this process */
+	struct gt_brctl *brctl;		/* NULL: no binder in this process */
+	struct gt_kai_config kcfg;	/* KAI's kai-config, when there is one (its strings back S->o's) */
 	struct gt_queue_label_map qlabels;
 	struct gt_pg_config pg_cfg;
 	char *identity;
@@ -292,7 +318,7 @@ static void cycle(struct sched *S)
 	struct gt_snapshot_opts so = { .scheduler_name = S->o.scheduler_name, .shard = S->o.shard,
 				       .grouped_only = S->o.require_podgroup_given ? S->o.require_podgroup
 										  : S->o.podgrouper,
-				       .overrides = &S->o.overrides };
+				       .overrides = &S->o.overrides, .conf_spec = S->o.conf.spec };
 	struct gt_kube_snapshot snap;
 	struct gt_node_pool pool = { .value = S->o.node_pool, .key = S->o.node_pool_key };
 	gt_snapshot_take(S->cache, &so, &pool, &snap);
@@ -331,6 +357,7 @@ static void cycle(struct sched *S)
 	gt_writer_run(S->writer, &writes);
 	double t4 = gt_mono_ms();
 	gt_metrics_set_queues(&S->metrics, &s, &snap);
+	gt_metrics_count_search(&S->metrics, &s);
 	gt_metrics_count_cycle(&S->metrics, &snap, &plan, &writes, S->o.node_pool_key, now * 1000);
 	pthread_mutex_lock(&S->metrics.mu);
 	S->metrics.cycles++;
@@ -466,6 +493,77 @@ static int connect_api(struct sched *S, struct gt_kube_config *cfg)
 	return serve_snapshots(S);
 }
 
+/* Replace *@dst with @v (the pg config owns its strings). */
+static void set_owned(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = gt_xstrdup(v);
+}
+
+/*
+ * KAI's kai-config Config, when there is one: its settings where no flag
+ * says otherwise, and a warning for each it carries that Gantry does not
+ * act on (kaiconfig.h).
+ */
+static void read_kai_config(struct sched *S)
+{
+	struct gt_kube_resp r;
+	gt_kube_call(S->cl, GT_VERB_GET, "GET", "/apis/kai.scheduler/v1/configs/kai-config", NULL, NULL, &r);
+	if (r.status != 200) {
+		if (r.status != 404)	/* 404: no such Config (or no such kind): nothing to read */
+			gt_log(GT_LOG_WARN, "scheduler", "kai-config: cannot be read (%s); its settings are not applied",
+			       gt_kube_why(&r));
+		gt_kube_resp_release(&r);
+		return;
+	}
+	json_t *obj = json_loadb(r.body, r.len, 0, NULL);
+	gt_kube_resp_release(&r);
+	struct gt_kai_config *k = &S->kcfg;
+	gt_kai_config_read(obj, k);
+	json_decref(obj);
+	for (size_t i = 0; i < k->n_warnings; i++)
+		gt_log(GT_LOG_WARN, "scheduler", "%s", k->warnings[i]);
+	struct opts *o = &S->o;
+	if (k->scheduler_name && !o->scheduler_name_given) {
+		o->scheduler_name = k->scheduler_name;
+		set_owned(&S->pg_cfg.scheduler_name, k->scheduler_name);
+	}
+	if (k->node_pool_label_key && !o->node_pool_key) {
+		o->node_pool_key = k->node_pool_label_key;
+		if (!strcmp(S->pg_cfg.node_pool_label, GT_NODE_POOL_LABEL))	/* the podgrouper's default */
+			set_owned(&S->pg_cfg.node_pool_label, k->node_pool_label_key);
+	}
+	if (k->queue_label_key && !strcmp(S->pg_cfg.queue_label, "kai.scheduler/queue"))
+		set_owned(&S->pg_cfg.queue_label, k->queue_label_key);
+	if (k->resv_ns && !o->reservation.ns)
+		o->reservation.ns = k->resv_ns;
+	if (k->resv_sa && !o->reservation.service_account)
+		o->reservation.service_account = k->resv_sa;
+	if (k->resv_runtime_class && !o->reservation.runtime_class)
+		o->reservation.runtime_class = k->resv_runtime_class;
+	if (k->resv_timeout_s && o->reservation.timeout_s <= 0)
+		o->reservation.timeout_s = (double)k->resv_timeout_s;
+	if ((k->queue_label_to_metric_label || k->queue_label_defaults) && !o->queue_label_map &&
+	    !o->queue_label_defaults) {
+		char why[256];
+		struct gt_queue_label_map m;
+		if (gt_queue_label_map_parse(k->queue_label_to_metric_label, k->queue_label_defaults, &m, why,
+					     sizeof(why))) {
+			gt_log(GT_LOG_WARN, "scheduler", "kai-config: spec.queueController: %s; left out", why);
+		} else {
+			gt_queue_label_map_release(&S->qlabels);
+			S->qlabels = m;
+		}
+	}
+	for (size_t i = 0; o->admission && !o->adm.namespace_labels.n && i < k->n_namespace_labels; i++)
+		GT_PUSH(o->adm.namespace_labels.v, o->adm.namespace_labels.n, o->adm.namespace_labels.cap,
+			k->namespace_labels[i]);
+	for (size_t i = 0; o->admission && !o->adm.pod_labels.n && i < k->n_pod_labels; i++)
+		GT_PUSH(o->adm.pod_labels.v, o->adm.pod_labels.n, o->adm.pod_labels.cap, k->pod_labels[i]);
+	gt_log(GT_LOG_INFO, "scheduler", "kai-config: read; its settings apply where no flag says otherwise "
+	       "(a change needs a restart)");
+}
+
 /* The admission webhooks, with --admission. 0, or 1 when their port cannot be had (said). */
 static int start_admission(struct sched *S)
 {
@@ -501,7 +599,9 @@ static void start(struct sched *S)
 	struct gt_writer_opts wo = { .workers = (int)S->o.workers, .evict_by_delete = S->o.evict_by_delete,
 				     .grace_period_s = S->o.grace_s < 0 ? -1 : (int64_t)S->o.grace_s,
 				     .component = S->o.scheduler_name, .instance = S->identity,
-				     .reservation = S->o.reservation };
+				     .reservation = S->o.reservation, .bind_requests = S->o.bind_requests,
+				     .pool_key = S->o.node_pool_key ? S->o.node_pool_key : "kai.scheduler/node-pool",
+				     .pool_value = S->o.node_pool };
 	S->writer = gt_writer_new(S->cl, S->cache, &wo);
 	S->metrics.writer = gt_writer_stats(S->writer);
 	gt_stop_on(gt_writer_wake, S->writer);
@@ -520,6 +620,11 @@ static void start(struct sched *S)
 		S->pgctl = gt_pgctl_start(S->cl, S->cache, &po);
 		S->metrics.podgrouper_extra_arg = S->pgctl;
 		atomic_store(&S->metrics.podgrouper_extra, pgctl_metrics);
+	}
+	if (S->o.binder) {
+		struct gt_brctl_opts bo = { .reservation = S->o.reservation, .component = "binder",
+					    .instance = S->identity, .active = &S->metrics.leader };
+		S->brctl = gt_brctl_start(S->cl, S->cache, &bo);
 	}
 	if (S->o.queue_controller || S->o.podgroup_controller) {
 		struct gt_statusctl_opts so = { .podgroups = S->o.podgroup_controller, .queues = S->o.queue_controller,
@@ -546,6 +651,7 @@ static void stop(struct sched *S)
 	if (S->usage_loaded && !(S->leader && gt_leader_lost(S->leader)))	/* a new leader owns it now */
 		usage_save(S, (int64_t)time(NULL));
 	gt_writer_free(S->writer);
+	gt_brctl_stop(S->brctl);	/* while the client still works: given-up binds say so */
 	gt_leader_stop(S->leader);
 	gt_kube_client_stop(S->cl);
 	gt_pgctl_stop(S->pgctl);
@@ -562,6 +668,7 @@ int gt_scheduler_main(int argc, char **argv)
 	int rc = parse_args(argc, argv, &S.o);
 	if (rc) {
 		gt_admission_opts_release(&S.o.adm);
+		gt_kai_conf_release(&S.o.conf);
 		return rc == 1 ? 0 : rc;
 	}
 	gt_log_set_level((enum gt_log_level)S.o.log_level);
@@ -573,11 +680,14 @@ int gt_scheduler_main(int argc, char **argv)
 		gt_pg_config_release(&S.pg_cfg);
 		gt_admission_opts_release(&S.o.adm);
 		gt_queue_label_map_release(&S.qlabels);
+		gt_kai_conf_release(&S.o.conf);
 		return rc;
 	}
 	S.identity = gt_leader_identity();
 	gt_stop_start();	/* before any thread starts: they all inherit the blocked signals */
 	rc = connect_api(&S, &cfg);
+	if (!rc)
+		read_kai_config(&S);
 	if (!rc)
 		rc = start_admission(&S);
 	if (!rc) {
@@ -597,6 +707,8 @@ int gt_scheduler_main(int argc, char **argv)
 	gt_pg_config_release(&S.pg_cfg);
 	gt_admission_opts_release(&S.o.adm);
 	gt_queue_label_map_release(&S.qlabels);
+	gt_kai_conf_release(&S.o.conf);
+	gt_kai_config_release(&S.kcfg);
 	free(S.identity);
 	gt_stop_end();
 	return rc;

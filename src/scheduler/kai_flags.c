@@ -3,9 +3,14 @@
  */
 #include "scheduler/kai_flags.h"
 
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "api/doc.h"
+#include "api/json.h"
+#include "util/file.h"
 #include "util/log.h"
 
 static void inert(bool given, const char *flag, const char *why)
@@ -14,15 +19,64 @@ static void inert(bool given, const char *flag, const char *why)
 		gt_log(GT_LOG_WARN, "scheduler", "--%s is accepted but has no effect: %s", flag, why);
 }
 
-int gt_kai_flags_apply(const struct gt_kai_flags *k, struct gt_config_overrides *ov, int *log_level)
+/* Plugin arguments are Go's map[string]string: 1.5 and true in them are text, as KAI reads them. */
+static void arguments_as_text(const struct gt_doc *root)
+{
+	const struct gt_doc *tiers = gt_doc_get(root, "tiers");
+	for (size_t t = 0; tiers && tiers->kind == GT_DOC_SEQ && t < tiers->n; t++) {
+		const struct gt_doc *plugins = gt_doc_get(tiers->items[t], "plugins");
+		for (size_t i = 0; plugins && plugins->kind == GT_DOC_SEQ && i < plugins->n; i++) {
+			const struct gt_doc *args = gt_doc_get(plugins->items[i], "arguments");
+			for (size_t a = 0; args && args->kind == GT_DOC_MAP && a < args->n; a++)
+				if (args->items[a]->kind == GT_DOC_SCALAR && !gt_doc_is_null(args->items[a]))
+					args->items[a]->quoted = true;
+		}
+	}
+}
+
+/* --scheduler-conf: KAI's SchedulerConfiguration file into @conf. 0, or 2 (said). */
+static int read_conf(const char *path, struct gt_kai_conf *conf)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct gt_err err = { 0 };
+	struct gt_doc_list docs = { 0 };
+	int rc = gt_file_read(path, &text, &len, &err);
+	if (!rc)
+		rc = gt_doc_parse_string(text, len, path, &docs, &err);
+	if (!rc && docs.n != 1)
+		rc = gt_errf(&err, GT_EINVAL, "%s: %zu YAML documents; KAI's configuration is one", path, docs.n);
+	if (!rc && docs.docs[0]->kind != GT_DOC_MAP)
+		rc = gt_errf(&err, GT_EINVAL, "%s: not a mapping (actions, tiers, ...)", path);
+	if (!rc) {
+		arguments_as_text(docs.docs[0]);
+		json_t *cfg = gt_doc_to_json(docs.docs[0]);
+		rc = gt_kai_conf_read(cfg, conf, &err);
+		json_decref(cfg);
+	}
+	gt_doc_list_release(&docs);
+	free(text);
+	if (rc) {
+		fprintf(stderr, "gantry scheduler: --scheduler-conf %s: %s\n", path, err.msg);
+		return 2;
+	}
+	for (size_t i = 0; i < conf->n_warnings; i++)
+		gt_log(GT_LOG_WARN, "scheduler", "--scheduler-conf %s: %s", path, conf->warnings[i]);
+	gt_log(GT_LOG_INFO, "scheduler", "--scheduler-conf %s: its actions and plugins take the place of the "
+	       "SchedulingShard's", path);
+	return 0;
+}
+
+int gt_kai_flags_apply(const struct gt_kai_flags *k, struct gt_config_overrides *ov, int *log_level,
+		       struct gt_kai_conf *conf)
 {
 	memset(ov, 0, sizeof(*ov));
+	memset(conf, 0, sizeof(*conf));
 	if (k->seen_conf) {
-		fprintf(stderr, "gantry scheduler: --scheduler-conf %s: KAI's actions-and-tiers file is not read; "
-				"put its actions and plugin arguments in the SchedulingShard (spec.actions is "
-				"--actions, spec.plugins; docs/kai-differences.md)\n",
-			k->scheduler_conf);
-		return 2;
+		if (read_conf(k->scheduler_conf, conf))
+			return 2;
+		ov->has_saturation_multiplier = conf->saturation_multiplier > 0;
+		ov->saturation_multiplier = conf->saturation_multiplier;
 	}
 	ov->has_max_consolidation_preemptees = k->seen_max_cp;
 	ov->max_consolidation_preemptees = (int32_t)k->max_consolidation_preemptees;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/cluster.h"
+#include "snapshot/kaisnap.h"
 #include "util/flags.h"
 
 struct gt_kai_flags {
@@ -77,7 +78,8 @@ struct gt_kai_flags {
 	{ .type = GT_FLAG_STRING, .name = "mig-worker-node-label-key", .dest = &(k)->mig_worker_key,  \
 	  .seen = &(k)->seen_mig_key, .arg = "KEY", .help = "(with restrict-node-scheduling)" },      \
 	{ .type = GT_FLAG_STRING, .name = "scheduler-conf", .dest = &(k)->scheduler_conf,            \
-	  .seen = &(k)->seen_conf, .arg = "FILE", .help = "KAI's actions and tiers file (refused: use the SchedulingShard)" }, \
+	  .seen = &(k)->seen_conf, .arg = "FILE",                                                    \
+	  .help = "KAI's SchedulerConfiguration (actions, tiers): over the shard's plugins" }, \
 	{ .type = GT_FLAG_INT, .name = "v", .dest = &(k)->verbosity, .seen = &(k)->seen_v, .arg = "N",   \
 	  .min = 0, .max = 10, .help = "KAI's verbosity: 4 and more is --log-level debug" },           \
 	{ .type = GT_FLAG_BOOL, .name = "log-json", .dest = &(k)->log_json, .seen = &(k)->seen_json,  \
@@ -100,9 +102,12 @@ struct gt_kai_flags {
 
 /*
  * What the flags ask for: overrides of the shard's configuration in @ov, the
- * log level in *@log_level when -v was given; a warning per flag Gantry does
- * not act on. 2 (said) when a flag cannot be honoured at all.
+ * log level in *@log_level when -v was given, --scheduler-conf's file read
+ * into @conf (zero without it; release it); a warning per flag, plugin or
+ * argument Gantry does not act on. 2 (said) when a flag cannot be honoured
+ * at all (the file cannot be read).
  */
-int gt_kai_flags_apply(const struct gt_kai_flags *k, struct gt_config_overrides *ov, int *log_level);
+int gt_kai_flags_apply(const struct gt_kai_flags *k, struct gt_config_overrides *ov, int *log_level,
+		       struct gt_kai_conf *conf);
 
 #endif /* GT_KAI_FLAGS_H */

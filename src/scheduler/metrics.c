@@ -6,6 +6,7 @@
 
 #include "api/object.h"
 #include "core/actions.h"
+#include "core/scenario.h"
 #include "util/mem.h"
 
 void gt_metrics_init(struct gt_metrics *m, const char *prefix)
@@ -34,6 +35,7 @@ void gt_metrics_release(struct gt_metrics *m)
 	for (size_t i = 0; i < m->n_evicted; i++)
 		free(m->evicted[i].labels);
 	free(m->evicted);
+	free(m->search);
 	pthread_mutex_destroy(&m->mu);
 }
 
@@ -244,6 +246,137 @@ static void write_queues(struct gt_metrics *m, FILE *f, const char *p)
 		}
 }
 
+/* ---------------------------------------------------------------- the victim search */
+
+/* The actions that search for victims, as KAI labels them. */
+static const enum gt_action search_actions[] = { GT_ACT_CONSOLIDATION, GT_ACT_RECLAIM, GT_ACT_PREEMPT };
+#define N_SEARCH_ACTIONS (sizeof(search_actions) / sizeof(search_actions[0]))
+
+struct gt_search_metrics {
+	unsigned long acted_on[GT_N_ACTIONS], simulated[GT_N_ACTIONS], filtered[GT_N_ACTIONS];
+	unsigned long exhausted[GT_N_ACTIONS];
+	unsigned long jobs[GT_N_ACTIONS][GT_N_SEARCH_RESULTS][2];	/* [reduced_budget] */
+	unsigned long scenarios[GT_N_ACTIONS][GT_N_GENERATORS][GT_N_SCENARIO_STATES];
+	struct gt_histogram duration[GT_N_ACTIONS][GT_N_GENERATORS][GT_N_SEARCH_RESULTS];	/* seconds */
+	bool timed[GT_N_ACTIONS][GT_N_GENERATORS][GT_N_SEARCH_RESULTS];
+	/* the budgets of the last cycle, seconds (0: no limit) */
+	double action_s[GT_N_ACTIONS], job_s, generator_s[GT_N_GENERATORS];
+};
+
+void gt_metrics_count_search(struct gt_metrics *m, const struct gt_session *s)
+{
+	const struct gt_search_budgets *b = &s->c->config.search;
+	pthread_mutex_lock(&m->mu);
+	if (!m->search) {
+		m->search = gt_xcalloc(1, sizeof(*m->search));
+		for (int a = 0; a < GT_N_ACTIONS; a++)
+			for (int g = 0; g < GT_N_GENERATORS; g++)
+				for (int r = 0; r < GT_N_SEARCH_RESULTS; r++)	/* KAI's buckets: 1 ms doubling, 16 */
+					gt_histogram_init_exp(&m->search->duration[a][g][r], 0.001, 2, 16);
+	}
+	struct gt_search_metrics *sm = m->search;
+	sm->action_s[GT_ACT_RECLAIM] = (double)b->reclaim_ms / 1000.0;
+	sm->action_s[GT_ACT_PREEMPT] = (double)b->preempt_ms / 1000.0;
+	sm->action_s[GT_ACT_CONSOLIDATION] = (double)b->consolidation_ms / 1000.0;
+	sm->job_s = (double)b->job_ms / 1000.0;
+	for (int g = 0; g < GT_N_GENERATORS; g++)
+		sm->generator_s[g] = (double)b->generator_ms[g] / 1000.0;
+	for (int a = 0; a < GT_N_ACTIONS; a++) {
+		const struct gt_search_stats *st = &s->search[a];
+		sm->acted_on[a] += st->acted_on;
+		sm->simulated[a] += st->simulated;
+		sm->filtered[a] += st->filtered;
+		sm->exhausted[a] += st->action_budget_exhausted;
+		for (int r = 0; r < GT_N_SEARCH_RESULTS; r++) {
+			sm->jobs[a][r][1] += st->jobs_reduced[r];
+			sm->jobs[a][r][0] += st->jobs[r] - st->jobs_reduced[r];
+		}
+		for (int g = 0; g < GT_N_GENERATORS; g++)
+			for (int k = 0; k < GT_N_SCENARIO_STATES; k++)
+				sm->scenarios[a][g][k] += st->gen_scenarios[g][k];
+		for (const struct gt_search_timing *t = st->timings; t; t = t->next) {
+			gt_histogram_observe(&sm->duration[a][t->gen][t->result], (double)t->ms / 1000.0);
+			sm->timed[a][t->gen][t->result] = true;
+		}
+	}
+	pthread_mutex_unlock(&m->mu);
+}
+
+/* KAI's victim-search series (lock held); nothing before the first cycle. */
+static void write_search(struct gt_metrics *m, FILE *f, const char *p)
+{
+	const struct gt_search_metrics *sm = m->search;
+	if (!sm)
+		return;
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} per_action[] = {
+		{ "podgroups_acted_on_by_action", "Count of podgroups tried per action",
+		  offsetof(struct gt_search_metrics, acted_on) },
+		{ "scenarios_simulation_by_action", "Count of scenarios simulated per action",
+		  offsetof(struct gt_search_metrics, simulated) },
+		{ "scenarios_filtered_by_action", "Count of scenarios filtered per action",
+		  offsetof(struct gt_search_metrics, filtered) },
+		{ "scenario_search_action_budget_exhausted_total",
+		  "Count of action-level scenario search budget exhaustion events.",
+		  offsetof(struct gt_search_metrics, exhausted) },
+	};
+	for (size_t k = 0; k < sizeof(per_action) / sizeof(per_action[0]); k++) {
+		head(f, p, per_action[k].name, "counter", per_action[k].help);
+		const unsigned long *v = (const unsigned long *)((const char *)sm + per_action[k].off);
+		for (size_t i = 0; i < N_SEARCH_ACTIONS; i++)
+			fprintf(f, "%s_%s{action=\"%s\"} %lu\n", p, per_action[k].name,
+				gt_action_name(search_actions[i]), v[search_actions[i]]);
+	}
+	head(f, p, "scenario_search_jobs_total", "counter", "Count of jobs considered by bounded scenario search.");
+	for (size_t i = 0; i < N_SEARCH_ACTIONS; i++)
+		for (int r = 0; r < GT_N_SEARCH_RESULTS; r++)
+			for (int red = 0; red < 2; red++)
+				if (sm->jobs[search_actions[i]][r][red])
+					fprintf(f, "%s_scenario_search_jobs_total{action=\"%s\",result=\"%s\","
+						"reduced_budget=\"%s\"} %lu\n", p, gt_action_name(search_actions[i]),
+						gt_search_result_name((enum gt_search_result)r), red ? "true" : "false",
+						sm->jobs[search_actions[i]][r][red]);
+	head(f, p, "scenario_search_action_budget_configured_seconds", "gauge",
+	     "Configured action scenario search budget in seconds.");
+	for (size_t i = 0; i < N_SEARCH_ACTIONS; i++)
+		fprintf(f, "%s_scenario_search_action_budget_configured_seconds{action=\"%s\"} %.6g\n", p,
+			gt_action_name(search_actions[i]), sm->action_s[search_actions[i]]);
+	head(f, p, "scenario_search_job_budget_configured_seconds", "gauge",
+	     "Configured per-job scenario search budget in seconds.");
+	fprintf(f, "%s_scenario_search_job_budget_configured_seconds %.6g\n", p, sm->job_s);
+	head(f, p, "scenario_search_generator_budget_configured_seconds", "gauge",
+	     "Configured generator scenario search budget in seconds.");
+	for (int g = 0; g < GT_N_GENERATORS; g++)
+		fprintf(f, "%s_scenario_search_generator_budget_configured_seconds{generator=\"%s\"} %.6g\n", p,
+			gt_generator_name((enum gt_generator)g), sm->generator_s[g]);
+	char name[128], labels[256];
+	snprintf(name, sizeof(name), "%s_scenario_search_duration_seconds", p);
+	head(f, p, "scenario_search_duration_seconds", "histogram", "Elapsed generator-search duration in seconds.");
+	for (size_t i = 0; i < N_SEARCH_ACTIONS; i++)
+		for (int g = 0; g < GT_N_GENERATORS; g++)
+			for (int r = 0; r < GT_N_SEARCH_RESULTS; r++) {
+				enum gt_action a = search_actions[i];
+				if (!sm->timed[a][g][r])
+					continue;
+				snprintf(labels, sizeof(labels), "action=\"%s\",generator=\"%s\",result=\"%s\"",
+					 gt_action_name(a), gt_generator_name((enum gt_generator)g),
+					 gt_search_result_name((enum gt_search_result)r));
+				gt_histogram_write(&sm->duration[a][g][r], f, name, NULL, labels);
+			}
+	head(f, p, "scenario_search_scenarios_total", "counter", "Count of bounded-search scenarios by state.");
+	for (size_t i = 0; i < N_SEARCH_ACTIONS; i++)
+		for (int g = 0; g < GT_N_GENERATORS; g++)
+			for (int k = 0; k < GT_N_SCENARIO_STATES; k++)
+				if (sm->scenarios[search_actions[i]][g][k])
+					fprintf(f, "%s_scenario_search_scenarios_total{action=\"%s\",generator=\"%s\","
+						"state=\"%s\"} %lu\n", p, gt_action_name(search_actions[i]),
+						gt_generator_name((enum gt_generator)g),
+						gt_scenario_state_name((enum gt_scenario_state)k),
+						sm->scenarios[search_actions[i]][g][k]);
+}
+
 /* KAI's counters and histograms of what the cycles did (lock held). */
 static void write_outcomes(struct gt_metrics *m, FILE *f, const char *p)
 {
@@ -274,6 +407,8 @@ static void write_writer(const struct gt_writer_stats *w, FILE *f, const char *p
 	gt_histogram_write(&w->bind_ms, f, name, "Task bind latency histogram in milliseconds", NULL);
 	counter(f, p, "pods_bound_total", "Pods bound to nodes", atomic_load(&w->binds));
 	counter(f, p, "bind_errors_total", "Binds that failed", atomic_load(&w->bind_errors));
+	counter(f, p, "bind_requests_created_total", "BindRequests written for a binder (BindRequest mode)",
+		atomic_load(&w->bind_requests));
 	head(f, p, "pods_evicted_total", "counter", "Pods evicted, by the action that evicted them");
 	for (int a = 1; a < GT_N_ACTIONS; a++)
 		fprintf(f, "%s_pods_evicted_total{action=\"%s\"} %lu\n", p, gt_action_name((enum gt_action)a),
@@ -326,6 +461,7 @@ void gt_metrics_write(struct gt_metrics *m, FILE *f)
 		write_cycle(m, f, p);
 		write_queues(m, f, p);
 		write_outcomes(m, f, p);
+		write_search(m, f, p);
 	}
 	void (*extra)(void *, FILE *, const char *) = m->extra;
 	void *extra_arg = m->extra_arg;

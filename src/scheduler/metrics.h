@@ -3,12 +3,13 @@
  *
  * Prometheus text format (version 0.0.4), with the --metrics-namespace
  * prefix (default "kai"). KAI v0.17's scheduler metrics by their names,
- * types and labels (../shared/docs/kai-v017/metrics.tsv; docs/metrics.md
- * says which carry no samples yet and why): e2e, open- and close-session,
- * plugin and action latencies, the task scheduling and bind latency
- * histograms, podgroups scheduled by action, preemption attempts, queues'
- * fair share and usage (queue_name: the display name when set,
- * queue_metadata_name, queue_display_name), pods evicted per PodGroup.
+ * types and labels (../shared/docs/kai-v017/metrics.tsv, every one; docs/metrics.md):
+ * e2e, open- and close-session, plugin and action latencies, the task
+ * scheduling and bind latency histograms, podgroups scheduled and acted on
+ * by action, preemption attempts, the victim search's scenarios and
+ * budgets (kai_scenario_search_*), queues' fair share and usage
+ * (queue_name: the display name when set, queue_metadata_name,
+ * queue_display_name), pods evicted per PodGroup.
  * Gantry's own: snapshot and write latencies, cycles, skipped objects,
  * queue allocation and quota from the scheduler's view, pods bound and
  * evicted, API requests by verb and outcome, watch events and relists per
@@ -43,6 +44,8 @@
 #include "util/httpd.h"
 #include "util/histogram.h"
 
+struct gt_search_metrics;
+
 struct gt_queue_metric {
 	char *name, *display;
 	double fair[GT_NQRES], allocated[GT_NQRES], deserved[GT_NQRES];	/* GPUs, cores, GB */
@@ -71,6 +74,7 @@ struct gt_metrics {
 	struct gt_evicted_metric *evicted;
 	size_t n_evicted;
 	struct gt_histogram task_ms;	/* creation to bind decision, per pod bound */
+	struct gt_search_metrics *search;	/* the victim search's (KAI's scenario search metrics); NULL: none yet */
 	/* more series (the status controllers'), written after the scheduler's; the extra owns any lock */
 	void (*extra)(void *arg, FILE *f, const char *prefix);
 	void *extra_arg;
@@ -103,6 +107,13 @@ void gt_metrics_set_queues(struct gt_metrics *m, const struct gt_session *s, con
  */
 void gt_metrics_count_cycle(struct gt_metrics *m, const struct gt_kube_snapshot *snap, const struct gt_plan *plan,
 			    const struct gt_writes *w, const char *node_pool_key, int64_t now_ms);
+/*
+ * Count what the victim search did in session @s (core/session.h's
+ * gt_search_stats, per action) and the budgets it ran with: KAI's
+ * podgroups_acted_on_by_action, scenarios_simulation_by_action,
+ * scenarios_filtered_by_action and kai_scenario_search_*.
+ */
+void gt_metrics_count_search(struct gt_metrics *m, const struct gt_session *s);
 /* Everything, as Prometheus text. */
 void gt_metrics_write(struct gt_metrics *m, FILE *out);
 /* Serve on @addr ("host:port", ":port"; port 0 picks one, see m->port). */

@@ -7,6 +7,7 @@
 
 #include "api/bindrequest.h"
 #include "api/decode.h"
+#include "api/json.h"
 #include "api/object.h"
 #include "util/log.h"
 #include "util/mem.h"
@@ -240,6 +241,43 @@ static void read_inflight(struct take *t, struct gt_cache *cache)
 	}
 }
 
+/* ---------------------------------------------------------------- --scheduler-conf */
+
+/*
+ * The shard the decoder gets under --scheduler-conf: ours (or a bare one of
+ * its name) with the file's plugins, and its budgets and usage settings
+ * when it has them, in place of the shard's own.
+ */
+static void conf_shard(struct take *t)
+{
+	struct gt_kube_snapshot *s = t->s;
+	ssize_t at = -1;
+	for (size_t i = 0; i < t->n_feed && at < 0; i++)
+		if (t->feed[i]->res == GT_KRES_SHARDS)
+			at = (ssize_t)i;
+	json_t *shard = at >= 0 ? gt_doc_to_json(t->feed[at]->doc)
+				: json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "kai.scheduler/v1", "kind",
+					    "SchedulingShard", "metadata", "name", t->o->shard);
+	json_t *spec = json_object_get(shard, "spec");
+	if (!json_is_object(spec)) {
+		spec = json_object();
+		json_object_set_new(shard, "spec", spec);
+	}
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)t->o->conf_spec, k, v)
+		json_object_set(spec, k, v);
+	struct gt_err err = { 0 };
+	s->conf_shard = gt_kobj_new(GT_KRES_SHARDS, shard, &err);
+	json_decref(shard);
+	if (!s->conf_shard)
+		return;
+	if (at >= 0)
+		t->feed[at] = s->conf_shard;
+	else	/* fed as a cached one would be */
+		GT_PUSH(t->feed, t->n_feed, t->cap_feed, s->conf_shard);
+}
+
 /* ---------------------------------------------------------------- decoding */
 
 /* Each rejection: left out this cycle; said once per version of the object. */
@@ -318,6 +356,8 @@ void gt_snapshot_take(struct gt_cache *cache, const struct gt_snapshot_opts *o,
 		for (size_t i = 0; i < s->n[r]; i++)
 			if (t.keep[r][i])
 				GT_PUSH(t.feed, t.n_feed, t.cap_feed, s->objs[r][i]);
+	if (o->conf_spec)
+		conf_shard(&t);
 	if (t.n_feed)
 		qsort(t.feed, t.n_feed, sizeof(*t.feed), by_age);
 	decode(&t);
@@ -345,6 +385,7 @@ void gt_snapshot_release(struct gt_kube_snapshot *s)
 	}
 	free(s->stale_brs);
 	free(s->node_pool);
+	gt_kobj_unref(s->conf_shard);
 	gt_strtab_release(&s->names);
 	memset(s, 0, sizeof(*s));
 }

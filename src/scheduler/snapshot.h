@@ -35,6 +35,8 @@
 #define GT_SNAPSHOT_H
 
 #include "api/nodepool.h"
+#include <jansson.h>
+
 #include "core/cluster.h"
 #include "kube/cache.h"
 #include "util/strtab.h"
@@ -49,6 +51,13 @@ struct gt_snapshot_opts {
 	 */
 	bool grouped_only;
 	const struct gt_config_overrides *overrides;	/* KAI's flags; NULL: none */
+	/*
+	 * --scheduler-conf's spec (snapshot/kaisnap.h's gt_kai_conf): its
+	 * plugins, and its scenarioSearchBudgets and usageDBConfig when it has
+	 * them, take the place of the SchedulingShard's (or make one when there
+	 * is none); NULL: the shard as it is.
+	 */
+	const json_t *conf_spec;
 };
 
 /* An object the decoder left out this cycle. */
@@ -71,6 +80,7 @@ struct gt_kube_snapshot {
 	struct gt_kobj **stale_brs;	/* BindRequests to delete (referenced by objs) */
 	size_t n_stale_brs;
 	size_t n_binding;		/* pods Binding through a BindRequest or a bind in flight */
+	struct gt_kobj *conf_shard;	/* the shard as conf_spec made it (referenced), or NULL */
 };
 
 /* The snapshot of @cache for pool @pool (NULL: the shard's partition, if any). Never fails. */

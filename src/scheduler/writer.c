@@ -36,33 +36,74 @@ static void do_event(struct gt_writer *w, const struct gt_kop *op)
 				   op->warning));
 }
 
-/*
- * A shared pod without reservation pods: its labels, then the bind; the
- * labels go again if the bind fails. A bind in flight meanwhile (writer.h).
- */
-static bool bind_labelled(struct gt_writer *w, const struct gt_kop *op, const char *key)
+/* KAI's BindRequest for @op (cache.go's createBindRequest). */
+static json_t *bind_request(const struct gt_writer *w, const struct gt_kop *op)
 {
-	gt_cache_inflight_put(w->cache, key, op->uid, op->node, op->groups, op->n_groups);
-	bool ok = gt_kw_patch_groups(&w->kw, op, false);
-	if (ok && !gt_kw_bind(&w->kw, op)) {
-		gt_kw_patch_groups(&w->kw, op, true);
-		ok = false;
+	json_t *labels = json_pack("{s:s}", "selected-node", op->node);
+	if (w->o.pool_key && w->o.pool_value && *w->o.pool_value)
+		json_object_set_new(labels, w->o.pool_key, json_string(w->o.pool_value));
+	json_t *md = json_pack("{s:s, s:s, s:[{s:s, s:s, s:s, s:s}], s:o}", "name", op->name, "namespace", op->ns,
+			       "ownerReferences", "apiVersion", "v1", "kind", "Pod", "name", op->name, "uid", op->uid,
+			       "labels", labels);
+	json_t *spec = json_pack("{s:s, s:s, s:s}", "podName", op->name, "selectedNode", op->node,
+				 "receivedResourceType", op->shared ? "Fraction" : "Regular");
+	if (op->n_groups) {
+		json_t *groups = json_array();
+		for (uint8_t g = 0; g < op->n_groups; g++)
+			json_array_append_new(groups, json_string(op->groups[g]));
+		json_object_set_new(spec, "selectedGPUGroups", groups);
 	}
-	if (!ok)
-		gt_cache_inflight_drop(w->cache, key, op->uid);
-	return ok;
+	if (op->shared)
+		json_object_set_new(spec, "receivedGPU", json_pack("{s:i, s:s}", "count", (int)op->n_groups,
+								   "portion", op->portion ? op->portion : "1.00"));
+	return json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "scheduling.run.ai/v1alpha2", "kind", "BindRequest",
+			 "metadata", md, "spec", spec);
+}
+
+/* BindRequest mode: the bind is a BindRequest for a binder to carry out. */
+static void do_bind_request(struct gt_writer *w, const struct gt_kop *op)
+{
+	char path[600];
+	gt_kres_path(GT_KRES_BINDREQUESTS, op->ns, NULL, NULL, path, sizeof(path));
+	char *body = gt_json_dump_take(bind_request(w, op));
+	struct gt_kube_resp r;
+	double t0 = gt_mono_ms();
+	gt_kube_call(w->kw.cl, GT_VERB_POST, "POST", path, "application/json", body, &r);
+	gt_histogram_observe(&w->stats.bind_ms, gt_mono_ms() - t0);
+	free(body);
+	if (r.status != 201 && r.status != 200) {
+		/* 409: one is there already (stale ones are deleted by the plan): the next snapshot judges it */
+		atomic_fetch_add(&w->stats.bind_errors, 1);
+		gt_log(r.status == 409 ? GT_LOG_INFO : GT_LOG_WARN, "writer", "BindRequest for pod %s/%s on node %s: %s",
+		       op->ns, op->name, op->node, gt_kube_why(&r));
+		gt_kube_resp_release(&r);
+		return;
+	}
+	json_t *made = json_loadb(r.body, r.len, 0, NULL);
+	gt_kube_resp_release(&r);
+	struct gt_err err = { 0 };
+	struct gt_kobj *o = made ? gt_kobj_new(GT_KRES_BINDREQUESTS, made, &err) : NULL;
+	if (o)
+		gt_cache_upsert(w->cache, o);	/* the next snapshot sees the pod Binding, as KAI's informer store */
+	json_decref(made);
+	atomic_fetch_add(&w->stats.binds, 1);
+	atomic_fetch_add(&w->stats.bind_requests, 1);
+	gt_log(GT_LOG_DEBUG, "writer", "BindRequest %s/%s: pod to node %s%s%s", op->ns, op->name, op->node,
+	       op->job ? " (job " : "", op->job ? op->job : "");
 }
 
 static void do_bind(struct gt_writer *w, const struct gt_kop *op)
 {
+	if (w->o.bind_requests) {
+		do_bind_request(w, op);
+		return;
+	}
 	if (op->shared && op->n_groups && gt_binder_active(w->binder)) {
 		gt_binder_submit(w->binder, op);
 		return;
 	}
-	char key[600];
-	snprintf(key, sizeof(key), "%s/%s", op->ns, op->name);
 	double t0 = gt_mono_ms();
-	bool ok = op->n_groups ? bind_labelled(w, op, key) : gt_kw_bind(&w->kw, op);
+	bool ok = op->n_groups ? gt_kw_bind_labelled(&w->kw, w->cache, op, NULL, 0) : gt_kw_bind(&w->kw, op);
 	gt_histogram_observe(&w->stats.bind_ms, gt_mono_ms() - t0);
 	if (!ok) {
 		atomic_fetch_add(&w->stats.bind_errors, 1);
@@ -181,6 +222,12 @@ static void do_delete(struct gt_writer *w, const struct gt_kop *op)
 	/* 404: gone already; 409: the precondition met a new object of that name, not ours to delete */
 	if (r.status == 200 || r.status == 202 || r.status == 404 || r.status == 409) {
 		atomic_fetch_add(&w->stats.deletes, 1);
+		/* a BindRequest is gone at once (no grace): the next snapshot must not judge and delete it again */
+		if (op->res == GT_KRES_BINDREQUESTS && r.status != 409) {
+			char key[600];
+			snprintf(key, sizeof(key), "%s/%s", op->ns, op->name);
+			gt_cache_delete(w->cache, op->res, key);
+		}
 		gt_log(GT_LOG_INFO, "writer", "deleted %s %s/%s", op->what, op->ns, op->name);
 	} else {
 		atomic_fetch_add(&w->stats.delete_errors, 1);

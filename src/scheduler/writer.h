@@ -6,6 +6,14 @@
  * cycle waits for the whole plan before the next snapshot, as KAI waits for
  * its status workers, so the next cycle sees the outcome.
  *
+ * BindRequest mode (gt_writer_opts.bind_requests): instead of binding, a
+ * BindRequest (scheduling.run.ai/v1alpha2) named after the pod, owned by it
+ * (the garbage collector deletes it with the pod, as KAI's), labelled
+ * selected-node and with the node pool's label, whose spec says the node,
+ * the GPU groups and the share of each device; a binder (`gantry binder`,
+ * or KAI's) carries it out. The created object goes into the cache at once,
+ * so that the next snapshot sees the pod Binding before the watch event.
+ *
  * Binding: the pod's binding subresource with the pod's UID as
  * precondition. A retried bind that meets 409 "already assigned" reads the
  * pod: bound to our node means an earlier attempt succeeded. On success the
@@ -54,10 +62,14 @@ struct gt_writer_opts {
 	const char *component;	/* events' source: the scheduler name */
 	const char *instance;	/* events' reporting instance */
 	struct gt_binder_opts reservation;	/* GPU sharing (zero: KAI's defaults, AUTO) */
+	/* BindRequest mode (--bind-requests): write a BindRequest per bind, as KAI's scheduler */
+	bool bind_requests;
+	const char *pool_key, *pool_value;	/* the node pool's label, copied onto BindRequests; NULL: none */
 };
 
 struct gt_writer_stats {
 	atomic_ulong binds, bind_errors;
+	atomic_ulong bind_requests;	/* BindRequests created (BindRequest mode; each also counts in binds) */
 	atomic_ulong evictions[GT_N_ACTIONS];
 	atomic_ulong evictions_refused, eviction_errors;
 	atomic_ulong patches, patch_errors;

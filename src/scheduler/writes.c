@@ -40,12 +40,12 @@ static void op_strings(struct gt_kop *op, char ***out, size_t *n)
 {
 	char **s[] = { &op->ns, &op->name, &op->uid, &op->rv, &op->node, &op->job, &op->portion, &op->cm_caps,
 		       &op->cm_evar, &op->evict_event_ns, &op->evict_event_name, &op->evict_event_uid,
-		       &op->sub, &op->body, &op->reason, &op->message };
+		       &op->sub, &op->body, &op->reason, &op->message, &op->tolerations };
 	*n = sizeof(s) / sizeof(s[0]);
 	memcpy(out, s, sizeof(s));
 }
 
-#define N_OP_STRINGS 16
+#define N_OP_STRINGS 17
 
 void gt_kop_copy(struct gt_kop *dst, const struct gt_kop *src)
 {
@@ -202,6 +202,7 @@ static void plan_shared(struct gt_kop *op, const struct gt_kube_snapshot *snap, 
 	snprintf(buf, sizeof(buf), "%.2f", (double)milli / 1000.0);
 	op->shared = true;
 	op->portion = gt_xstrdup(buf);
+	op->tolerations = gt_pod_tolerations_json(po->doc);
 	struct gt_gpushare_cms cms;
 	if (!gt_gpushare_configmaps(po->doc, &cms))
 		return;

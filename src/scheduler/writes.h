@@ -56,6 +56,7 @@ struct gt_kop {
 	char *cm_caps;		/* shared: the capabilities ConfigMap, NULL when the webhook set none */
 	char *cm_evar;		/* shared: the direct-env ConfigMap ("<cm_caps>-evar") */
 	bool visible_in_caps;	/* NVIDIA_VISIBLE_DEVICES goes into cm_caps (the container reads it there) */
+	char *tolerations;	/* shared: the pod's spec.tolerations as JSON (its reservation pod gets them), or NULL */
 	/* EVICT */
 	enum gt_action action;
 	char *evict_event_ns, *evict_event_name, *evict_event_uid;	/* Evict event subject */

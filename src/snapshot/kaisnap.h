@@ -30,6 +30,7 @@
 #ifndef GT_KAISNAP_H
 #define GT_KAISNAP_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -102,6 +103,28 @@ int gt_kai_snapshot_read(const char *data, size_t len, const char *name, struct 
 void gt_kai_snapshot_release(struct gt_kai_snapshot *s);
 /* What the configuration says that a SchedulingShard cannot: onto @c's config after the build. */
 void gt_kai_snapshot_apply(const struct gt_kai_snapshot *s, struct gt_cluster *c);
+
+/*
+ * KAI's SchedulerConfiguration (a snapshot's "config"; the file KAI's
+ * scheduler takes with --scheduler-conf), read by the one parser both use:
+ * @out->spec is the SchedulingShard spec it amounts to (spec.plugins from
+ * tiers[].plugins, the plugins it leaves out switched off where Gantry can;
+ * scenarioSearchBudgets and usageDBConfig as they are, for the shard's
+ * decoder to judge), @out->actions config.actions (1u << GT_ACT_*; all
+ * when it says none), @out->saturation_multiplier proportion's
+ * relcaimerSaturationMultiplier (0: not given), and a warning for each
+ * plugin, argument or key Gantry does not act on (queueDepthPerAction among
+ * them). 0, or GT_EINVAL with @err naming the field (@out released).
+ */
+struct gt_kai_conf {
+	json_t *spec;
+	unsigned actions;
+	double saturation_multiplier;
+	char **warnings;
+	size_t n_warnings;
+};
+int gt_kai_conf_read(json_t *cfg, struct gt_kai_conf *out, struct gt_err *err);
+void gt_kai_conf_release(struct gt_kai_conf *c);
 
 /* ---- writing */
 

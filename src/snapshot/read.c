@@ -291,16 +291,38 @@ static int read_config(struct gt_kai_snapshot *s, json_t *cfg, json_t *spec, str
 	json_t *depth = json_object_get(cfg, "queueDepthPerAction");
 	if (json_object_size(depth))
 		json_object_set(spec, "queueDepthPerAction", depth);
+	/* the shard's fields of the same type: its decoder judges them */
 	json_t *budgets = json_object_get(cfg, "scenarioSearchBudgets");
 	if (budgets && !json_is_null(budgets))
-		warn(s, "config.scenarioSearchBudgets is not acted on: Gantry's victim search is bounded by work, "
-			"not time");
+		json_object_set(spec, "scenarioSearchBudgets", budgets);
 	json_t *usage = json_object_get(cfg, "usageDBConfig");
-	if (usage && !json_is_null(usage)) {
+	if (usage && !json_is_null(usage))
 		json_object_set(spec, "usageDBConfig", usage);
-		warn(s, "config.usageDBConfig: a snapshot holds no usage history; its cycle runs with no past usage");
-	}
 	return 0;
+}
+
+int gt_kai_conf_read(json_t *cfg, struct gt_kai_conf *out, struct gt_err *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct gt_kai_snapshot tmp = { 0 };
+	out->spec = json_object();
+	int rc = read_config(&tmp, cfg, out->spec, err);
+	out->actions = tmp.actions;
+	out->saturation_multiplier = tmp.saturation_multiplier;
+	out->warnings = tmp.warnings;
+	out->n_warnings = tmp.n_warnings;
+	if (rc)
+		gt_kai_conf_release(out);
+	return rc;
+}
+
+void gt_kai_conf_release(struct gt_kai_conf *c)
+{
+	json_decref(c->spec);
+	for (size_t i = 0; i < c->n_warnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
+	memset(c, 0, sizeof(*c));
 }
 
 /* ---------------------------------------------------------------- objects */
@@ -591,6 +613,8 @@ int gt_kai_snapshot_read(const char *data, size_t len, const char *name, struct 
 	gt_smap_init(&sc.groups_out);
 	gt_smap_init(&sc.pods);
 	rc = read_config(s, json_object_get(root, "config"), spec, err);
+	if (!rc && json_object_get(spec, "usageDBConfig"))
+		warn(s, "config.usageDBConfig: a snapshot holds no usage history; its cycle runs with no past usage");
 	rc = rc ? rc : read_params(s, json_object_get(root, "schedulerParams"), spec, &sc.pool_key, &sc.pool_value, err);
 	if (rc) {
 		char msg[sizeof(err->msg)];

@@ -117,7 +117,8 @@ check replay_bad_row_names_file_line_column expect_exit 2 "philly_bad_duration.c
 	replay --trace "philly:$data/philly_bad_duration.csv" --nodes 4x8
 check replay_repeated_rows_said expect_exit 0 "rows repeating an earlier row exactly: 1 " \
 	replay --trace "philly:$data/philly_duplicates.csv" --nodes 4x8 --quiet
-check not_yet_commands expect_exit 1 "not implemented" binder
+check binder_help_has_kai_flags sh -c '"$0" binder --help | grep -q -- --resource-reservation-allocation-timeout' "$gantry"
+check binder_bad_flag_said expect_exit 2 "max-concurrent-reconciles" binder --max-concurrent-reconciles 0
 
 # ---- kubectl's conventions, for every subcommand (util/flags.c)
 now="--now=2026-01-01T09:00:00Z"
@@ -427,8 +428,34 @@ check queue_missing_limit_warned expect_exit 0 "queue q: no spec.resources limit
 	simulate -f "$tmp/q-nocpu.yaml"
 check queue_missing_limit_blocks grep -q "default/p .*Pending" "$tmp/out"
 # KAI's scheduler flags: taken under their names; what Gantry cannot act on is said
-check scheduler_conf_refused expect_exit 2 "--scheduler-conf /x: KAI's actions-and-tiers file is not read" \
-	scheduler --scheduler-conf /x
+# --scheduler-conf: KAI's SchedulerConfiguration, read by the snapshot loader's parser
+check scheduler_conf_missing_file expect_exit 2 "--scheduler-conf $tmp/none.yaml: .*none.yaml" \
+	scheduler --scheduler-conf "$tmp/none.yaml"
+printf 'actions: allocate\ntiers: {plugins: []}\n' >"$tmp/conf-bad.yaml"
+check scheduler_conf_bad_field_named expect_exit 2 "conf-bad.yaml: config.tiers: must be a list" \
+	scheduler --scheduler-conf "$tmp/conf-bad.yaml"
+cat >"$tmp/conf.yaml" <<'Y'
+actions: "allocate, reclaim, frobnicate"
+tiers:
+- plugins:
+  - name: predicates
+  - name: proportion
+    arguments: {kValue: 1.5, relcaimerSaturationMultiplier: 2}
+  - name: nodeplacement
+    arguments: {gpu: spread, cpu: binpack, foo: bar}
+  - name: magic
+queueDepthPerAction: {allocate: 10}
+Y
+check scheduler_conf_warns_what_it_does_not_act_on expect_exit 2 \
+	"conf.yaml: config.actions: 'frobnicate' is not an action Gantry runs" \
+	scheduler --scheduler-conf "$tmp/conf.yaml" --kubeconfig "$tmp/nonexistent"
+for w in "plugin nodeplacement: argument foo is not acted on" "plugin magic is not one Gantry knows" \
+	"plugin priority is not in the configuration, but Gantry cannot turn it off"; do
+	check "scheduler_conf_warns: $w" grep -q "$w" "$tmp/err"
+done
+# queueDepthPerAction is acted on (the shard's field of the same name): no warning
+check scheduler_conf_takes_queue_depth test "$(grep -c queueDepthPerAction "$tmp/err")" -eq 0
+check scheduler_conf_kvalue_not_warned sh -c '! grep -q "kValue\|relcaimerSaturationMultiplier" "$1"' _ "$tmp/err"
 check scheduler_kai_flags_inert_warned expect_exit 2 "--enable-profiler is accepted but has no effect" \
 	scheduler --enable-profiler --v=4 --max-consolidation-preemptees=4 --kubeconfig "$tmp/nonexistent"
 check scheduler_kai_grace_negative_ok expect_exit 2 "nonexistent" \
@@ -979,7 +1006,7 @@ check explain_bad_kubeconfig expect_exit 2 "nonexistent" explain pod x --kubecon
 # passes them, every flag one `gantry scheduler --help` lists, what `gantry binder` does, and the
 # README sections the docs name exist
 "$gantry" scheduler --help >"$tmp/sched-help" 2>&1
-"$gantry" binder >"$tmp/binder.out" 2>&1
+"$gantry" binder --help >"$tmp/binder.out" 2>&1
 check deploy_doc_true_to_code python3 - "$dir/../.." "$tmp/sched-help" "$tmp/binder.out" <<'PY'
 import re, sys, yaml
 root, helptext, binder = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3]).read()
@@ -993,9 +1020,13 @@ assert said == args, "docs/deploy.md Arguments %s != deploy/gantry.yaml %s" % (s
 for a in args[1:]:
     flag = a.split("=")[0]
     assert re.search(r"^\s+(-\w, )?" + re.escape(flag) + r"\b", helptext, re.M), flag + " not in scheduler --help"
-# what the page says `gantry binder` does is what it does
-m = re.search(r"`gantry binder` exits (\d) with \"([^\"]*)\"", doc)
-assert m and m.group(2) in binder, (m and m.group(0), binder)
+# every flag the page's binder table names is one `gantry binder --help` lists
+m = re.search(r"^## The binder\n(.*?)(?=^## )", doc, re.M | re.S)
+assert m, "docs/deploy.md: no section '## The binder'"
+flags = re.findall(r"^\| `(--[a-z-]+)", m.group(1), re.M)
+assert len(flags) >= 10, "docs/deploy.md's binder table names %d flags" % len(flags)
+for flag in flags:
+    assert re.search(r"^\s+" + re.escape(flag) + r"\b", binder, re.M), flag + " not in binder --help"
 # a README section named in docs/ ("the README's ... table ("X")") is a README heading
 readme = open(root + "/README.md").read()
 heads = set(re.findall(r"^#+ (.*)$", readme, re.M))

@@ -49,6 +49,7 @@ KINDS = {
     "BindRequest": ("/apis/scheduling.run.ai/v1alpha2", "bindrequests", True),
     "Topology": ("/apis/kai.scheduler/v1alpha1", "topologies", False),
     "SchedulingShard": ("/apis/kai.scheduler/v1", "schedulingshards", False),
+    "Config": ("/apis/kai.scheduler/v1", "configs", False),
 }
 
 

@@ -6,8 +6,13 @@ The fake kubelet plays the reservation pods' program: a reservation pod that run
 UUID in run.ai/reserve_for_gpu_index, unless its node is told to stay silent.
 """
 
+import hashlib
+import re
+import time
+import urllib.request
+
 import kube
-from e2e import check, node, no_403, pod, podgroup, queue, wait_for
+from e2e import Gantry, check, condition, node, no_403, pod, podgroup, queue, wait_for
 
 RESV_NS = "kai-resource-reservation"
 GPU_ANN = "run.ai/reserve_for_gpu_index"
@@ -16,6 +21,11 @@ POOL = "kai.scheduler/node-pool"
 
 
 # ---------------------------------------------------------------- objects
+
+
+def resv_name(node_name, group):
+    """KAI v0.17's reservation pod name: one per node and GPU group."""
+    return "gpu-reservation-" + hashlib.sha256(("%s/%s" % (node_name, group)).encode()).hexdigest()[:16]
 
 def shared_pod(name, ns, fraction=None, memory=None, devices=None, cm=None, q="e2e-share-q", **kw):
     """A fractional / GPU-memory pod as the admission webhook leaves it: env from its ConfigMaps."""
@@ -33,6 +43,15 @@ def shared_pod(name, ns, fraction=None, memory=None, devices=None, cm=None, q="e
                     for v in ("NVIDIA_VISIBLE_DEVICES", "RUNAI_NUM_OF_GPUS", "GPU_PORTION")]
         c["envFrom"] = [{"configMapRef": {"name": cm + "-0-evar", "optional": False}}]
     p["spec"]["runtimeClassName"] = "nvidia"
+    return p
+
+
+TOLERATION = {"key": "e2e.gantry.test/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
+def tolerating(p):
+    """@p with TOLERATION: its GPU's reservation pod must get it too."""
+    p["spec"]["tolerations"] = [TOLERATION]
     return p
 
 
@@ -108,18 +127,18 @@ def test_shared_gpu_reservation(t):
              shared_pod("half-b", t.ns, fraction="0.5", cm="half-b-m3n8v2w-shared-gpu"),
              side_container(shared_pod("mem-c", t.ns, memory=10240, cm="mem-c-p0o9i8u-shared-gpu",
                                        annotations={"gpu-fraction-container-name": "side"})),
-             shared_pod("two-d", t.ns, fraction="0.25", devices=2, cm="two-d-q9w8e7r-shared-gpu"))
+             tolerating(shared_pod("two-d", t.ns, fraction="0.25", devices=2, cm="two-d-q9w8e7r-shared-gpu")))
     s = t.scheduler("--log-level", "debug")
     wait_for("the shared pods bound", lambda: len(t.bound()) == 4, timeout=20)
     resv = {p["metadata"]["labels"]["runai-gpu-group"]: p for p in reservation_pods(t).values()}
     uuid_of = {g: p["metadata"]["annotations"][GPU_ANN] for g, p in resv.items()}
     for g, p in resv.items():
         md, spec = p["metadata"], p["spec"]
-        check(md["name"].startswith("gpu-reservation-n1-") and len(md["name"]) == len("gpu-reservation-n1-") + 5,
-              "reservation pod name %s" % md["name"])
+        check(md["name"] == resv_name("n1", g),
+              "reservation pod name %s, want %s" % (md["name"], resv_name("n1", g)))
         check(md["labels"].get("app") == "kai-resource-reservation", "labels %s" % md["labels"])
         check(md["annotations"].get("karpenter.sh/do-not-disrupt") == "true", "annotations %s" % md["annotations"])
-        check(spec.get("nodeName") == "n1" and spec.get("runtimeClassName") == "nvidia", "spec %s" % spec)
+        check(spec.get("nodeName") == "n1" and "runtimeClassName" not in spec, "spec %s" % spec)
         check(spec.get("serviceAccountName") == "kai-resource-reservation", "service account %s" % spec)
         res = spec["containers"][0]["resources"]
         check(res["limits"]["nvidia.com/gpu"] == "1" and res["requests"]["nvidia.com/gpu"] == "1", "resources %s" % res)
@@ -170,6 +189,20 @@ def test_shared_gpu_reservation(t):
           "mem-c capabilities %s" % caps["data"])
     mem_gpu = uuid_of[group_labels(pods["mem-c"])["runai-gpu-group"]]
     check(evar["data"] == {"NVIDIA_VISIBLE_DEVICES": mem_gpu}, "mem-c evar %s" % evar["data"])
+    # a reservation pod carries the tolerations of the pod whose bind made it (KAI v0.17): two-d's
+    # toleration is on the pods of the groups only two-d uses, and on none of the groups it does
+    # not use (a group it shares may have been made by another pod's bind; the API server may add
+    # its default NoExecute tolerations to every pod)
+    users = {}
+    for name in ("half-a", "half-b", "mem-c", "two-d"):
+        for g in group_labels(pods[name]).values():
+            users.setdefault(g, set()).add(name)
+    for g, p in resv.items():
+        has = TOLERATION in (p["spec"].get("tolerations") or [])
+        if users.get(g) in ({"two-d"}, None) or "two-d" not in users.get(g, ()):
+            want = users.get(g) == {"two-d"}
+            check(has == want, "reservation pod of %s (used by %s): tolerations %s, toleration %s expected: %s"
+                  % (g, sorted(users.get(g, ())), p["spec"].get("tolerations"), TOLERATION, want))
     half = group_labels(pods["half-a"]).get("runai-gpu-group")
     check(half == group_labels(pods["half-b"]).get("runai-gpu-group"),
           "half-a and half-b do not share a GPU: %s" % {n: group_labels(p) for n, p in pods.items()})
@@ -197,9 +230,11 @@ def test_reservation_timeout(t):
     t.create(shared_pod("frac", t.ns, fraction="0.5", cm="frac-a1b2c3d-shared-gpu"),
              pod("whole", t.ns, gpus=1, q="e2e-share-q"))
     s = t.scheduler("--resource-reservation-allocation-timeout", "1s")
-    first = wait_for("a reservation pod", lambda: sorted(reservation_pods(t)))[0]
+    first = wait_for("a reservation pod", lambda: sorted(p["metadata"]["uid"] for p in reservation_pods(t).values()))[0]
     wait_for("whole bound meanwhile", lambda: "whole" in t.bound(), timeout=5)
-    wait_for("the first reservation pod deleted on timeout", lambda: first not in reservation_pods(t), timeout=6)
+    # (names are one per node and GPU group: a retry may make a pod of the same name)
+    wait_for("the first reservation pod deleted on timeout",
+             lambda: first not in [p["metadata"]["uid"] for p in reservation_pods(t).values()], timeout=6)
     # every retry waits for a silent pod, and nothing is written before the reservation reports
     frac = t.pods()["frac"]
     check(not frac["spec"].get("nodeName"), "frac was bound")
@@ -373,5 +408,128 @@ def test_node_pool_flag(t):
     no_403(t)
 
 
+# ---------------------------------------------------------------- BindRequest mode
+
+def binder(t, *flags):
+    """`gantry binder` on Gantry's ServiceAccount, its endpoints on free ports."""
+    return Gantry(t, "binder", t.sa_kubeconfig(), "--metrics-bind-address", "127.0.0.1:0",
+                  "--health-probe-bind-address", "127.0.0.1:0", "--namespace", "kai-scheduler", *flags)
+
+
+def scrape(g):
+    port = wait_for("the binder's /metrics port", g.port)
+    return urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=5).read().decode()
+
+
+def sample(text, series):
+    m = re.search("^" + re.escape(series) + r" (\S+)$", text, re.M)
+    return float(m.group(1)) if m else None
+
+
+def test_bindrequest_mode(t):
+    """`gantry scheduler --bind-requests` binds nothing itself: it writes KAI's BindRequests
+    (named after the pod, owned by it, labelled selected-node), which `gantry binder` carries out:
+    a whole-GPU pod through pods/binding, a fractional one through its reservation pod; each
+    BindRequest ends Succeeded (and stays, for the garbage collector to take with its pod), each pod
+    gets PodBound=True and a Bound event."""
+    t.setup()
+    t.create(node("n1", gpus=4), queue("e2e-share-q"))
+    t.create(pod("whole", t.ns, gpus=1, q="e2e-share-q"),
+             tolerating(shared_pod("frac", t.ns, fraction="0.5", cm="frac-k2j3h4g-shared-gpu")))
+    s = t.scheduler("--bind-requests")
+    b = binder(t)
+    wait_for("both pods bound", lambda: len(t.bound()) == 2, timeout=30)
+    brs = wait_for("both BindRequests Succeeded", lambda: (lambda x: x if len(x) == 2 and all(
+        (br.get("status") or {}).get("phase") == "Succeeded" for br in x.values()) else None)(
+        {br["metadata"]["name"]: br for br in t.c.list("BindRequest", t.ns)}), timeout=10)
+    # the pod's condition and event are written after the BindRequest's status
+    wait_for("the Bound events", lambda: {("whole", "Bound"), ("frac", "Bound")} <=
+             {(e["involvedObject"]["name"], e["reason"]) for e in t.events()}, timeout=10)
+    pods = t.pods()
+    for name in ("whole", "frac"):
+        br, p = brs[name], pods[name]
+        owner = br["metadata"]["ownerReferences"][0]
+        check(owner["kind"] == "Pod" and owner["name"] == name and owner["uid"] == p["metadata"]["uid"],
+              "%s: owner %s" % (name, owner))
+        check(br["metadata"]["labels"].get("selected-node") == "n1", "%s: labels %s" % (name, br["metadata"]))
+        check(br["spec"]["podName"] == name and br["spec"]["selectedNode"] == "n1", "%s: spec %s" % (name, br["spec"]))
+        # (the fake kubelet, unlike the real one, may replace the conditions it does not own when
+        # the pod starts: the condition's patch is checked in the audit log below)
+        cond = condition(p, "PodBound")
+        check(cond is None or (cond.get("status") == "True" and cond.get("reason") == "Bound" and
+              cond.get("message") == "Pod bound successfully to node n1"), "%s: PodBound %s" % (name, cond))
+    check(brs["whole"]["spec"]["receivedResourceType"] == "Regular" and not brs["whole"]["spec"].get("selectedGPUGroups"),
+          "whole: %s" % brs["whole"]["spec"])
+    fs = brs["frac"]["spec"]
+    check(fs["receivedResourceType"] == "Fraction" and fs["receivedGPU"] == {"count": 1, "portion": "0.50"} and
+          fs["selectedGPUGroups"] == [group_labels(pods["frac"]).get("runai-gpu-group")],
+          "frac: spec %s, labels %s" % (fs, group_labels(pods["frac"])))
+    # the fractional pod's GPU came from its reservation pod, which has its tolerations
+    resv = reservation_pods(t).get(resv_name("n1", fs["selectedGPUGroups"][0]))
+    check(resv and TOLERATION in (resv["spec"].get("tolerations") or []), "reservation pod %s" % resv)
+    caps = configmaps(t).get("frac-k2j3h4g-shared-gpu-0")
+    check(caps and caps["data"].get("NVIDIA_VISIBLE_DEVICES") == resv["metadata"]["annotations"][GPU_ANN],
+          "frac's ConfigMap %s" % caps)
+    # every Binding was made after its BindRequest was written, the pod's PodBound status after it
+    evs = t.requests()
+    for name in ("whole", "frac"):
+        made = [i for i in by_uri(evs, "create", "/namespaces/%s/bindrequests" % t.ns)
+                if evs[i]["objectRef"].get("name") == name]
+        bound = by_uri(evs, "create", "/pods/%s/binding" % name)
+        check(len(made) == 1 and len(bound) == 1 and made[0] < bound[0],
+              "%s: BindRequest written at %s, Binding at %s" % (name, made, bound))
+        st = by_uri(evs, "patch", "/pods/%s/status" % name)
+        check(st and st[-1] > bound[0], "%s: no status patch after the Binding (%s, %s)" % (name, st, bound))
+    wait_for("the binder's count of binds", lambda: sample(scrape(b), 'kai_bind_requests_total{result="succeeded"}') == 2,
+             timeout=10)
+    port = wait_for("the probe port", lambda: (lambda x: int(x[-1]) if x else None)(
+        re.findall(r"serving /healthz and /readyz on port (\d+)", b.output())))
+    ready = urllib.request.urlopen("http://127.0.0.1:%d/readyz" % port, timeout=5).read().decode()
+    check(ready.strip() == "ok", "readyz %r" % ready)
+    # a later cycle neither binds them again nor deletes their BindRequests
+    s.stop()
+    b.stop()
+    check(sorted(br["metadata"]["name"] for br in t.c.list("BindRequest", t.ns)) == ["frac", "whole"],
+          "BindRequests left: %s" % [br["metadata"]["name"] for br in t.c.list("BindRequest", t.ns)])
+    no_403(t)
+
+
+def test_bindrequest_retries(t):
+    """A bind that fails is tried again while spec.backoffLimit > status.failedAttempts, 1 s then 2 s
+    later, and its status says so: failedAttempts, phase Failed, the reason; the pod gets
+    PodBound=False with KAI's message. Without backoffLimit: one attempt."""
+    t.setup()
+    t.create(node("n1", gpus=4))
+    # pods no scheduler of the test takes: only the BindRequests bind them
+    made = {p["metadata"]["name"]: p for p in t.create(pod("stuck", t.ns, gpus=1, scheduler="e2e-nobody"),
+                                                        pod("once", t.ns, gpus=1, scheduler="e2e-nobody"))}
+    t.c.create(bindrequest("stuck", t.ns, "ghost-node", made["stuck"]["metadata"]["uid"], backoff=2))
+    t.c.create(bindrequest("once", t.ns, "ghost-node", made["once"]["metadata"]["uid"]))
+    b = binder(t)
+
+    def status(name):
+        return t.c.get("BindRequest", name, t.ns).get("status") or {}
+    st = wait_for("stuck failed twice", lambda: (lambda x: x if x.get("failedAttempts") == 2 else None)(status("stuck")),
+                  timeout=15)
+    check(st.get("phase") == "Failed" and st.get("reason") == 'nodes "ghost-node" not found', "stuck: %s" % st)
+    once = status("once")
+    check(once.get("phase") == "Failed" and not once.get("failedAttempts") and
+          once.get("reason") == 'nodes "ghost-node" not found', "once: %s" % once)
+    # the third attempt comes 2 s after the second; after it, none
+    wait_for("the third attempt", lambda: sample(scrape(b), 'kai_bind_requests_total{result="failed"}') == 4,
+             timeout=10)
+    time.sleep(4.5)
+    m = scrape(b)
+    check(sample(m, 'kai_bind_requests_total{result="failed"}') == 4 and
+          sample(m, "kai_bind_request_retries_total") == 2, "attempts after the limit:\n" + m[:1500])
+    cond = condition(t.pods()["stuck"], "PodBound") or {}
+    check(cond.get("status") == "False" and cond.get("reason") == "BindingError" and
+          cond.get("message") == 'Failed to bind pod %s/stuck to node ghost-node: nodes "ghost-node" not found' % t.ns,
+          "stuck: PodBound %s" % cond)
+    check(not t.bound(), "bound: %s" % t.bound())
+    b.stop()
+    no_403(t)
+
+
 TESTS = [test_shared_gpu_reservation, test_reservation_timeout, test_reservation_gc, test_bindrequests,
-         test_node_pools, test_node_pool_flag]
+         test_node_pools, test_node_pool_flag, test_bindrequest_mode, test_bindrequest_retries]

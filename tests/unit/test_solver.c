@@ -340,6 +340,60 @@ TEST(budgets_warn_about_names_they_do_not_know)
 	tl_free(&w);
 }
 
+/* The per-generator counts the metrics read add up to the action's, and each job tried is counted once. */
+static void assert_generators_add_up(const struct gt_search_stats *st)
+{
+	uint64_t sum[GT_N_SCENARIO_STATES] = { 0 };
+	for (int g = 0; g < GT_N_GENERATORS; g++)
+		for (int k = 0; k < GT_N_SCENARIO_STATES; k++)
+			sum[k] += st->gen_scenarios[g][k];
+	ASSERT_EQ(st->emitted, sum[GT_SCENARIO_EMITTED]);
+	ASSERT_EQ(st->simulated, sum[GT_SCENARIO_SIMULATED]);
+	ASSERT_EQ(st->duplicate, sum[GT_SCENARIO_DUPLICATE]);
+	ASSERT_EQ(st->validator_rejected, sum[GT_SCENARIO_REJECTED]);
+}
+
+TEST(search_metrics_count_jobs_scenarios_and_filters)
+{
+	const struct kb_shape *sh = shape("ReclaimUnschedulableDistributedJob", "50Node");
+	struct tl_world w;
+	LOAD(&w, sh);
+	w.c.config.exhaustive_search = true;
+	run(&w, sh);
+	const struct gt_search_stats *st = &w.s.search[GT_ACT_RECLAIM];
+	assert_generators_add_up(st);
+	ASSERT_TRUE(st->gen_scenarios[GT_GEN_NODE_LOCAL_GREEDY][GT_SCENARIO_SIMULATED] > 0);
+	ASSERT_EQ(1, st->acted_on);	/* the one pending job */
+	ASSERT_TRUE(st->filtered > 0);	/* accumulations the idle-GPU filter turned away */
+	ASSERT_EQ(NULL, st->timings);	/* no clock: nothing timed */
+	ASSERT_EQ(0, st->jobs_reduced[GT_SEARCH_EXHAUSTED]);
+	tl_free(&w);
+}
+
+TEST(search_metrics_time_each_generator_attempt)
+{
+	const struct kb_shape *sh = shape("ReclaimLargeJobs", "10Node");
+	struct tl_world w;
+	LOAD(&w, sh);
+	int64_t t = 0;
+	w.c.config.clock_ms = racing_clock;
+	w.c.config.clock_ctx = &t;
+	run(&w, sh);
+	const struct gt_search_stats *st = &w.s.search[GT_ACT_RECLAIM];
+	assert_generators_add_up(st);
+	ASSERT_EQ(1, st->jobs[GT_SEARCH_SOLVED]);
+	uint32_t n = 0, solved = 0;
+	for (const struct gt_search_timing *tm = st->timings; tm; tm = tm->next) {
+		n++;
+		solved += tm->result == GT_SEARCH_SOLVED;
+		ASSERT_TRUE(tm->ms >= 1000);	/* the clock moved at least once during each */
+	}
+	ASSERT_TRUE(n >= 1);
+	ASSERT_EQ(1, solved);	/* the attempt that solved it, and only it */
+	ASSERT_EQ(GT_SEARCH_SOLVED, st->timings->result);	/* newest first: the last attempt */
+	tl_free(&w);
+}
+
 const struct gt_test gt_tests[] = {
 	T(signatures_skip_a_job_no_easier_than_a_failed_one),
 	T(kai_benchmark_shapes_end_as_kai_does),
@@ -354,5 +408,7 @@ const struct gt_test gt_tests[] = {
 	T(budgets_from_the_shard),
 	T(budgets_reject_a_floor_not_below_the_limit),
 	T(budgets_warn_about_names_they_do_not_know),
+	T(search_metrics_count_jobs_scenarios_and_filters),
+	T(search_metrics_time_each_generator_attempt),
 	{ 0 }
 };
