@@ -23,6 +23,7 @@
 #include "core/fairshare.h"
 #include "core/order.h"
 #include "core/placement.h"
+#include "core/reserve.h"
 #include "core/signature.h"
 #include "core/solver.h"
 #include "core/topology.h"
@@ -581,15 +582,21 @@ void gt_action_allocate(struct gt_session *s)
 			gt_jobq_push(&jq, (int32_t)j);
 	struct doom d;
 	doom_init(&d, s);
+	gt_reserve_begin(s);	/* off unless the shard turns reservations on */
 	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
 		s->jobs[job].attempted = true;
+		bool head = gt_reserve_popped(s, job);
 		if (doomed(s, &d, job))
 			continue;
 		if (attempt_job(s, job)) {
+			gt_reserve_placed(s, job);
 			if (has_pending_pod(s, job))
 				gt_jobq_push(&jq, job);
-		} else if (add_witness(s, &d, job)) {
-			drop_doomed_leaf(s, &jq, &d, s->c->jobs[job].queue);
+		} else {
+			gt_reserve_failed(s, job, head);
+			/* a failure under holds proves nothing for a job that may backfill */
+			if (!gt_reserve_holding(s) && add_witness(s, &d, job))
+				drop_doomed_leaf(s, &jq, &d, s->c->jobs[job].queue);
 		}
 	}
 	free(d.w);

@@ -252,6 +252,8 @@ struct gt_session {
 	struct gt_victim_index victims;
 	struct gt_search_scratch *search_scratch;
 	struct gt_search_stats search[GT_N_ACTIONS];
+	/* reservations and holds (core/reserve.h); NULL when off or before allocate */
+	struct gt_reserve_book *reserve;
 };
 
 void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now);

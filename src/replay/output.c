@@ -69,6 +69,17 @@ json_t *gt_replay_stats_json(const struct gt_replay_stats *st)
 	json_object_set_new(o, "makespan_s", json_integer(st->makespan_s));
 	json_object_set_new(o, "gpu_allocation", json_real(st->gpu_allocation));
 	json_object_set_new(o, "gpu_utilization", json_real(st->gpu_utilization));
+	json_t *by_size = json_array();
+	for (uint32_t b = 0; b < GT_N_SIZE_BUCKETS; b++) {
+		const struct gt_dist *d = &st->wait_by_size[b];
+		json_array_append_new(by_size, json_pack("{s:s, s:I, s:f, s:f, s:f}", "gpus",
+							 gt_size_bucket_names[b], "jobs", (json_int_t)d->n,
+							 "mean", d->mean, "p99", d->p99, "max", d->max));
+	}
+	json_object_set_new(o, "wait_by_size", by_size);
+	json_object_set_new(o, "reservations",
+			    json_pack("{s:I, s:f}", "made", (json_int_t)st->reservations,
+				      "gpu_hours_held", st->reserved_gpu_hours));
 	json_object_set_new(o, "waited_over_24h", json_integer(st->waited_over_24h));
 	json_object_set_new(o, "starvation", json_pack("{s:I, s:I}", "threshold_s",
 						       (json_int_t)st->starvation_s, "jobs",
