@@ -278,6 +278,7 @@ struct gt_queue {
 	int64_t deserved[GT_NQRES];
 	int64_t limit[GT_NQRES];
 	double weight[GT_NQRES];
+	int64_t default_max_runtime_s;	/* gantry.dev/default-max-runtime, 0: none */
 	int64_t preempt_min_runtime_s;	/* -1: inherit */
 	int64_t reclaim_min_runtime_s;
 	/*
@@ -344,6 +345,12 @@ struct gt_reserve_params {
 	double share;		/* most of the cluster's GPUs held, 0..1 */
 	int64_t wait_s;		/* a gang not at the head of its queue waits this long first */
 	int64_t hold_s;		/* longest a reservation lasts; then as long without one */
+	/*
+	 * Also reserve for a gang that takes its queue past its fair share (still
+	 * within its limit); such a reservation holds nothing from a queue that
+	 * stays within its own fair share. Off: no reservation past fair share.
+	 */
+	bool beyond_fair_share;
 };
 struct gt_config {
 	unsigned plugins_off;	/* bit per enum gt_plugin */

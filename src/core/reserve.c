@@ -79,7 +79,7 @@ static int64_t expected_end(const struct gt_session *s, int32_t job)
  * (a queue that fills the cluster may still reserve for its next gang).
  */
 static bool queue_allows(struct gt_session *s, int32_t job, const int64_t req[GT_NQRES],
-			 const struct ev *ev, uint32_t k)
+			 const struct ev *ev, uint32_t k, bool *beyond)
 {
 	const struct gt_cluster *c = s->c;
 	struct gt_arena_mark mark = gt_arena_mark(&s->step_arena);
@@ -99,21 +99,30 @@ static bool queue_allows(struct gt_session *s, int32_t job, const int64_t req[GT
 				continue;
 			int64_t want = qs->allocated[r] + req[r] - (r == GT_QGPU ? freed[q] : 0);
 			int64_t cap = qs->fair_share[r] > cq->deserved[r] ? qs->fair_share[r] : cq->deserved[r];
-			ok = !(cq->limit[r] >= 0 && want > cq->limit[r]) && !(cq->deserved[r] >= 0 && want > cap);
+			ok = !(cq->limit[r] >= 0 && want > cq->limit[r]);
+			if (cq->deserved[r] >= 0 && want > cap) {
+				*beyond = true;
+				ok &= c->config.reserve.beyond_fair_share;
+			}
 		}
 	}
 	gt_arena_pop(&s->step_arena, mark);
 	return ok;
 }
 
-/* Would placing @pod keep its queue path within deserved GPUs? Such a job ignores holds. */
-static bool within_deserved(const struct gt_session *s, int32_t job, int32_t pod)
+/*
+ * Would placing @pod keep its queue path within deserved GPUs (@fair: within
+ * the larger of fair share and deserved)? Such a job ignores holds.
+ */
+static bool within(const struct gt_session *s, int32_t job, int32_t pod, bool fair)
 {
 	const struct gt_cluster *c = s->c;
 	int64_t milli = gt_pod_requested_gpu_milli(c, pod);
 	for (int32_t q = c->jobs[job].queue; q != GT_NONE; q = c->queues[q].parent) {
 		int64_t d = c->queues[q].deserved[GT_QGPU];
-		if (d >= 0 && s->queues[q].allocated[GT_QGPU] + milli > d)
+		int64_t fs = s->queues[q].fair_share[GT_QGPU];
+		int64_t cap = fair && fs > d ? fs : d;
+		if (d >= 0 && s->queues[q].allocated[GT_QGPU] + milli > cap)
 			return false;
 	}
 	return c->jobs[job].queue != GT_NONE;
@@ -124,7 +133,8 @@ static bool exempt(const struct gt_session *s, int32_t job, int32_t pod, const s
 	const struct gt_job *j = &s->c->jobs[job];
 	if (r->start != GT_RESERVE_NO_START && j->max_runtime_s > 0 && s->now + j->max_runtime_s <= r->start)
 		return true;	/* backfill: gone before the gang starts */
-	return within_deserved(s, job, pod);
+	/* a gang past its fair share holds nothing from a queue within its own */
+	return within(s, job, pod, r->beyond);
 }
 
 void gt_reserve_shrink(struct gt_session *s, int32_t pod, int32_t node, int32_t *idle,
@@ -240,13 +250,14 @@ static bool plan_one(struct gt_session *s, int32_t job)
 		}
 		k = hi;
 	}
-	ok = fits_after(s, job, tasks, n, ev, k, nodes) && queue_allows(s, job, req, ev, k);
+	bool beyond = false;
+	ok = fits_after(s, job, tasks, n, ev, k, nodes) && queue_allows(s, job, req, ev, k, &beyond);
 	s->node_mask = saved_mask;
 	if (!ok)
 		goto out;
 	/* Step 4 */
 	struct gt_reservation *r = &b->v[b->n];
-	*r = (struct gt_reservation){ .job = job, .gpus = gpus,
+	*r = (struct gt_reservation){ .job = job, .gpus = gpus, .beyond = beyond,
 				      .start = k ? ev[k - 1].end : s->now };
 	int32_t *need = gt_arena_calloc(&s->step_arena, c->n_nodes + 1, sizeof(*need));
 	for (uint32_t i = 0; i < n; i++)
@@ -389,4 +400,29 @@ void gt_reserve_describe(const struct gt_reservation *r, char *buf, size_t cap)
 	int64_t day = r->start % 86400;
 	snprintf(buf, cap, "reserved %d GPUs on %u nodes, expected start %02d:%02d UTC", r->gpus,
 		 r->n_nodes, (int)(day / 3600), (int)(day % 3600 / 60));
+}
+
+void gt_reserve_end(struct gt_session *s)
+{
+	const struct gt_reserve_book *b = s->reserve;
+	if (!s->c->config.job_messages)
+		return;	/* a front end that publishes none (the replay) */
+	for (uint32_t i = 0; b && i < b->n; i++) {
+		const struct gt_reservation *r = &b->v[i];
+		if (r->job == GT_NONE)
+			continue;
+		struct gt_job_state *js = &s->jobs[r->job];
+		char what[160], msg[2048];
+		gt_reserve_describe(r, what, sizeof(what));
+		if (js->message)
+			snprintf(msg, sizeof(msg), "%s; %s", js->message, what);
+		else
+			snprintf(msg, sizeof(msg), "%s", what);
+		if (js->why) {
+			struct gt_job_why why = *js->why;
+			gt_job_set_why(s, r->job, &why, msg);
+		} else {
+			gt_job_set_message(s, r->job, msg);
+		}
+	}
 }

@@ -33,6 +33,7 @@ struct gt_reservation {
 	int32_t held;		/* of those, held now (not expected to free before the start) */
 	int32_t *nodes;		/* the nodes the gang would land on, ascending */
 	uint32_t n_nodes;
+	bool beyond;		/* takes its queue past fair share (reserve.beyond_fair_share) */
 };
 
 /* The cycle's reservations and holds (in the session's arena). */
@@ -45,8 +46,6 @@ struct gt_reserve_book {
 	bool *queue_tried;	/* per queue: allocate has popped one of its jobs */
 	int64_t total_gpus;	/* whole GPUs of the cluster */
 	int64_t held_gpus;	/* GPUs the reservations need, summed */
-	/* what the cycle did, for metrics */
-	uint32_t backfilled;	/* pods placed on held GPUs by backfill */
 };
 
 /* Open the book and plan again the reservations jobs held (allocate, before it places anything). */
@@ -71,6 +70,9 @@ static inline bool gt_reserve_holding(const struct gt_session *s)
 {
 	return s->reserve && s->reserve->n > 0;
 }
+
+/* After allocate: add each reservation to its job's message ("...; reserved 64 GPUs on 8 nodes, ..."). */
+void gt_reserve_end(struct gt_session *s);
 
 /* @job's reservation this cycle, or NULL. */
 const struct gt_reservation *gt_reserve_of(const struct gt_session *s, int32_t job);
