@@ -362,6 +362,140 @@ TEST(aging_lifts_a_long_waiting_job_within_its_queue)
 	tl_free(&w);
 }
 
+/* ---------------------------------------------------------------- property */
+
+static uint64_t rng;
+
+static uint32_t below(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return n ? (uint32_t)(rng % n) : 0;
+}
+
+/*
+ * A random cluster: 2-4 nodes of 4 or 8 GPUs, two queues, running pods (some
+ * with run times, some never ending), pending gangs of 2-3 pods and 1-GPU
+ * jobs, some with a max run time.
+ */
+static int random_world(struct tl_world *w)
+{
+	tl_init(w);
+	uint32_t n_nodes = 2 + below(3);
+	tl_queue(w, &(struct tl_queue){ .name = "qa", .quota = below(2) ? "4" : "0" });
+	tl_queue(w, &(struct tl_queue){ .name = "qb", .quota = "0" });
+	for (uint32_t i = 0; i < n_nodes; i++) {
+		char node[16], pod[16];
+		snprintf(node, sizeof(node), "n%u", i);
+		int gpus = below(2) ? 8 : 4;
+		tl_node(w, &(struct tl_node){ .name = node, .gpus = gpus });
+		for (uint32_t k = 0, used = 0; k < 3; k++) {
+			uint32_t g = 1 + below(4);
+			if (used + g > (uint32_t)gpus || below(3) == 0)
+				continue;
+			used += g;
+			snprintf(pod, sizeof(pod), "r%u-%u", i, k);
+			char gs[8];
+			snprintf(gs, sizeof(gs), "%u", g);
+			running(w, pod, below(2) ? "qa" : "qb", node, gs);
+		}
+	}
+	uint32_t n_gangs = 1 + below(3), n_small = below(5);
+	for (uint32_t i = 0; i < n_gangs; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "g%u", i);
+		gang(w, name, below(2) ? "qa" : "qb", 2 + (int)below(2), below(2) ? "4" : "2",
+		     "2025-12-31T00:00:00Z");
+	}
+	for (uint32_t i = 0; i < n_small; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "s%u", i);
+		tl_pod(w, &(struct tl_pod){ .name = name, .queue = below(2) ? "qa" : "qb", .gpus = "1" });
+	}
+	return tl_build(w);
+}
+
+/* Give running jobs start times and (some) run times; pending jobs (some) max run times. */
+static void random_runtimes(struct tl_world *w)
+{
+	for (uint32_t j = 0; j < w->c.n_jobs; j++) {
+		struct gt_job *job = &w->c.jobs[j];
+		bool runs = job->n_pods && w->c.pods[job->pods[0]].node >= 0;
+		if (runs)
+			job->last_start = TL_NOW - 600;
+		if (below(3))
+			job->max_runtime_s = job->expected_runtime_s = 900 + 900 * below(8);
+	}
+}
+
+/*
+ * No job waits behind a reservation that never starts. Nothing ends here
+ * (the snapshot stays as it is), so a drain never starts: every cycle, from
+ * the first on through two hold periods, each reservation is younger than
+ * its hold, and a job that KAI would place on the same snapshot but that
+ * waits with reservations on waits only while some reservation that young
+ * holds. Once a reservation is past its hold the job rests as long.
+ */
+TEST(property_no_job_waits_behind_a_reservation_that_never_starts)
+{
+	for (uint64_t seed = 1; seed <= 150; seed++) {
+		struct tl_world on, off;
+		rng = seed * 2654435761u + 7;	/* the same cluster twice: reservations on and off */
+		ASSERT_EQ(0, random_world(&on));
+		random_runtimes(&on);
+		rng = seed * 2654435761u + 7;
+		ASSERT_EQ(0, random_world(&off));
+		random_runtimes(&off);
+		reserve_on(&on);
+		int64_t hold = on.c.config.reserve.hold_s;
+		for (int k = 0; k <= 8; k++) {
+			int64_t now = TL_NOW + k * hold / 4;
+			struct gt_plan pon, poff;
+			cycle_at(&on, now, &pon);
+			cycle_at(&off, now, &poff);
+			ASSERT_TRUE(gt_session_check(&on.s));
+			/* a hold this cycle: one planned again from the carried time, or a new one */
+			bool young_hold = false;
+			for (uint32_t j = 0; j < on.c.n_jobs; j++)
+				young_hold |= on.c.jobs[j].reserved_since && now < on.c.jobs[j].reserved_since + hold;
+			for (uint32_t j = 0; j < on.c.n_jobs; j++) {
+				const struct gt_plan_job *pj = &pon.jobs[j];
+				if (pj->reserved) {
+					ASSERT_TRUE(pj->reserved_since <= now && now < pj->reserved_since + hold);
+					young_hold = true;
+				}
+				if (pj->reserved_since && now >= pj->reserved_since + hold)
+					ASSERT_TRUE(!pj->reserved);	/* expired: it rests */
+			}
+			for (uint32_t i = 0; i < on.c.n_pods; i++) {
+				bool kai = gt_plan_bind_of(&poff, (int32_t)i) != NULL;
+				bool here = gt_plan_bind_of(&pon, (int32_t)i) != NULL ||
+					    gt_plan_eviction_of(&pon, (int32_t)i) != NULL;
+				const struct gt_reservation *mine = gt_reserve_of(&on.s, on.c.pods[i].job);
+				if (kai && !here && !mine && !young_hold)
+					fprintf(stderr, "seed %llu cycle %d: %s waits with no reservation\n",
+						(unsigned long long)seed, k,
+						gt_strtab_str(&on.names, on.c.pods[i].name));
+				if (kai && !here && !mine)
+					ASSERT_TRUE(young_hold);	/* held back only by a live reservation */
+			}
+			for (uint32_t j = 0; j < on.c.n_jobs; j++)	/* the front end's part */
+				on.c.jobs[j].reserved_since = pon.jobs[j].reserved_since;
+			gt_plan_release(&pon);
+			gt_plan_release(&poff);
+			if (gt_test_failures)
+				break;
+		}
+		tl_free(&on);
+		tl_free(&off);
+		if (gt_test_failures) {
+			fprintf(stderr, "seed %llu\n", (unsigned long long)seed);
+			return;
+		}
+	}
+}
+
 const struct gt_test gt_tests[] = {
 	T(off_by_default_small_job_takes_the_free_gpu),
 	T(gang_holds_the_nodes_it_will_land_on),
@@ -376,5 +510,6 @@ const struct gt_test gt_tests[] = {
 	T(gang_placed_ends_its_reservation),
 	T(topology_required_level_picks_one_rack),
 	T(aging_lifts_a_long_waiting_job_within_its_queue),
+	T(property_no_job_waits_behind_a_reservation_that_never_starts),
 	{ 0 }
 };
