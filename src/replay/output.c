@@ -289,6 +289,27 @@ static void compare_queues(FILE *f, json_t *a, json_t *b)
 	}
 }
 
+/* Waits by job size (docs/reservations.md): a run without reservations against one with, say. */
+static void compare_sizes(FILE *f, json_t *a, json_t *b)
+{
+	json_t *sa = json_object_get(a, "wait_by_size"), *sb = json_object_get(b, "wait_by_size");
+	if (!json_is_array(sa))
+		return;	/* a result from before wait_by_size */
+	fprintf(f, "\n  %-28s %14s %14s\n", "waits by GPUs asked", "A", "B");
+	size_t i;
+	json_t *x;
+	json_array_foreach(sa, i, x) {
+		const char *g = json_string_value(json_object_get(x, "gpus"));
+		json_t *y = json_array_get(sb, i);
+		static const char *const what[] = { "jobs", "mean", "p99", "max" };
+		for (int k = 0; k < 4; k++) {
+			char label[64];
+			snprintf(label, sizeof(label), "%s GPUs: %s", g ? g : "?", k ? what[k] : "jobs");
+			cmp_row(f, label, num_at(x, what[k]), y ? num_at(y, what[k]) : NAN, k ? U_TIME : U_COUNT);
+		}
+	}
+}
+
 int gt_replay_compare(FILE *f, const char *pa, const char *pb, struct gt_err *err)
 {
 	static const struct {
@@ -338,6 +359,7 @@ int gt_replay_compare(FILE *f, const char *pa, const char *pb, struct gt_err *er
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		cmp_row(f, rows[i].label, num_at(a, rows[i].path), num_at(b, rows[i].path), rows[i].u);
 	compare_queues(f, a, b);
+	compare_sizes(f, a, b);
 	json_decref(a);
 	json_decref(b);
 	return 0;
