@@ -5,6 +5,7 @@
  */
 #include "core/plan.h"
 #include "core/reserve.h"
+#include "scheduler/metrics.h"
 #include "testlib.h"
 
 const char *gt_suite = "reserve";
@@ -362,6 +363,38 @@ TEST(aging_lifts_a_long_waiting_job_within_its_queue)
 	tl_free(&w);
 }
 
+TEST(scheduler_metrics_count_reservations)
+{
+	struct tl_world w;
+	two_nodes(&w, "0");
+	TL_BUILD(&w);
+	reserve_on(&w);
+	set_runtime(&w, "busy", TL_NOW - 60, HOUR);
+	struct gt_plan plan;
+	cycle_at(&w, TL_NOW, &plan);
+	struct gt_metrics m;
+	gt_metrics_init(&m, "kai");
+	m.scheduler = true;
+	struct gt_kube_snapshot snap;
+	struct gt_writes wr;
+	memset(&snap, 0, sizeof(snap));
+	memset(&wr, 0, sizeof(wr));
+	gt_metrics_count_cycle(&m, &snap, &plan, &wr, NULL, 1000);
+	gt_metrics_count_cycle(&m, &snap, &plan, &wr, NULL, 1000 + 3600 * 1000);	/* an hour later */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	gt_metrics_write(&m, f);
+	fclose(f);
+	ASSERT_CONTAINS(text, "kai_reservations_held 1.000");
+	ASSERT_CONTAINS(text, "kai_reserved_gpus_held 4.000");	/* n2's four */
+	ASSERT_CONTAINS(text, "kai_reserved_gpu_hours_total 4.000");
+	free(text);
+	gt_metrics_release(&m);
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
 /* ---------------------------------------------------------------- property */
 
 static uint64_t rng;
@@ -511,5 +544,6 @@ const struct gt_test gt_tests[] = {
 	T(topology_required_level_picks_one_rack),
 	T(aging_lifts_a_long_waiting_job_within_its_queue),
 	T(property_no_job_waits_behind_a_reservation_that_never_starts),
+	T(scheduler_metrics_count_reservations),
 	{ 0 }
 };
