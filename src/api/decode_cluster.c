@@ -383,6 +383,70 @@ static int shard_usage(struct gt_dec *x, const struct gt_doc *o, struct gt_confi
 	return 0;
 }
 
+/*
+ * Gantry's own settings, as annotations so that KAI's SchedulingShard schema
+ * stays as it is (docs/reservations.md): reservations and backfill, per-job aging.
+ */
+/* A bad Gantry annotation on a shard is said and left out: KAI's settings still apply. */
+static void bad_shard_annotation(struct gt_dec *x, const struct gt_doc *o, const char *key, const char *why,
+				 const char *v)
+{
+	char field[96];
+	snprintf(field, sizeof(field), "metadata.annotations.%s", key);
+	gt_dec_note(x, o, field, "%s: '%s' (not used)", why, v);
+}
+
+/*
+ * Gantry's own settings, as annotations so that KAI's SchedulingShard schema
+ * stays as it is (docs/reservations.md): reservations and backfill, per-job aging.
+ */
+static void shard_reserve(struct gt_dec *x, const struct gt_doc *o, struct gt_config *cfg)
+{
+	struct gt_reserve_params *rp = &cfg->reserve;
+	static const char *const bools[] = { "gantry.dev/reservations", "gantry.dev/reserve-beyond-fair-share" };
+	bool *bool_out[] = { &rp->on, &rp->beyond_fair_share };
+	for (size_t i = 0; i < 2; i++) {
+		const char *v = gt_obj_annotation(o, bools[i]);
+		if (v && strcmp(v, "true") && strcmp(v, "false"))
+			bad_shard_annotation(x, o, bools[i], "must be true or false", v);
+		else if (v)
+			*bool_out[i] = !strcmp(v, "true");
+	}
+	const char *max = gt_obj_annotation(o, "gantry.dev/reserve-max");
+	int64_t n;
+	if (max && (gt_parse_int(max, &n) || n < 1 || n > 1000))
+		bad_shard_annotation(x, o, "gantry.dev/reserve-max", "not a count from 1 to 1000", max);
+	else if (max)
+		rp->max = (uint32_t)n;
+	const char *share = gt_obj_annotation(o, "gantry.dev/reserve-share");
+	double f;
+	if (share && (gt_parse_number(share, &f) || f <= 0 || f > 1))
+		bad_shard_annotation(x, o, "gantry.dev/reserve-share", "not a fraction in (0, 1]", share);
+	else if (share)
+		rp->share = f;
+	static const struct {
+		const char *key;
+		size_t off;
+	} durations[] = {
+		{ "gantry.dev/reserve-wait", offsetof(struct gt_reserve_params, wait_s) },
+		{ "gantry.dev/reserve-hold", offsetof(struct gt_reserve_params, hold_s) },
+	};
+	for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++) {
+		const char *v = gt_obj_annotation(o, durations[i].key);
+		int64_t d;
+		if (v && (gt_duration_parse_whole(v, &d) || d <= 0))
+			bad_shard_annotation(x, o, durations[i].key, "not a positive duration", v);
+		else if (v)
+			*(int64_t *)((char *)rp + durations[i].off) = d;
+	}
+	const char *aging = gt_obj_annotation(o, "gantry.dev/job-aging-weight");
+	if (aging && (gt_parse_number(aging, &f) || f < 0))
+		bad_shard_annotation(x, o, "gantry.dev/job-aging-weight",
+				     "not a non-negative number (priority points per hour pending)", aging);
+	else if (aging)
+		cfg->aging_weight = f;
+}
+
 int gt_dec_shard(struct gt_dec *x, const struct gt_doc *o)
 {
 	struct gt_config cfg = x->c->config;	/* the whole shard or nothing of it */
@@ -402,6 +466,8 @@ int gt_dec_shard(struct gt_dec *x, const struct gt_doc *o)
 	rc = rc ? rc : shard_actions(x, o, &cfg);
 	rc = rc ? rc : shard_queue_depth(x, o, &cfg);
 	rc = rc ? rc : shard_budgets(x, o, &cfg);
+	if (!rc)
+		shard_reserve(x, o, &cfg);
 	if (!rc)
 		x->c->config = cfg;
 	return rc;
@@ -530,6 +596,12 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o)
 		return gt_dec_fail(x, o, "spec.preemptMinRuntime", "not a duration", pm);
 	if (rm && gt_duration_parse_whole(rm, &q.reclaim_min_runtime_s))
 		return gt_dec_fail(x, o, "spec.reclaimMinRuntime", "not a duration", rm);
+	const char *dm = gt_obj_annotation(o, "gantry.dev/default-max-runtime");
+	if (dm && (gt_duration_parse_whole(dm, &q.default_max_runtime_s) || q.default_max_runtime_s <= 0)) {
+		gt_dec_note(x, o, "metadata.annotations.gantry.dev/default-max-runtime",
+			    "not a positive duration: '%s' (not used)", dm);
+		q.default_max_runtime_s = 0;
+	}
 	gt_dec_set_lookup(x, &x->queue_by_name, name, (int32_t)c->n_queues);
 	gt_dec_source(x, 3, c->n_queues, (int32_t)x->obj);
 	GT_PUSH(c->queues, c->n_queues, c->cap_queues, q);

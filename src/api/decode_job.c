@@ -297,7 +297,8 @@ static int check_min_subgroups(struct gt_dec *x, const struct gt_doc *o, const s
 /* The PodGroup's spec and times, checked before anything is made of it. */
 struct pg_fields {
 	const char *queue, *pre;
-	int64_t min, created, last_start, stale, last_eviction;
+	int64_t min, created, last_start, stale, last_eviction, reserved_since;
+	int64_t max_runtime, expected_runtime;	/* gantry.dev/max-runtime, expected-runtime; 0 none */
 	int64_t staleness_grace, preemption_delay;
 	bool has_staleness_grace, has_preemption_delay;
 	struct gt_topology_constraint topo;
@@ -347,6 +348,7 @@ static int podgroup_fields(struct gt_dec *x, const struct gt_doc *o, struct pg_f
 		{ "kai.scheduler/last-start-timestamp", NULL, offsetof(struct pg_fields, last_start) },
 		{ "kai.scheduler/stale-podgroup-timestamp", NULL, offsetof(struct pg_fields, stale) },
 		{ "kai.scheduler/last-eviction-timestamp", NULL, offsetof(struct pg_fields, last_eviction) },
+		{ "gantry.dev/reserved-since", NULL, offsetof(struct pg_fields, reserved_since) },
 	};
 	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
 		const char *v = times[i].annotation ? gt_obj_annotation(o, times[i].annotation)
@@ -358,6 +360,25 @@ static int podgroup_fields(struct gt_dec *x, const struct gt_doc *o, struct pg_f
 			  times[i].field ? "" : times[i].annotation, (char *)NULL);
 		if (v && gt_time_parse(v, out))
 			return gt_dec_fail(x, o, field, "not an RFC 3339 time", v);
+	}
+	static const struct {
+		const char *annotation;
+		size_t off;
+	} runtimes[] = {
+		{ "gantry.dev/max-runtime", offsetof(struct pg_fields, max_runtime) },
+		{ "gantry.dev/expected-runtime", offsetof(struct pg_fields, expected_runtime) },
+	};
+	for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
+		const char *v = gt_obj_annotation(o, runtimes[i].annotation);
+		int64_t *out = (int64_t *)((char *)f + runtimes[i].off);
+		*out = 0;
+		if (v && (gt_duration_parse_whole(v, out) || *out <= 0)) {
+			/* Gantry's own annotation: a bad one is said and left out, the PodGroup stays */
+			char field[96];
+			snprintf(field, sizeof(field), "metadata.annotations.%s", runtimes[i].annotation);
+			gt_dec_note(x, o, field, "not a positive duration such as 2h or 90m: '%s' (not used)", v);
+			*out = 0;
+		}
 	}
 	return 0;
 }
@@ -384,6 +405,11 @@ int gt_dec_podgroup(struct gt_dec *x, const struct gt_doc *o)
 	j.last_start = f.last_start;
 	j.stale_since = f.stale;
 	j.last_eviction = f.last_eviction;
+	j.reserved_since = f.reserved_since;
+	j.max_runtime_s = f.max_runtime;
+	if (!j.max_runtime_s && j.queue != GT_NONE)	/* queues are decoded before PodGroups */
+		j.max_runtime_s = x->c->queues[j.queue].default_max_runtime_s;
+	j.expected_runtime_s = f.expected_runtime;
 	j.has_staleness_grace = f.has_staleness_grace;
 	j.staleness_grace_s = f.staleness_grace;
 	j.has_preemption_delay = f.has_preemption_delay;

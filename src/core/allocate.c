@@ -23,6 +23,7 @@
 #include "core/fairshare.h"
 #include "core/order.h"
 #include "core/placement.h"
+#include "core/reserve.h"
 #include "core/signature.h"
 #include "core/solver.h"
 #include "core/topology.h"
@@ -455,7 +456,14 @@ struct witness {
 	bool preemptible;
 	uint64_t sig;
 	int64_t v[NV];
+	int64_t runtime;	/* max run time, INT64_MAX unknown: a shorter job may backfill a hold */
 };
+
+/* A job's max run time for the witnesses: one no shorter fails where the witness failed. */
+static int64_t witness_runtime(const struct gt_job *j)
+{
+	return j->max_runtime_s > 0 ? j->max_runtime_s : INT64_MAX;
+}
 
 struct doom {
 	bool on;
@@ -513,8 +521,8 @@ static uint32_t plain_tasks(struct gt_session *s, int32_t job, int32_t *tasks)
 
 static bool doomed(struct gt_session *s, const struct doom *d, int32_t job)
 {
-	if (!d->on || !d->n)
-		return false;
+	if (!d->on || !d->n || gt_reserve_of(s, job))
+		return false;	/* a holder sees GPUs its witnesses could not */
 	const struct gt_job *j = &s->c->jobs[job];
 	struct gt_arena_mark m = gt_arena_mark(&s->step_arena);
 	int32_t *tasks = gt_arena_alloc(&s->step_arena, (j->n_pods + 1) * sizeof(*tasks));
@@ -527,7 +535,7 @@ static bool doomed(struct gt_session *s, const struct doom *d, int32_t job)
 		for (uint32_t k = 0; k < d->n && !r; k++) {
 			const struct witness *w = &d->w[k];
 			r = w->queue == j->queue && w->preemptible == j->preemptible && w->sig == sig &&
-			    vec_le(w->v, v);
+			    vec_le(w->v, v) && w->runtime <= witness_runtime(j);
 		}
 	}
 	gt_arena_pop(&s->step_arena, m);
@@ -544,11 +552,11 @@ static bool add_witness(struct gt_session *s, struct doom *d, int32_t job)
 	if (j->n_pods > 1 || plain_tasks(s, job, one) != 1)
 		return false;
 	struct witness w = { .queue = j->queue, .preemptible = j->preemptible,
-			     .sig = gt_pod_signature(s->c, one[0]) };
+			     .sig = gt_pod_signature(s->c, one[0]), .runtime = witness_runtime(j) };
 	task_vec(s, one[0], w.v);
 	for (uint32_t k = 0; k < d->n; k++)
 		if (d->w[k].queue == w.queue && d->w[k].preemptible == w.preemptible &&
-		    d->w[k].sig == w.sig && vec_le(d->w[k].v, w.v))
+		    d->w[k].sig == w.sig && vec_le(d->w[k].v, w.v) && d->w[k].runtime <= w.runtime)
 			return false;	/* no news: a smaller one failed already */
 	GT_PUSH(d->w, d->n, d->cap, w);
 	return true;
@@ -579,17 +587,25 @@ void gt_action_allocate(struct gt_session *s)
 			gt_jobq_push(&jq, (int32_t)j);
 	struct doom d;
 	doom_init(&d, s);
+	gt_reserve_begin(s);	/* off unless the shard turns reservations on */
 	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
 		s->jobs[job].attempted = true;
-		if (doomed(s, &d, job))
+		bool head = gt_reserve_popped(s, job);
+		if (doomed(s, &d, job)) {
+			gt_reserve_failed(s, job, head);
 			continue;
+		}
 		if (attempt_job(s, job)) {
+			gt_reserve_placed(s, job);
 			if (has_pending_pod(s, job))
 				gt_jobq_push(&jq, job);
-		} else if (add_witness(s, &d, job)) {
-			drop_doomed_leaf(s, &jq, &d, s->c->jobs[job].queue);
+		} else {
+			gt_reserve_failed(s, job, head);
+			if (add_witness(s, &d, job))
+				drop_doomed_leaf(s, &jq, &d, s->c->jobs[job].queue);
 		}
 	}
+	gt_reserve_end(s);
 	free(d.w);
 	gt_jobq_release(&jq);
 }

@@ -42,6 +42,8 @@ void gt_config_defaults(struct gt_config *c)
 		c->queue_depth_per_action[a] = -1;	/* no queueDepthPerAction: every job */
 	c->usage.window_s = 7 * 86400;	/* KAI's defaults (usagedb/api/defaults.go) */
 	c->usage.fetch_interval_s = 60;
+	c->reserve = (struct gt_reserve_params){ .max = 4, .share = 0.5, .wait_s = 3600,
+						 .hold_s = 6 * 3600 };
 }
 
 enum gt_status gt_pod_status_at(const struct gt_pod *p, const struct gt_config *c, int64_t now)

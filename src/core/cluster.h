@@ -268,6 +268,14 @@ struct gt_job {
 	bool deleting;
 	int32_t *pods;
 	uint32_t n_pods, cap_pods;
+	/*
+	 * Run times (docs/reservations.md), 0 when unknown: the limit
+	 * (activeDeadlineSeconds, gantry.dev/max-runtime, the queue's default)
+	 * and the estimate (gantry.dev/expected-runtime).
+	 */
+	int64_t max_runtime_s, expected_runtime_s;
+	/* when its reservation began (core/reserve.h), 0: none; the plan reports it back */
+	int64_t reserved_since;
 };
 
 struct gt_queue {
@@ -281,6 +289,7 @@ struct gt_queue {
 	int64_t deserved[GT_NQRES];
 	int64_t limit[GT_NQRES];
 	double weight[GT_NQRES];
+	int64_t default_max_runtime_s;	/* gantry.dev/default-max-runtime, 0: none */
 	int64_t preempt_min_runtime_s;	/* -1: inherit */
 	int64_t reclaim_min_runtime_s;
 	/*
@@ -340,6 +349,20 @@ struct gt_usage_params {
 	struct gt_cron cron;	/* cronString */
 	int64_t fetch_interval_s;	/* how often the usage is refreshed (default 60) */
 };
+/* Reservations and backfill for gangs (core/reserve.h, docs/reservations.md). */
+struct gt_reserve_params {
+	bool on;		/* off: nothing is held, KAI's behaviour */
+	uint32_t max;		/* reservations held at once */
+	double share;		/* most of the cluster's GPUs held, 0..1 */
+	int64_t wait_s;		/* a gang not at the head of its queue waits this long first */
+	int64_t hold_s;		/* longest a reservation lasts; then as long without one */
+	/*
+	 * Also reserve for a gang that takes its queue past its fair share (still
+	 * within its limit); such a reservation holds nothing from a queue that
+	 * stays within its own fair share. Off: no reservation past fair share.
+	 */
+	bool beyond_fair_share;
+};
 struct gt_config {
 	unsigned plugins_off;	/* bit per enum gt_plugin */
 	bool gpu_spread;	/* placementStrategy.gpu == spread */
@@ -385,6 +408,9 @@ struct gt_config {
 	 * (its best ones in job order); -1: every job (KAI's default).
 	 */
 	int32_t queue_depth_per_action[8];
+	struct gt_reserve_params reserve;
+	/* per-job aging: priority points per hour pending, in a leaf queue's job order; 0 off */
+	double aging_weight;
 };
 
 /*

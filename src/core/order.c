@@ -181,11 +181,25 @@ static int elastic_state(const struct gt_session *s, int32_t job)
 	return state;
 }
 
+/*
+ * A job's priority within its queue: with per-job aging (config.aging_weight
+ * points per hour since creation, docs/reservations.md) a long wait lifts it.
+ * Without aging, the priority itself.
+ */
+static int64_t aged_priority(const struct gt_session *s, const struct gt_job *j)
+{
+	double w = s->c->config.aging_weight;
+	if (w <= 0 || s->now <= j->created)
+		return j->priority;
+	return j->priority + (int64_t)(w * (double)(s->now - j->created) / 3600.0);
+}
+
 static int job_cmp_keyed(const struct gt_session *s, int32_t a, int ea, int32_t b, int eb)
 {
 	const struct gt_job *ja = &s->c->jobs[a], *jb = &s->c->jobs[b];
-	if (ja->priority != jb->priority)
-		return ja->priority > jb->priority ? -1 : 1;
+	int64_t pa = aged_priority(s, ja), pb = aged_priority(s, jb);
+	if (pa != pb)
+		return pa > pb ? -1 : 1;
 	if (ea != eb)
 		return ea < eb ? -1 : 1;
 	if (ja->created != jb->created)
@@ -196,9 +210,9 @@ static int job_cmp_keyed(const struct gt_session *s, int32_t a, int ea, int32_t 
 
 int gt_job_cmp(const struct gt_session *s, int32_t a, int32_t b)
 {
-	const struct gt_job *ja = &s->c->jobs[a], *jb = &s->c->jobs[b];
-	if (ja->priority != jb->priority)
-		return ja->priority > jb->priority ? -1 : 1;
+	int64_t pa = aged_priority(s, &s->c->jobs[a]), pb = aged_priority(s, &s->c->jobs[b]);
+	if (pa != pb)
+		return pa > pb ? -1 : 1;
 	return job_cmp_keyed(s, a, elastic_state(s, a), b, elastic_state(s, b));
 }
 

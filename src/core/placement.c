@@ -1,4 +1,5 @@
 #include "core/placement.h"
+#include "core/reserve.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,9 +67,11 @@ static bool fit_shared(struct gt_session *s, int32_t pod, int32_t node, bool min
 	 * releasing can go negative: what is free in all is idle + releasing,
 	 * and of that only min(idle, total) can be used right now.
 	 */
-	int32_t total = gt_node_idle_gpus(s, node) + gt_node_releasing_gpus(s, node);
+	int32_t node_idle = gt_node_idle_gpus(s, node), node_rel = gt_node_releasing_gpus(s, node);
+	gt_reserve_shrink(s, pod, node, &node_idle, &node_rel);	/* GPUs held for a gang */
+	int32_t total = node_idle + node_rel;
 	total = total > 0 ? total : 0;
-	int32_t idle = gt_node_idle_gpus(s, node) < total ? gt_node_idle_gpus(s, node) : total;
+	int32_t idle = node_idle < total ? node_idle : total;
 	idle = idle > 0 ? idle : 0;
 	int32_t rel = total - idle;
 	uint32_t max_c = ns->n_groups + (uint32_t)idle + (uint32_t)rel;
@@ -146,8 +149,9 @@ static void fit_node(struct gt_session *s, int32_t pod, int32_t node, bool mint,
 	if (s->c->config.predicates &&
 	    !fit_scalar(1, n->pods - ns->used_pods, ns->rel_pods, &rel))
 		short_of(out, GT_REJECT_PODS);
-	if (p->gpus > 0 && !gt_pod_is_shared(p) &&
-	    !fit_scalar(p->gpus, gt_node_idle_gpus(s, node), gt_node_releasing_gpus(s, node), &rel))
+	int32_t idle = gt_node_idle_gpus(s, node), releasing = gt_node_releasing_gpus(s, node);
+	gt_reserve_shrink(s, pod, node, &idle, &releasing);	/* GPUs held for a gang */
+	if (p->gpus > 0 && !gt_pod_is_shared(p) && !fit_scalar(p->gpus, idle, releasing, &rel))
 		short_of(out, GT_REJECT_GPU);
 	if (out->short_mask)
 		return;
@@ -592,7 +596,8 @@ static bool same_request(const struct gt_no_fit *nf, const struct gt_pod *p)
 static bool known_no_fit(const struct gt_session *s, const struct gt_pod *p,
 			 uint32_t rejects[GT_N_REJECT])
 {
-	if (!unconstrained(p) || s->bonus_active || s->node_mask || gt_numa_concerns(s, (int32_t)(p - s->c->pods)))
+	if (!unconstrained(p) || s->bonus_active || s->node_mask || gt_numa_concerns(s, (int32_t)(p - s->c->pods)) ||
+	    gt_reserve_holding(s))
 		return false;
 	for (int i = 0; i < GT_NO_FIT_SLOTS; i++) {
 		const struct gt_no_fit *nf = &s->no_fit[i];
@@ -610,7 +615,7 @@ static void remember_no_fit(struct gt_session *s, const struct gt_pod *p,
 			    const uint32_t rejects[GT_N_REJECT])
 {
 	if (!unconstrained(p) || s->bonus_active || s->node_mask || !rejects ||
-	    gt_numa_concerns(s, (int32_t)(p - s->c->pods)))
+	    gt_numa_concerns(s, (int32_t)(p - s->c->pods)) || gt_reserve_holding(s))
 		return;
 	struct gt_no_fit *nf = &s->no_fit[s->no_fit_next++ % GT_NO_FIT_SLOTS];
 	*nf = (struct gt_no_fit){

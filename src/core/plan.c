@@ -1,4 +1,5 @@
 #include "core/plan.h"
+#include "core/reserve.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,15 @@ static void plan_jobs(struct gt_plan *p, const struct gt_session *s)
 		pj->scheduled = job_scheduled(s, (int32_t)j);
 		pj->running = s->job_active[j] > 0;
 		pj->pending_ready = gt_job_pending_ready(s, (int32_t)j);
+		pj->reserved_since = gt_reserve_since(s, (int32_t)j);
+		const struct gt_reservation *rv = gt_reserve_of(s, (int32_t)j);
+		if (rv) {
+			pj->reserved = true;
+			pj->reserve_start = rv->start;
+			pj->reserve_gpus = rv->gpus;
+			pj->reserve_held = rv->held;
+			pj->reserve_nodes = rv->n_nodes;
+		}
 	}
 	/* KAI's statement stamps the victim's PodGroup: its preemption delay re-arms */
 	for (uint32_t i = 0; i < p->n_evictions; i++) {

@@ -75,6 +75,14 @@ struct gt_plan_job {
 	bool scheduled;			/* every podset has its minimum allocated, one pod at least */
 	bool running;			/* some pod is allocated (Allocated..Running) */
 	bool pending_ready;		/* it waits with enough pods for its gang (actions.h) */
+	/* its reservation (core/reserve.h): since when (0: none; the front end gives it back),
+	 * and this cycle's, when it holds one: expected start, GPUs, nodes */
+	int64_t reserved_since;
+	bool reserved;
+	int64_t reserve_start;		/* INT64_MAX: when running pods end (no run time known) */
+	int32_t reserve_gpus;
+	int32_t reserve_held;		/* of those, held from others now */
+	uint32_t reserve_nodes;
 };
 
 /*

@@ -290,6 +290,8 @@ struct gt_session {
 	struct gt_numa_books *numa;	/* NUMA zones' books (core/numa.h); NULL: NUMA is off */
 	/* the volume decisions of the placements (core/volumes.h); NULL without claims */
 	struct gt_volume_books *volumes;
+	/* reservations and holds (core/reserve.h); NULL when off or before allocate */
+	struct gt_reserve_book *reserve;
 };
 
 void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t now);

@@ -85,6 +85,7 @@ static void observe(struct gt_replay *r, int64_t t)
 	r->frag_s += dt * (double)r->stranded_milli / 1000.0;
 	r->idle_s += dt * (double)r->idle_devices;
 	r->partial_s += dt * (double)r->partial_nodes;
+	r->st.reserved_gpu_hours += dt * (double)r->held_gpus / 3600.0;
 	for (uint32_t q = 0; q < r->c.n_queues; q++) {
 		r->q_alloc_s[q] += dt * (double)r->q_alloc_milli[q] / 1000.0;
 		r->q_fair_s[q] += dt * (double)r->q_fair_milli[q] / 1000.0;
@@ -187,6 +188,10 @@ static void add_job(struct gt_replay *r, uint32_t id)
 	j->n_podsets = 1;
 	j->topo = (struct gt_topology_constraint){ GT_NONE, GT_NONE, GT_NONE };
 	j->created = tj->submit;
+	if (r->o.runtime_factor > 0) {
+		int64_t rt = (int64_t)((double)tj->duration * r->o.runtime_factor + 0.5);
+		j->max_runtime_s = j->expected_runtime_s = rt > 0 ? rt : 1;
+	}
 	GT_GROW(c->pods, c->n_pods + (uint32_t)tj->n_pods, c->cap_pods);
 	j->pods = gt_xmalloc((size_t)tj->n_pods * sizeof(*j->pods));
 	j->cap_pods = (uint32_t)tj->n_pods;
@@ -447,6 +452,17 @@ static int apply_job(struct gt_replay *r, struct gt_plan *plan, uint32_t id, boo
 	return placed + bound < n ? -1 : 1;
 }
 
+/* The reservation the cycle reports for the job in @slot: given back next cycle, counted. */
+static void note_reservation(struct gt_replay *r, const struct gt_plan_job *pj, uint32_t slot)
+{
+	struct gt_job *j = &r->c.jobs[slot];
+	if (pj->reserved_since && pj->reserved_since != j->reserved_since && pj->reserved)
+		r->st.reservations++;
+	j->reserved_since = pj->reserved_since;
+	if (pj->reserved)
+		r->held_gpus += pj->reserve_held;
+}
+
 /*
  * Walk the jobs in arrival order and carry out the plan. Under strict FIFO
  * the first job left pending blocks every later one: what the core placed
@@ -456,9 +472,11 @@ static bool apply_plan(struct gt_replay *r, struct gt_plan *plan)
 {
 	bool changed = false, blocked = false;
 	uint32_t n_slots = r->c.n_jobs;
+	r->held_gpus = 0;
 	for (uint32_t slot = 0; slot < n_slots; slot++) {
 		uint32_t id = r->slot_id[slot];
 		r->c.jobs[slot].stale_since = plan->jobs[slot].stale_since;
+		note_reservation(r, &plan->jobs[slot], slot);
 		if (r->jobs[id].gated) {
 			blocked = true;
 			continue;

@@ -68,6 +68,8 @@ struct gt_replay_opts {
 	int64_t starvation_s;	/* "waited over" threshold (86400) */
 	uint32_t limit;		/* replay only the first N jobs; 0: all */
 	bool exact;		/* run every cycle, no shortcut */
+	/* run times the scheduler is told (max and expected): the trace's times this; 0: none */
+	double runtime_factor;
 };
 
 void gt_replay_opts_defaults(struct gt_replay_opts *o);

@@ -104,6 +104,7 @@ struct gt_replay {
 	struct rp_node *nodes;
 	int64_t alloc_milli, stranded_milli, idle_devices, partial_nodes;
 	int64_t *q_alloc_milli, *q_fair_milli;
+	int64_t held_gpus;	/* GPUs reservations hold after the last cycle */
 	uint32_t n_pending, n_running;
 	/* accumulators */
 	double alloc_gpu_s, useful_gpu_s, lost_gpu_s;

@@ -76,6 +76,26 @@ static void queue_stats(struct gt_replay *r, double span)
 	free(map);
 }
 
+/* Waits by job size, from @wait: the started jobs' waits in job order (job_stats). */
+static void wait_by_size(struct gt_replay *r, const double *wait)
+{
+	double *by[GT_N_SIZE_BUCKETS];
+	size_t n[GT_N_SIZE_BUCKETS] = { 0 };
+	for (uint32_t b = 0; b < GT_N_SIZE_BUCKETS; b++)
+		by[b] = gt_xmalloc((r->n_jobs + 1) * sizeof(*by[b]));
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < r->n_jobs; i++) {
+		if (r->jobs[i].state == JS_FUTURE || r->jobs[i].first_start < 0)
+			continue;
+		uint32_t b = gt_size_bucket(gt_rp_job_gpus(&r->tj[i]));
+		by[b][n[b]++] = wait[k++];
+	}
+	for (uint32_t b = 0; b < GT_N_SIZE_BUCKETS; b++) {
+		gt_dist_of(by[b], n[b], &r->st.wait_by_size[b]);
+		free(by[b]);
+	}
+}
+
 static void job_stats(struct gt_replay *r)
 {
 	struct gt_replay_stats *st = &r->st;
@@ -105,6 +125,7 @@ static void job_stats(struct gt_replay *r)
 			last_end = rj->end > last_end ? rj->end : last_end;
 		}
 	}
+	wait_by_size(r, wait);
 	gt_dist_of(wait, nw, &st->wait_s);
 	gt_dist_of(jct, nj, &st->jct_s);
 	st->waits_sorted = wait;	/* sorted by gt_dist_of */

@@ -38,6 +38,13 @@ void gt_dist_of(double *v, size_t n, struct gt_dist *out)
 	out->max = v[n - 1];
 }
 
+const char *const gt_size_bucket_names[GT_N_SIZE_BUCKETS] = { "1", "2-8", "9-32", "33+" };
+
+uint32_t gt_size_bucket(double gpus)
+{
+	return gpus <= 1 ? 0 : gpus <= 8 ? 1 : gpus <= 32 ? 2 : 3;
+}
+
 double gt_jain(const double *x, size_t n)
 {
 	double s = 0, s2 = 0;

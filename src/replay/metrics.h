@@ -18,6 +18,8 @@
 
 #define GT_TIMELINE_BUCKETS 512
 
+#define GT_N_SIZE_BUCKETS 4
+
 struct gt_dist {
 	uint32_t n;
 	double mean, p50, p90, p99, max;
@@ -121,7 +123,16 @@ struct gt_replay_stats {
 	uint32_t n_waits;
 	double *jcts_sorted;	/* every finished job's JCT, ascending */
 	uint32_t n_jcts;
+	/* waits of started jobs by GPUs asked: 1, 2-8, 9-32, 33+ */
+	struct gt_dist wait_by_size[GT_N_SIZE_BUCKETS];
+	/* reservations (docs/reservations.md): made, and GPU-hours held from other jobs */
+	uint64_t reservations;
+	double reserved_gpu_hours;
 };
+
+/* "1", "2-8", "9-32", "33+": the bucket of a job of @gpus GPUs (fractions count as 1). */
+uint32_t gt_size_bucket(double gpus);
+extern const char *const gt_size_bucket_names[GT_N_SIZE_BUCKETS];
 
 void gt_replay_stats_release(struct gt_replay_stats *st);
 

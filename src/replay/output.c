@@ -69,6 +69,17 @@ json_t *gt_replay_stats_json(const struct gt_replay_stats *st)
 	json_object_set_new(o, "makespan_s", json_integer(st->makespan_s));
 	json_object_set_new(o, "gpu_allocation", json_real(st->gpu_allocation));
 	json_object_set_new(o, "gpu_utilization", json_real(st->gpu_utilization));
+	json_t *by_size = json_array();
+	for (uint32_t b = 0; b < GT_N_SIZE_BUCKETS; b++) {
+		const struct gt_dist *d = &st->wait_by_size[b];
+		json_array_append_new(by_size, json_pack("{s:s, s:I, s:f, s:f, s:f}", "gpus",
+							 gt_size_bucket_names[b], "jobs", (json_int_t)d->n,
+							 "mean", d->mean, "p99", d->p99, "max", d->max));
+	}
+	json_object_set_new(o, "wait_by_size", by_size);
+	json_object_set_new(o, "reservations",
+			    json_pack("{s:I, s:f}", "made", (json_int_t)st->reservations,
+				      "gpu_hours_held", st->reserved_gpu_hours));
 	json_object_set_new(o, "waited_over_24h", json_integer(st->waited_over_24h));
 	json_object_set_new(o, "starvation", json_pack("{s:I, s:I}", "threshold_s",
 						       (json_int_t)st->starvation_s, "jobs",
@@ -278,6 +289,27 @@ static void compare_queues(FILE *f, json_t *a, json_t *b)
 	}
 }
 
+/* Waits by job size (docs/reservations.md): a run without reservations against one with, say. */
+static void compare_sizes(FILE *f, json_t *a, json_t *b)
+{
+	json_t *sa = json_object_get(a, "wait_by_size"), *sb = json_object_get(b, "wait_by_size");
+	if (!json_is_array(sa))
+		return;	/* a result from before wait_by_size */
+	fprintf(f, "\n  %-28s %14s %14s\n", "waits by GPUs asked", "A", "B");
+	size_t i;
+	json_t *x;
+	json_array_foreach(sa, i, x) {
+		const char *g = json_string_value(json_object_get(x, "gpus"));
+		json_t *y = json_array_get(sb, i);
+		static const char *const what[] = { "jobs", "mean", "p99", "max" };
+		for (int k = 0; k < 4; k++) {
+			char label[64];
+			snprintf(label, sizeof(label), "%s GPUs: %s", g ? g : "?", k ? what[k] : "jobs");
+			cmp_row(f, label, num_at(x, what[k]), y ? num_at(y, what[k]) : NAN, k ? U_TIME : U_COUNT);
+		}
+	}
+}
+
 int gt_replay_compare(FILE *f, const char *pa, const char *pb, struct gt_err *err)
 {
 	static const struct {
@@ -327,6 +359,7 @@ int gt_replay_compare(FILE *f, const char *pa, const char *pb, struct gt_err *er
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		cmp_row(f, rows[i].label, num_at(a, rows[i].path), num_at(b, rows[i].path), rows[i].u);
 	compare_queues(f, a, b);
+	compare_sizes(f, a, b);
 	json_decref(a);
 	json_decref(b);
 	return 0;

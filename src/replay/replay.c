@@ -48,6 +48,10 @@ struct cli {
 	bool window_given, half_life_given;
 	double k_value;
 	bool k_given;
+	/* reservations and backfill, per-job aging (docs/reservations.md) */
+	struct gt_reserve_params reserve;
+	int64_t reserve_max;
+	double aging;
 };
 
 static const char *const queue_modes[] = { "tenant", "single", NULL };
@@ -83,6 +87,26 @@ static int parse_placement(const char *v, void *dest, char *why, size_t why_len)
 	}
 	*(int *)dest = (int)p;
 	return 0;
+}
+
+/* "--runtime-estimate exact|xF|none": what the scheduler is told of run times. */
+static int parse_runtime_estimate(const char *v, void *dest, char *why, size_t why_len)
+{
+	double *factor = dest, f;
+	if (!strcmp(v, "none")) {
+		*factor = 0;
+		return 0;
+	}
+	if (!strcmp(v, "exact")) {
+		*factor = 1;
+		return 0;
+	}
+	if (v[0] == 'x' && !gt_parse_number(v + 1, &f) && f > 0 && f <= 1000) {
+		*factor = f;
+		return 0;
+	}
+	snprintf(why, why_len, "must be exact, none or xF (the trace's durations times F, 0 < F <= 1000)");
+	return -1;
 }
 
 #define CLUSTER_FLAGS(o)                                                                             \
@@ -133,7 +157,30 @@ static int parse_placement(const char *v, void *dest, char *why, size_t why_len)
 	  .arg = "D", .max = 100LL * 365 * 86400, .seen = &(o)->half_life_given,                     \
 	  .help = "its half-life (default: the shard's halfLifePeriod, else none)" },                 \
 	{ .type = GT_FLAG_DOUBLE, .name = "k-value", .dest = &(o)->k_value, .arg = "K",                \
-	  .seen = &(o)->k_given, .help = "proportion's kValue (default: the shard's, else 1)" }
+	  .seen = &(o)->k_given, .help = "proportion's kValue (default: the shard's, else 1)" },        \
+	{ .type = GT_FLAG_BOOL, .name = "reserve", .dest = &(o)->reserve.on,                           \
+	  .help = "reservations and backfill for gangs that cannot be placed\n"                       \
+		  "(docs/reservations.md)" },                                                         \
+	{ .type = GT_FLAG_INT, .name = "reserve-max", .dest = &(o)->reserve_max, .arg = "N",           \
+	  .min = 1, .max = 1000, .help = "reservations held at once (default 4)" },                    \
+	{ .type = GT_FLAG_DOUBLE, .name = "reserve-share", .dest = &(o)->reserve.share, .arg = "F",    \
+	  .help = "most of the cluster's GPUs reservations hold (default 0.5)" },                    \
+	{ .type = GT_FLAG_SECONDS, .name = "reserve-wait", .dest = &(o)->reserve.wait_s, .arg = "D",   \
+	  .max = 100LL * 365 * 86400,                                                                 \
+	  .help = "a gang not first in its queue waits this long for one (default 1h)" },            \
+	{ .type = GT_FLAG_SECONDS, .name = "reserve-hold", .dest = &(o)->reserve.hold_s, .arg = "D",   \
+	  .min = 1, .max = 100LL * 365 * 86400,                                                       \
+	  .help = "longest a reservation lasts, then as long without (default 6h)" },                \
+	{ .type = GT_FLAG_BOOL, .name = "reserve-beyond-fair-share",                                 \
+	  .dest = &(o)->reserve.beyond_fair_share,                                                    \
+	  .help = "also reserve for a gang past its queue's fair share (it then holds\n"             \
+		  "nothing from queues within theirs)" },                                             \
+	{ .type = GT_FLAG_FUNC, .name = "runtime-estimate", .dest = &(o)->o.runtime_factor,            \
+	  .arg = "exact|xF|none", .parse = parse_runtime_estimate,                                    \
+	  .help = "what the scheduler is told of run times: the trace's, F times them,\n"            \
+		  "or nothing (default none)" },                                                      \
+	{ .type = GT_FLAG_DOUBLE, .name = "aging", .dest = &(o)->aging, .arg = "W",                    \
+	  .help = "per-job aging: priority points per hour pending (default 0, off)" }
 
 #define TIME_FLAGS(o)                                                                                \
 	{ .type = GT_FLAG_SECTION, .help = "Time" },                                                  \
@@ -210,6 +257,10 @@ static int check_args(struct cli *o)
 static int parse_args(int argc, char **argv, struct cli *o)
 {
 	gt_replay_opts_defaults(&o->o);
+	struct gt_config defaults;
+	gt_config_defaults(&defaults);
+	o->reserve = defaults.reserve;
+	o->reserve_max = defaults.reserve.max;
 	const struct gt_flag flags[] = { CLUSTER_FLAGS(o), POLICY_FLAGS(o), TIME_FLAGS(o), OUTPUT_FLAGS(o) };
 	const struct gt_command cmd = {
 		.name = "replay", .synopsis = "--trace FORMAT:FILE CLUSTER [flags]\n"
@@ -334,6 +385,9 @@ static int build_cluster(const struct cli *o, struct gt_cluster *c)
 		c->config.cpu_spread = o->cpu_placement == 1;
 	if (o->min_runtime_given)
 		c->config.preempt_min_runtime_s = c->config.reclaim_min_runtime_s = o->min_runtime;
+	c->config.reserve = o->reserve;
+	c->config.reserve.max = (uint32_t)o->reserve_max;
+	c->config.aging_weight = o->aging;
 	struct gt_usage_params *u = &c->config.usage;
 	if (o->usage && !u->on)
 		*u = (struct gt_usage_params){ .on = true, .window = GT_WINDOW_SLIDING, .window_s = 7 * 86400,

@@ -455,6 +455,41 @@ static void packing_summary(FILE *f, const struct gt_replay_stats *st)
 		   "and shares over time are not measured here.</p>\n");
 }
 
+/*
+ * Waits by job size: per bucket the mean, p99 and longest wait, each a bar
+ * on a log scale (a minute to the longest wait of the run), so that a run
+ * with reservations and one without read side by side (gantry replay
+ * --compare gives the same in numbers).
+ */
+static void size_table(FILE *f, const struct gt_replay_stats *st)
+{
+	double top = 60;
+	for (uint32_t b = 0; b < GT_N_SIZE_BUCKETS; b++)
+		top = st->wait_by_size[b].max > top ? st->wait_by_size[b].max : top;
+	fprintf(f, "<table class=\"queues\"><tr><th>GPUs asked</th><th>jobs</th><th>wait: mean, p99, max "
+		   "(bars on a log scale from a minute to the longest)</th></tr>\n");
+	for (uint32_t b = 0; b < GT_N_SIZE_BUCKETS; b++) {
+		const struct gt_dist *d = &st->wait_by_size[b];
+		fprintf(f, "<tr><td>%s</td><td>%u</td><td>", gt_size_bucket_names[b], d->n);
+		const double v[3] = { d->mean, d->p99, d->max };
+		static const char *const what[3] = { "mean", "p99", "max" };
+		for (int k = 0; k < 3; k++) {
+			char t[32];
+			gt_format_duration(v[k], t, sizeof(t));
+			double w = v[k] > 60 ? 100.0 * log(v[k] / 60) / log(top / 60) : 0;
+			fprintf(f, "<div><span style=\"display:inline-block;width:%.1f%%;max-width:70%%;height:0.8em;"
+				   "background:%s\"></span> %s %s</div>",
+				w * 0.7, palette[k], what[k], t);
+		}
+		fprintf(f, "</td></tr>\n");
+	}
+	fprintf(f, "</table>\n");
+	if (st->reservations)
+		fprintf(f, "<p class=\"note\">Reservations made: %llu; GPU-hours held from other jobs: %.0f "
+			   "(docs/reservations.md).</p>\n", (unsigned long long)st->reservations,
+			st->reserved_gpu_hours);
+}
+
 static void queue_table(FILE *f, const struct gt_replay_stats *st)
 {
 	fprintf(f, "<table class=\"queues\"><tr><th>queue</th><th>quota GPUs</th><th>quota share</th>"
@@ -522,6 +557,8 @@ int gt_replay_write_report_to(FILE *f, const char *path, const struct gt_replay_
 	if (!st->packing_run) {	/* pods that never leave: waits and shares say nothing about a policy */
 		fprintf(f, "<h2>Waiting</h2>\n");
 		cdfs(f, st);
+		fprintf(f, "<h3>Waits by job size</h3>\n");
+		size_table(f, st);
 		fprintf(f, "<h2>Queues</h2>\n");
 		queue_table(f, st);
 		queue_charts(f, st, &d);

@@ -114,7 +114,20 @@ void gt_metrics_count_cycle(struct gt_metrics *m, const struct gt_kube_snapshot 
 		if (o && o->created > 0)
 			gt_histogram_observe(&m->task_ms, (double)(now_ms - o->created * 1000));
 	}
+	unsigned long held = 0;
+	double held_gpus = 0;
+	for (uint32_t j = 0; j < c->n_jobs; j++)
+		if (plan->jobs[j].reserved) {
+			held++;
+			held_gpus += plan->jobs[j].reserve_held;
+		}
 	pthread_mutex_lock(&m->mu);
+	if (m->reserve_on && m->reserve_last_ms && now_ms > m->reserve_last_ms)
+		m->reserved_gpu_hours += m->reserved_gpus_held * (double)(now_ms - m->reserve_last_ms) / 3.6e6;
+	m->reserve_on |= c->config.reserve.on;
+	m->reserve_last_ms = now_ms;
+	m->reservations_held = held;
+	m->reserved_gpus_held = held_gpus;
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
 		if (!by[j])
 			continue;
@@ -388,6 +401,14 @@ static void write_outcomes(struct gt_metrics *m, FILE *f, const char *p)
 				gt_action_name((enum gt_action)a), m->scheduled_by_action[a]);
 	counter(f, p, "total_preemption_attempts", "Total preemption attempts in the cluster till now",
 		m->preemption_attempts);
+	if (m->reserve_on) {	/* Gantry's own, docs/reservations.md */
+		gauge(f, p, "reservations_held", "Reservations for gangs held in the last cycle",
+		      (double)m->reservations_held);
+		gauge(f, p, "reserved_gpus_held", "GPUs reservations held from other jobs in the last cycle",
+		      m->reserved_gpus_held);
+		gauge(f, p, "reserved_gpu_hours_total", "GPU-hours reservations held from other jobs since the start",
+		      m->reserved_gpu_hours);
+	}
 	snprintf(name, sizeof(name), "%s_task_scheduling_latency_milliseconds", p);
 	gt_histogram_write(&m->task_ms, f, name, "Task scheduling latency in milliseconds", NULL);
 	head(f, p, "pod_group_evicted_pods_total", "counter", "Total number of pods evicted per pod group");

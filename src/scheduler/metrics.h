@@ -75,6 +75,12 @@ struct gt_metrics {
 	size_t n_evicted;
 	struct gt_histogram task_ms;	/* creation to bind decision, per pod bound */
 	struct gt_search_metrics *search;	/* the victim search's (KAI's scenario search metrics); NULL: none yet */
+	/* reservations (docs/reservations.md), written only while the shard turns them on */
+	bool reserve_on;
+	unsigned long reservations_held;	/* the last cycle's */
+	double reserved_gpus_held;		/* GPUs they held from other jobs */
+	double reserved_gpu_hours;		/* held GPUs x time, since the start */
+	int64_t reserve_last_ms;
 	/* more series (the status controllers'), written after the scheduler's; the extra owns any lock */
 	void (*extra)(void *arg, FILE *f, const char *prefix);
 	void *extra_arg;

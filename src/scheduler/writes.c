@@ -99,7 +99,7 @@ static void plan_podgroup(struct gt_writes *p, const struct gt_kube_snapshot *sn
 	gt_time_format(o->now, ts, sizeof(ts));
 	/* annotations the core keeps across cycles */
 	if (pj->last_start != job->last_start || pj->stale_since != job->stale_since ||
-	    pj->last_eviction != job->last_eviction) {
+	    pj->last_eviction != job->last_eviction || pj->reserved_since != job->reserved_since) {
 		json_t *ann = json_object();
 		char t[GT_TIME_LEN];
 		if (pj->last_start != job->last_start) {
@@ -116,6 +116,11 @@ static void plan_podgroup(struct gt_writes *p, const struct gt_kube_snapshot *sn
 			gt_time_format(pj->last_eviction, t, sizeof(t));
 			json_object_set_new(ann, "kai.scheduler/last-eviction-timestamp",
 					    pj->last_eviction ? json_string(t) : json_null());
+		}
+		if (pj->reserved_since != job->reserved_since) {	/* docs/reservations.md */
+			gt_time_format(pj->reserved_since, t, sizeof(t));
+			json_object_set_new(ann, "gantry.dev/reserved-since",
+					    pj->reserved_since ? json_string(t) : json_null());
 		}
 		struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODGROUPS, pg);
 		op->sub = gt_xstrdup("");

@@ -115,6 +115,14 @@ static json_t *podgroup_json(const struct gt_cluster *c, const struct gt_plan *p
 	json_object_set_new(o, "lastStartTimestamp", time_json(pj->last_start));
 	if (pj->stale_since)	/* kai.scheduler/stale-podgroup-timestamp */
 		json_object_set_new(o, "staleTimestamp", time_json(pj->stale_since));
+	if (pj->reserved) {	/* extension: its reservation (docs/reservations.md) */
+		json_t *r = json_pack("{s:i, s:i, s:I}", "gpus", pj->reserve_gpus, "nodes", pj->reserve_nodes,
+				      "held", (json_int_t)pj->reserve_held);
+		json_object_set_new(r, "expectedStart",
+				    pj->reserve_start == INT64_MAX ? json_null() : time_json(pj->reserve_start));
+		json_object_set_new(r, "since", time_json(pj->reserved_since));
+		json_object_set_new(o, "reservation", r);
+	}
 	json_object_set_new(o, "message", json_string(pj->message && !pj->scheduled ? pj->message : ""));
 	/* extension: the reason code behind the message (core/reason.h; docs/explain.md lists them) */
 	if (pj->why && !pj->scheduled)

@@ -139,6 +139,7 @@ void gt_sim_advance(struct gt_cluster *c, struct gt_plan *plan)
 		c->jobs[j].last_start = plan->jobs[j].last_start;
 		c->jobs[j].stale_since = plan->jobs[j].stale_since;
 		c->jobs[j].last_eviction = plan->jobs[j].last_eviction;
+		c->jobs[j].reserved_since = plan->jobs[j].reserved_since;
 	}
 }
 

@@ -1075,5 +1075,36 @@ printf -- '---\n{apiVersion: v1, kind: Namespace, metadata: {name: ml, labels: {
 check nsel_judged runs_ok simulate -f "$tmp/nsel.yaml" -o wide
 check nsel_judged_near grep -qE "^web/app .* Binding +n2 " "$tmp/out"
 
+# Reservations and backfill (docs/reservations.md), set on by the shard's annotations
+rsv="$dir/../data/reserve.yaml"
+"$gantry" simulate -f "$rsv" --now 2026-01-01T09:00:00Z --cycles 3 --actions allocate -o json \
+	>"$tmp/rsv.json" 2>"$tmp/rsv.err"
+check reserve_gang_holds_backfill_goes python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+pods = {p["name"]: p for p in d["pods"]}
+pgs = {g["name"]: g for g in d["podGroups"]}
+big = pgs["big"]["reservation"]
+assert big["gpus"] == 8 and big["nodes"] == 2, big
+assert big["expectedStart"] == "2026-01-01T09:30:00Z", big
+assert big["since"] == "2026-01-01T09:00:00Z", big    # held across the three cycles
+assert "reserved 8 GPUs on 2 nodes, expected start 09:30 UTC" in pgs["big"]["message"], pgs["big"]
+assert pods["short"]["status"] == "Running" and pods["short"]["node"] == "n2", pods["short"]   # backfill
+assert pods["long"]["status"] == "Pending", pods["long"]   # would run past the start
+' "$tmp/rsv.json"
+sed 's/gantry.dev\/reservations: "true"/gantry.dev\/reservations: "false"/' "$rsv" >"$tmp/rsv-off.yaml"
+"$gantry" simulate -f "$tmp/rsv-off.yaml" --now 2026-01-01T09:00:00Z --actions allocate -o json \
+	>"$tmp/rsv-off.json" 2>/dev/null
+check reserve_off_is_kai python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+pods = {p["name"]: p for p in d["pods"]}
+assert all(pods[n]["status"] == "Binding" for n in ("short", "long")), pods
+assert not any("reservation" in g for g in d["podGroups"])
+' "$tmp/rsv-off.json"
+sed 's/gantry.dev\/reserve-share: "1"/gantry.dev\/reserve-share: "2"/' "$rsv" >"$tmp/rsv-bad.yaml"
+check reserve_bad_share_said_not_used expect_exit 0 "SchedulingShard default: field metadata.annotations.gantry.dev/reserve-share: not a fraction in \(0, 1\]: '2' \(not used\)" \
+	simulate -f "$tmp/rsv-bad.yaml"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
