@@ -241,6 +241,12 @@ static int read_params(struct gt_kai_snapshot *s, json_t *p, json_t *spec, const
 		gt_duration_format_go(json_integer_value(v), dur);
 		json_object_set_new(args, "stuck-in-releasing-threshold", json_string(dur));
 	}
+	/* Go leaves false out: absent is false, as KAI's snapshot-tool reads it */
+	json_object_set_new(args, "use-scheduling-signatures",
+			    json_string(json_is_true(json_object_get(p, "useSchedulingSignatures")) ? "true" : "false"));
+	if (!json_is_true(json_object_get(p, "fullHierarchyFairness")))
+		warn(s, "schedulerParams.fullHierarchyFairness: false (or absent) asks for KAI's project-level "
+			"fairness, which Gantry does not implement: fair share is divided over the whole queue tree");
 	json_object_set_new(spec, "args", args);
 	s->allow_consolidating_reclaim = json_is_true(json_object_get(p, "allowConsolidatingReclaim"));
 	if (json_is_true(json_object_get(p, "scheduleCSIStorage")))

@@ -149,6 +149,7 @@ static json_t *params(const struct gt_kaisnap_meta *m)
 	json_object_set_new(p, "partitionParams", pp);
 	if (c->scheduling_signatures)
 		json_object_set_new(p, "useSchedulingSignatures", json_true());
+	json_object_set_new(p, "fullHierarchyFairness", json_true());	/* the only fairness Gantry has */
 	/* Go leaves out false and 0 (omitempty); durations are nanoseconds */
 	if (c->max_consolidation_preemptees)
 		json_object_set_new(p, "maxNumberConsolidationPreemptees",

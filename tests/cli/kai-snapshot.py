@@ -91,7 +91,8 @@ def params_from(shard, partition):
          "globalDefaultStalenessGracePeriod": go_ns(args.get("default-staleness-grace-period",
                                                              "60s")),
          "schedulePeriod": 1000000000, "stuckInReleasingThreshold": 60000000000,
-         "detailedFitErrors": True, "updatePodEvictionCondition": True}
+         "detailedFitErrors": True, "updatePodEvictionCondition": True,
+         "useSchedulingSignatures": True, "fullHierarchyFairness": True}
     # KAI always writes partitionParams (an empty value: no partition); its snapshot-tool
     # dereferences it
     key, _, value = (partition or "kai.scheduler/node-pool=").partition("=")
