@@ -23,7 +23,7 @@
 #include "util/strtab.h"
 
 #define GT_DEC_DEFAULT_QUEUE "default-queue"
-#define N_KINDS 9	/* the kinds decoded, decode.c's kind_order */
+#define N_KINDS 13	/* the kinds decoded, decode.c's kind_order */
 
 /* The objects of one kind decoded so far, by "namespace/name": to find a second one. */
 struct gt_dec_seen {
@@ -33,6 +33,8 @@ struct gt_dec_seen {
 };
 
 /* Pending pods another scheduler places, by its name: said once at the end. */
+struct gt_dec_dra;
+
 struct gt_dec_foreign {
 	char *scheduler;	/* "" when the pod names none */
 	size_t n;
@@ -60,6 +62,7 @@ struct gt_dec {
 	struct gt_smap queue_problem;	/* queue name -> why its jobs cannot use it (interned in names) */
 	struct gt_dec_foreign *foreign;	/* pending pods of other schedulers */
 	size_t n_foreign, cap_foreign;
+	struct gt_dec_dra *dra;		/* decode_dra.c's scratch, NULL until a DRA object is met */
 };
 
 /* decode.c */
@@ -126,5 +129,16 @@ int gt_dec_configmap(struct gt_dec *x, const struct gt_doc *o);
 /* The warning for the pending pods of other schedulers, after the pods. */
 void gt_dec_pods_not_ours(struct gt_dec *x);
 void gt_dec_pods_not_ours_release(struct gt_dec *x);
+
+/* decode_dra.c: DRA (resource.k8s.io/v1), after the nodes and before the pods */
+int gt_dec_device_class(struct gt_dec *x, const struct gt_doc *o);
+int gt_dec_resource_slice(struct gt_dec *x, const struct gt_doc *o);
+int gt_dec_claim_template(struct gt_dec *x, const struct gt_doc *o);
+int gt_dec_resource_claim(struct gt_dec *x, const struct gt_doc *o);
+/* The pod's spec.resourceClaims, for pod index @pod (the last step of decoding a pod). */
+int gt_dec_pod_dra(struct gt_dec *x, const struct gt_doc *o, uint32_t pod);
+/* After the pods: selectors evaluated, columns, consumers and carriers (core/dra.h). */
+void gt_dec_dra_finish(struct gt_dec *x);
+void gt_dec_dra_release(struct gt_dec *x);
 
 #endif /* GT_DECODE_INT_H */

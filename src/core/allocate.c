@@ -469,7 +469,7 @@ struct doom {
 static bool plain_task(const struct gt_session *s, int32_t pod)
 {
 	const struct gt_pod *p = &s->c->pods[pod];
-	return p->frac_milli == 0 && p->gpu_mem_mib == 0 && !p->legacy_mig && !p->claim_missing;
+	return p->frac_milli == 0 && p->gpu_mem_mib == 0 && !p->legacy_mig && !p->claim_missing && !p->dra;
 }
 
 static void task_vec(const struct gt_session *s, int32_t pod, int64_t v[NV])

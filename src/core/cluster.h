@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/dra.h"
 #include "util/cron.h"
 #include "util/strtab.h"
 
@@ -203,6 +204,7 @@ struct gt_pod {
 	/* a PersistentVolumeClaim it mounts does not exist: no node or victim can help */
 	bool claim_missing;
 	uint32_t missing_claim;	/* its name (interned) */
+	bool dra;		/* uses resource claims (cluster's dra.uses[pod]) */
 };
 
 static inline bool gt_pod_is_shared(const struct gt_pod *p)
@@ -380,6 +382,7 @@ struct gt_cluster {
 	uint32_t *configmaps;
 	uint32_t n_configmaps, cap_configmaps;
 	bool configmaps_known;
+	struct gt_dra dra;	/* DRA devices, classes, claims and the pods' use of them (core/dra.h) */
 };
 
 void gt_config_defaults(struct gt_config *c);

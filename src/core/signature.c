@@ -66,6 +66,7 @@ uint64_t gt_pod_signature(const struct gt_cluster *c, int32_t pod)
 		h = gt_hash_mix(gt_hash_mix(gt_hash_mix(gt_hash_mix(h, (uint64_t)t->key), t->val), t->exists), (uint64_t)t->effect);
 	}
 	h = gt_hash_mix(h, (uint64_t)(int64_t)(p->job >= 0 ? c->jobs[p->job].priority : 0));
+	h = gt_hash_mix(h, p->dra ? 1 + (uint64_t)pod : 0);	/* its own claims: like no other pod */
 	return gt_hash_mix(h, p->claim_missing ? 1 + (uint64_t)p->missing_claim : 0);
 }
 
