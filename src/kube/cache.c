@@ -22,6 +22,12 @@ const struct gt_kres_info gt_kres[GT_N_KRES] = {
 	[GT_KRES_SHARDS] = { "schedulingshards", "SchedulingShard", "kai.scheduler/v1", false, true },
 	[GT_KRES_BINDREQUESTS] = { "bindrequests", "BindRequest", "scheduling.run.ai/v1alpha2", true, true },
 	[GT_KRES_CONFIGMAPS] = { "configmaps", "ConfigMap", "v1", true, false },
+	/* DRA: optional, a cluster whose API server does not serve resource.k8s.io/v1 has none */
+	[GT_KRES_DEVICECLASSES] = { "deviceclasses", "DeviceClass", "resource.k8s.io/v1", false, true },
+	[GT_KRES_RESOURCESLICES] = { "resourceslices", "ResourceSlice", "resource.k8s.io/v1", false, true },
+	[GT_KRES_RESOURCECLAIMTEMPLATES] = { "resourceclaimtemplates", "ResourceClaimTemplate", "resource.k8s.io/v1",
+					     true, true },
+	[GT_KRES_RESOURCECLAIMS] = { "resourceclaims", "ResourceClaim", "resource.k8s.io/v1", true, true },
 };
 
 void gt_kres_path(enum gt_kres r, const char *ns, const char *name, const char *sub, char *buf,

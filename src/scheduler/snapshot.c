@@ -160,7 +160,9 @@ static void choose(struct take *t)
 	struct gt_kube_snapshot *s = t->s;
 	static const enum gt_kres order[] = { GT_KRES_SHARDS, GT_KRES_PRIORITYCLASSES, GT_KRES_TOPOLOGIES,
 					      GT_KRES_QUEUES, GT_KRES_NODES, GT_KRES_PODGROUPS,
-					      GT_KRES_BINDREQUESTS, GT_KRES_CONFIGMAPS, GT_KRES_PODS };
+					      GT_KRES_BINDREQUESTS, GT_KRES_CONFIGMAPS, GT_KRES_DEVICECLASSES,
+					      GT_KRES_RESOURCESLICES, GT_KRES_RESOURCECLAIMTEMPLATES,
+					      GT_KRES_RESOURCECLAIMS, GT_KRES_PODS };
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		enum gt_kres r = order[k];
 		t->keep[r] = gt_xcalloc(s->n[r] + 1, sizeof(bool));
