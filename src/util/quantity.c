@@ -1,4 +1,4 @@
-#include "api/quantity.h"
+#include "util/quantity.h"
 
 #include <stdbool.h>
 #include <string.h>
