@@ -702,6 +702,7 @@ static int32_t class_column(struct gt_dec *x, int32_t cls)
 	for (const char *p = n; *p && !gpu; p++)
 		gpu = !strncasecmp(p, "gpu", 3);
 	c->ext_gpu_milli[e] = gpu ? 1000 : 0;	/* KAI counts a DRA GPU as one GPU */
+	c->ext_dra[e] = true;
 	for (uint32_t i = 0; i < cl->n_devices; i++)
 		c->nodes[c->dra.devices[cl->devices[i]].node].ext[e]++;
 	return e;
@@ -821,6 +822,8 @@ void gt_dec_dra_finish(struct gt_dec *x)
 		if (!u->n_claims && !u->problem)
 			continue;
 		p->dra = true;
+		if (u->problem && p->ours && !gt_status_active_used(p->status))
+			gt_dec_warn(x, "pod %s cannot be scheduled: %s", gt_strtab_str(x->names, p->name), u->problem);
 		for (uint32_t j = 0; j < u->n_claims; j++) {
 			struct gt_dra_claim *k = &d->claims[u->claims[j]];
 			GT_PUSH(k->consumers, k->n_consumers, k->cap_consumers, (int32_t)i);

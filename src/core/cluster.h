@@ -376,6 +376,7 @@ struct gt_cluster {
 	struct gt_config config;
 	uint32_t ext_names[GT_MAX_EXT];	/* interned names of extended resources */
 	int64_t ext_gpu_milli[GT_MAX_EXT];	/* a MIG profile's GPU slices (1g = 1000); 0 else */
+	bool ext_dra[GT_MAX_EXT];	/* the devices of a DRA device class (core/dra.h) */
 	uint32_t n_ext;
 	/* ConfigMaps that exist, as interned "namespace/name" keys, sorted; the
 	 * ConfigMap predicate applies when configmaps_known */

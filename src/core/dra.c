@@ -181,6 +181,44 @@ struct gt_plan_claim *gt_dra_plan_claims(const struct gt_cluster *c, const struc
 	return v;
 }
 
+void gt_dra_advance(struct gt_cluster *c, const struct gt_plan *p)
+{
+	struct gt_dra *d = &c->dra;
+	for (uint32_t i = 0; i < p->n_claims; i++) {
+		const struct gt_plan_claim *e = &p->claims[i];
+		struct gt_dra_claim *k = &d->claims[e->claim];
+		if (e->allocate && !e->short_of_devices) {
+			free(k->alloc_devices);
+			free(k->alloc_requests);
+			k->alloc_devices = gt_xmalloc((e->n_devices + 1) * sizeof(*k->alloc_devices));
+			k->alloc_requests = gt_xmalloc((e->n_devices + 1) * sizeof(*k->alloc_requests));
+			memcpy(k->alloc_devices, e->devices, e->n_devices * sizeof(*e->devices));
+			memcpy(k->alloc_requests, e->requests, e->n_devices * sizeof(*e->requests));
+			k->n_alloc = e->n_devices;
+			k->allocated = true;
+			k->node = e->node;
+		}
+		k->reserved_names = gt_xrealloc(k->reserved_names, (k->n_reserved + e->n_pods + 1) * sizeof(uint32_t));
+		for (uint32_t j = 0; j < e->n_pods; j++)
+			if (!gt_dra_reserved(k, c->pods[e->pods[j]].name))
+				k->reserved_names[k->n_reserved++] = c->pods[e->pods[j]].name;
+	}
+	for (uint32_t i = 0; i < d->n_claims; i++) {
+		struct gt_dra_claim *k = &d->claims[i];
+		bool held = !k->n_consumers;
+		for (uint32_t j = 0; j < k->n_consumers && !held; j++) {
+			const struct gt_pod *pod = &c->pods[k->consumers[j]];
+			held = pod->node != GT_NONE && gt_status_active_used(pod->status);
+		}
+		if (!k->allocated || held || k->carrier == GT_NONE)
+			continue;	/* (without a carrier its devices are off the node's count for good) */
+		k->allocated = false;
+		k->node = GT_NONE;
+		k->n_alloc = 0;
+		k->n_reserved = 0;
+	}
+}
+
 void gt_dra_plan_claims_free(struct gt_plan_claim *v, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {

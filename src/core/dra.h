@@ -148,4 +148,12 @@ struct gt_plan_claim *gt_dra_plan_claims(const struct gt_cluster *c, const struc
 					 uint32_t *n_out);
 void gt_dra_plan_claims_free(struct gt_plan_claim *v, uint32_t n);
 
+/*
+ * After a plan is carried out on the cluster (the simulator's next cycle): the claims it
+ * allocated are allocated, their bound pods reserved; a claim whose consumers (all in the
+ * cluster) hold no node any more is deallocated, as Kubernetes' resourceclaim controller does
+ * once reservedFor is empty.
+ */
+void gt_dra_advance(struct gt_cluster *c, const struct gt_plan *p);
+
 #endif /* GT_DRA_H */

@@ -136,7 +136,7 @@ static void fit_node(struct gt_session *s, int32_t pod, int32_t node, bool mint,
 		short_of(out, GT_REJECT_MEMORY);
 	for (uint32_t e = 0; e < s->c->n_ext; e++)
 		if (!fit_scalar(p->ext[e], n->ext[e] - ns->used_ext[e], ns->rel_ext[e], &rel)) {
-			short_of(out, GT_REJECT_EXT);
+			short_of(out, s->c->ext_dra[e] ? GT_REJECT_DRA_DEVICES : GT_REJECT_EXT);
 			break;
 		}
 	/* a pod slot is a resource too; a releasing pod's slot frees with it */

@@ -19,6 +19,8 @@ static const char *const reject_codes[GT_N_REJECT] = {
 	[GT_REJECT_GPU_MEMORY_UNKNOWN] = "GPUMemoryUnknown",
 	[GT_REJECT_TOPOLOGY] = "Topology",
 	[GT_REJECT_HOST_PORTS] = "HostPorts",
+	[GT_REJECT_DRA] = "ResourceClaim",
+	[GT_REJECT_DRA_DEVICES] = "ResourceClaimDevices",
 };
 
 static const char *const reason_codes[] = {

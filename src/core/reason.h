@@ -35,7 +35,8 @@
 	X(GPU_MEMORY_UNKNOWN, "node(s) are not gpu nodes or their gpu memory count was not synced yet") \
 	X(TOPOLOGY, "node(s) are outside the required topology domain")       \
 	X(HOST_PORTS, "node(s) didn't have free ports for the requested pod ports") \
-	X(DRA, "node(s) didn't satisfy the pod's resource claims")
+	X(DRA, "node(s) didn't satisfy the pod's resource claims")            \
+	X(DRA_DEVICES, "node(s) didn't have enough free devices for the pod's resource claims")
 
 enum gt_reject {
 #define GT_REJECT_ENUM(name, text) GT_REJECT_##name,

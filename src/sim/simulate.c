@@ -137,6 +137,7 @@ void gt_sim_advance(struct gt_cluster *c, struct gt_plan *plan)
 		c->jobs[j].stale_since = plan->jobs[j].stale_since;
 		c->jobs[j].last_eviction = plan->jobs[j].last_eviction;
 	}
+	gt_dra_advance(c, plan);
 }
 
 /*
