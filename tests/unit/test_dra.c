@@ -330,6 +330,31 @@ TEST(template_claim_not_made_yet_waits)
 	tl_free(&w);
 }
 
+TEST(extended_resource_backed_by_a_device_class)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q", .quota = "-1" });
+	tl_yaml(&w, "---\n{apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: gpu.example.com}, spec: "
+		    "{extendedResourceName: example.com/gpu, selectors: [{cel: {expression: "
+		    "'device.driver == \"gpu.example.com\"'}}]}}\n");
+	slice(&w, "n1-gpus", "n1", 2, 1);
+	const char *const pods[][3] = { { "p", "j", "2" }, { "r", "k", "1" } };
+	for (int i = 0; i < 2; i++) {
+		tl_pg(&w, &(struct tl_pg){ .name = pods[i][1], .queue = "q" });
+		tl_yaml(&w, "---\n{apiVersion: v1, kind: Pod, metadata: {name: %s, namespace: default, creationTimestamp: "
+			    "'2026-01-01T00:00:00Z', annotations: {pod-group-name: %s}}, spec: {schedulerName: "
+			    "kai-scheduler, containers: [{name: main, resources: {requests: {cpu: '1', example.com/gpu: "
+			    "'%s'}}}]}, status: {phase: Pending}}\n", pods[i][0], pods[i][1], pods[i][2]);
+	}
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_STR("n1", tl_node_of(&w, "p"));	/* the node lists no example.com/gpu: its 2 devices lend it */
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "r"));
+	tl_free(&w);
+}
+
 const struct gt_test gt_tests[] = {
 	T(malformed_objects_are_rejected_naming_the_field),
 	T(claim_is_allocated_where_its_devices_are),
@@ -343,5 +368,6 @@ const struct gt_test gt_tests[] = {
 	T(stale_pool_generation_is_left_out),
 	T(template_claim_made_when_no_controller_runs),
 	T(template_claim_not_made_yet_waits),
+	T(extended_resource_backed_by_a_device_class),
 	{ 0 }
 };
