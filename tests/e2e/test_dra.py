@@ -76,4 +76,43 @@ def test_dra_claim_allocated_and_reserved(t):
     no_403(t)
 
 
-TESTS = [test_dra_claim_allocated_and_reserved]
+def test_dra_template_claim(t):
+    """A pod asking for a claim from a ResourceClaimTemplate: Kubernetes' resourceclaim controller
+    makes the claim and names it in the pod's status; Gantry allocates it (a DeviceClass with a CEL
+    selector on the driver and an attribute), the pod is bound, and the claim reserves it."""
+    t.setup()
+    c = t.c
+    q = "e2e-dra-tq"
+    t.create(node("dra-t1", gpus=0), queue(q))
+    cls = device_class(t, "e2e-dra-tgpu")
+    cls["spec"]["selectors"] = [{"cel": {"expression": 'device.driver == "%s" && '
+                                         'device.attributes["%s"].index >= 1' % (DRIVER, DRIVER)}}]
+    c.create_any(cls)
+    c.create_any(resource_slice(t, "dra-t1-gpus", "dra-t1", ["gpu-0", "gpu-1", "gpu-2"]))
+    c.create_any({"apiVersion": RV1, "kind": "ResourceClaimTemplate",
+                  "metadata": {"name": "two-gpus", "namespace": t.ns},
+                  "spec": {"spec": {"devices": {"requests": [{"name": "gpus", "exactly": {
+                      "deviceClassName": "e2e-dra-tgpu", "allocationMode": "ExactCount", "count": 2}}]}}}})
+    p = pod("train-0", t.ns, pg="train", q=q)
+    p["spec"]["resourceClaims"] = [{"name": "gpus", "resourceClaimTemplateName": "two-gpus"}]
+    p["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
+    t.create(podgroup("train", t.ns, q, 1), p)
+    t.nodes_ready()
+    s = t.scheduler()
+    try:
+        wait_for("train-0 bound", lambda: t.bound().get("train-0"), timeout=45)
+        made = t.pods()["train-0"]
+        name = [st.get("resourceClaimName") for st in made["status"].get("resourceClaimStatuses") or []
+                if st.get("name") == "gpus"]
+        check(name and name[0], "the pod's status names no claim: %s" % made["status"])
+        claim = c.request("GET", c.resource_path(RV1, "ResourceClaim", name[0], t.ns))
+        devices = sorted(r["device"] for r in claim["status"]["allocation"]["devices"]["results"])
+        check(devices == ["gpu-1", "gpu-2"], "the selector keeps gpu-1 and gpu-2: %s" % devices)
+        check([r.get("uid") for r in claim["status"].get("reservedFor") or []] == [made["metadata"]["uid"]],
+              "reservedFor: %s" % claim["status"].get("reservedFor"))
+    finally:
+        s.stop()
+    no_403(t)
+
+
+TESTS = [test_dra_claim_allocated_and_reserved, test_dra_template_claim]
