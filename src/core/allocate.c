@@ -351,10 +351,13 @@ static bool attempt_job(struct gt_session *s, int32_t job)
 		const char *ns = gt_strtab_str(c->names, c->pods[blocked].ns);
 		const char *pod = gt_strtab_str(c->names, c->pods[blocked].name);
 		char msg[1024];
-		snprintf(msg, sizeof(msg),
-			 "Resources were not found for pod %s/%s due to: Scheduling conditions were not met "
-			 "for pod %s/%s:\nVolumeBinding: persistentvolumeclaim \"%s\" not found.",
-			 ns, pod, ns, pod, gt_strtab_str(c->names, c->pods[blocked].missing_claim));
+		if (c->pods[blocked].claim_missing)
+			snprintf(msg, sizeof(msg),
+				 "Resources were not found for pod %s/%s due to: Scheduling conditions were not met "
+				 "for pod %s/%s:\nVolumeBinding: persistentvolumeclaim \"%s\" not found.",
+				 ns, pod, ns, pod, gt_strtab_str(c->names, c->pods[blocked].missing_claim));
+		else	/* KAI's dynamicresources pre-filter */
+			gt_dra_blocked_message(c, blocked, msg, sizeof(msg));
 		gt_job_set_message(s, job, msg);
 		goto out;
 	}

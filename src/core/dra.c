@@ -96,6 +96,13 @@ bool gt_dra_check(const struct gt_session *s, int32_t pod, int32_t node, char *w
 	return true;
 }
 
+void gt_dra_blocked_message(const struct gt_cluster *c, int32_t pod, char *msg, size_t cap)
+{
+	const char *ns = gt_strtab_str(c->names, c->pods[pod].ns), *name = gt_strtab_str(c->names, c->pods[pod].name);
+	snprintf(msg, cap, "Resources were not found for pod %s/%s due to: pod %s/%s cannot be scheduled: %s", ns, name,
+		 ns, name, gt_dra_problem(&c->dra, pod));
+}
+
 /* ---------------------------------------------------------------- the plan's claims */
 
 static struct gt_plan_claim *claim_entry(struct gt_plan_claim **v, uint32_t *n, uint32_t *cap, int32_t claim)

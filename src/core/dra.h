@@ -114,6 +114,15 @@ static inline bool gt_dra_pod_uses(const struct gt_dra *d, int32_t pod)
 	return d->uses && (uint32_t)pod < d->n_uses && (d->uses[pod].n_claims || d->uses[pod].problem);
 }
 
+/* Why the pod's claims cannot be had on any node (missing, refused, not modelled), or NULL. */
+static inline const char *gt_dra_problem(const struct gt_dra *d, int32_t pod)
+{
+	return d->uses && (uint32_t)pod < d->n_uses ? d->uses[pod].problem : NULL;
+}
+
+/* KAI's words for a pod gt_dra_problem() blocks, as a job message. */
+void gt_dra_blocked_message(const struct gt_cluster *c, int32_t pod, char *msg, size_t cap);
+
 /* Is pod @name (interned) among the claim's status.reservedFor? */
 bool gt_dra_reserved(const struct gt_dra_claim *k, uint32_t name);
 

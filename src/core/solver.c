@@ -764,10 +764,13 @@ static void victim_invariant_failure(struct gt_session *s, int32_t job, int32_t 
 {
 	const struct gt_cluster *c = s->c;
 	char msg[1024];
-	snprintf(msg, sizeof(msg),
-		 "Resources were not found for pod %s/%s due to: persistentvolumeclaim \"%s\" not found",
-		 gt_strtab_str(c->names, c->pods[pod].ns), gt_strtab_str(c->names, c->pods[pod].name),
-		 gt_strtab_str(c->names, c->pods[pod].missing_claim));
+	if (c->pods[pod].claim_missing)
+		snprintf(msg, sizeof(msg),
+			 "Resources were not found for pod %s/%s due to: persistentvolumeclaim \"%s\" not found",
+			 gt_strtab_str(c->names, c->pods[pod].ns), gt_strtab_str(c->names, c->pods[pod].name),
+			 gt_strtab_str(c->names, c->pods[pod].missing_claim));
+	else
+		gt_dra_blocked_message(c, pod, msg, sizeof(msg));
 	gt_job_set_message(s, job, msg);
 }
 

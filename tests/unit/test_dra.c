@@ -226,8 +226,12 @@ TEST(shared_gpu_claim_of_another_queue_is_refused)
 	TL_BUILD(&w);
 	ASSERT_TRUE(warned(&w, "DRA claim other is a shared GPU claim with wrong queue label (expected queue: q, "
 			   "claim queue label: elsewhere)"));
-	tl_cycle(&w);
+	tl_cycle_mask(&w, GT_ACTIONS_ALL);
 	ASSERT_EQ(GT_PENDING, tl_status(&w, "p"));
+	/* KAI's pre-filter words on the job, before any node is looked at */
+	ASSERT_STR("Resources were not found for pod default/p due to: pod default/p cannot be scheduled: DRA claim "
+		   "other is a shared GPU claim with wrong queue label (expected queue: q, claim queue label: elsewhere)",
+		   tl_msg(&w, "j"));
 	tl_free(&w);
 }
 
