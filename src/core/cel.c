@@ -8,8 +8,9 @@
  *      refuses (`device.driver == 1`, an expression that is not a bool) is a
  *      compile error here too, and everything outside the subset is refused
  *      with its column;
- *   3. the evaluator: one walk of the nodes per device, allocation-free,
- *      with CEL's error semantics (an error is a value; `false && error` is
+ *   3. the evaluator: one walk of the nodes per device (each node at most
+ *      once: linear in the expression), allocating only for list values and
+ *      lowerAscii()'s strings, with CEL's error semantics (an error is a value; `false && error` is
  *      false and `true || error` true, in either order).
  *
  * Values that Kubernetes leaves dynamic (an attribute can be a bool, an int,
@@ -80,7 +81,7 @@ struct value {
 	const char *s;		/* STRING (NUL-terminated); ATTRS and CAPS: the domain */
 	size_t len;		/* STRING: bytes; ATTRS, CAPS: the domain's */
 	struct semver v;
-	int node;		/* LIST: the list literal's node */
+	const struct value *items;	/* LIST: its elements, i of them */
 };
 
 /* ---------------------------------------------------------------- nodes */
@@ -119,6 +120,7 @@ struct node {
 	int first, n;		/* kids[first .. first+n) */
 	struct value lit;
 	int regex;		/* matches() with a literal pattern: index into regexes, else -1 */
+	struct value *items;	/* a list of literals: its value, built once (owned) */
 };
 
 struct gt_cel_program {
@@ -146,6 +148,8 @@ enum fn {
 	F_STARTS_WITH,
 	F_ENDS_WITH,
 	F_CONTAINS,
+	F_LOWER_ASCII,
+	F_UPPER_ASCII,
 	F_COMPARE_TO,
 	F_IS_GREATER_THAN,
 	F_IS_LESS_THAN,
@@ -180,7 +184,8 @@ struct fn_spec {
 static const struct fn_spec fns[] = {
 	{ "size", F_SIZE, 0, 1, { BIT(T_STRING) | BIT(T_LIST) | BIT(T_ATTRS) | BIT(T_CAPS) |
 				   BIT(T_ATTR_DOMAINS) | BIT(T_CAP_DOMAINS) }, T_INT },
-	{ "size", F_SIZE, BIT(T_STRING) | BIT(T_LIST) | BIT(T_ATTRS) | BIT(T_CAPS), 0, { 0 }, T_INT },
+	{ "size", F_SIZE, BIT(T_STRING) | BIT(T_LIST) | BIT(T_ATTRS) | BIT(T_CAPS) |
+			  BIT(T_ATTR_DOMAINS) | BIT(T_CAP_DOMAINS), 0, { 0 }, T_INT },
 	{ "quantity", F_QUANTITY, 0, 1, { BIT(T_STRING) }, T_QUANTITY },
 	{ "isQuantity", F_IS_QUANTITY, 0, 1, { BIT(T_STRING) }, T_BOOL },
 	{ "semver", F_SEMVER, 0, 1, { BIT(T_STRING) }, T_SEMVER },
@@ -190,6 +195,8 @@ static const struct fn_spec fns[] = {
 	{ "startsWith", F_STARTS_WITH, BIT(T_STRING), 1, { BIT(T_STRING) }, T_BOOL },
 	{ "endsWith", F_ENDS_WITH, BIT(T_STRING), 1, { BIT(T_STRING) }, T_BOOL },
 	{ "contains", F_CONTAINS, BIT(T_STRING), 1, { BIT(T_STRING) }, T_BOOL },
+	{ "lowerAscii", F_LOWER_ASCII, BIT(T_STRING), 0, { 0 }, T_STRING },
+	{ "upperAscii", F_UPPER_ASCII, BIT(T_STRING), 0, { 0 }, T_STRING },
 	{ "compareTo", F_COMPARE_TO, BIT(T_QUANTITY) | BIT(T_SEMVER), 1,
 	  { BIT(T_QUANTITY) | BIT(T_SEMVER) }, T_INT },
 	{ "isGreaterThan", F_IS_GREATER_THAN, BIT(T_QUANTITY) | BIT(T_SEMVER), 1,
@@ -207,8 +214,17 @@ static const struct fn_spec fns[] = {
 	{ "patch", F_PATCH, BIT(T_SEMVER), 0, { 0 }, T_INT },
 };
 
-/* CEL's macros and standard functions Gantry does not take: named in the error. */
+/* CEL's macros and functions Gantry does not take: named as such in the error, not as typos. */
 static const char *const unsupported_macros[] = { "all", "exists", "exists_one", "map", "filter" };
+static const char *const unsupported_functions[] = {
+	/* conversions and types */
+	"int", "uint", "double", "string", "bytes", "bool", "type", "dyn", "duration", "timestamp",
+	/* cel-go's string extension beyond lowerAscii/upperAscii */
+	"charAt", "indexOf", "lastIndexOf", "replace", "split", "substring", "trim", "join", "format",
+	"quote", "reverse",
+	/* Kubernetes' other libraries */
+	"url", "isURL", "ip", "isIP", "cidr", "isCIDR", "sum", "min", "max", "isSorted", "indexOf",
+};
 
 /* ---------------------------------------------------------------- lexer */
 
@@ -546,9 +562,6 @@ static void next(struct parser *p)
 		for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
 			if (strlen(words[k].w) == p->text_len && !memcmp(words[k].w, p->text, p->text_len))
 				p->tok = words[k].t;
-		for (size_t k = 0; k < sizeof(reserved) / sizeof(reserved[0]); k++)
-			if (strlen(reserved[k]) == p->text_len && !memcmp(reserved[k], p->text, p->text_len))
-				fail_at(p, p->col, "reserved identifier '%s'", reserved[k]);
 		return;
 	}
 	static const struct { const char *op; enum tok t; } ops[] = {
@@ -660,12 +673,14 @@ static bool is_number(enum type t)
 }
 
 /*
- * Parse a comma-separated list up to @close into @out (at most @max), each
- * an expression. Returns the count, or -1 on failure.
+ * Parse a comma-separated list of expressions up to @close into *@out
+ * (allocated: the caller frees it). Returns the count, or -1 on failure.
  */
-static int parse_args(struct parser *p, enum tok close, int *out, int max)
+static int parse_args(struct parser *p, enum tok close, int **out)
 {
 	int n = 0;
+	size_t cap = 0;
+	*out = NULL;
 	if (p->tok == close) {
 		next(p);
 		return 0;
@@ -674,11 +689,8 @@ static int parse_args(struct parser *p, enum tok close, int *out, int max)
 		int e = parse_expr(p);
 		if (e < 0 || p->failed)
 			return -1;
-		if (n == max) {
-			fail_at(p, N(p, e)->col, "too many arguments or elements (at most %d)", max);
-			return -1;
-		}
-		out[n++] = e;
+		GT_GROW(*out, (size_t)n + 1, cap);
+		(*out)[n++] = e;
 		if (p->tok == K_COMMA) {
 			next(p);
 			if (p->tok == close && close == K_RBRACKET) {	/* CEL allows a trailing comma in lists */
@@ -695,11 +707,35 @@ static int parse_args(struct parser *p, enum tok close, int *out, int max)
 
 #define MAX_ARGS 64
 
+/*
+ * A backreference (\1..\9) in @re? glibc takes them in extended
+ * expressions, and they can make matching exponential in the subject; RE2,
+ * which Kubernetes matches with, has none. Refused, so matching stays
+ * polynomial for any claim's pattern.
+ */
+static bool has_backreference(const char *re)
+{
+	for (; *re; re++)
+		if (*re == '\\') {
+			if (re[1] >= '1' && re[1] <= '9')
+				return true;
+			if (re[1])
+				re++;	/* an escaped character, "\\" included */
+		}
+	return false;
+}
+
+#define BACKREFERENCE_MSG "backreferences are not supported (RE2, Kubernetes' regular expressions, has none)"
+
 static bool check_regex(struct parser *p, int call, int pattern)
 {
 	struct node *pat = N(p, pattern);
 	if (pat->kind != N_LITERAL)
 		return true;
+	if (has_backreference(pat->lit.s)) {
+		fail_at(p, pat->col, "invalid regular expression '%s': " BACKREFERENCE_MSG, pat->lit.s);
+		return false;
+	}
 	struct gt_cel_program *g = p->prog;
 	GT_GROW(g->regexes, g->n_regexes + 1, g->cap_regexes);
 	int rc = regcomp(&g->regexes[g->n_regexes], pat->lit.s, REG_EXTENDED | REG_NOSUB);
@@ -726,7 +762,6 @@ static int parse_call(struct parser *p, int receiver, const char *name, size_t n
 {
 	char fname[32];
 	snprintf(fname, sizeof(fname), "%.*s", (int)(name_len < 31 ? name_len : 31), name);
-	int args[MAX_ARGS];
 	for (size_t i = 0; i < sizeof(unsupported_macros) / sizeof(unsupported_macros[0]); i++)
 		if (!strcmp(fname, unsupported_macros[i]) && receiver >= 0) {
 			fail_at(p, col, "macro '%s' is not supported by Gantry's CEL subset", fname);
@@ -744,9 +779,17 @@ static int parse_call(struct parser *p, int receiver, const char *name, size_t n
 		N(p, n)->a = arg;
 		return n;
 	}
-	int n_args = parse_args(p, K_RPAREN, args, MAX_ARGS);
-	if (n_args < 0)
+	int *arg_list;
+	int n_args = parse_args(p, K_RPAREN, &arg_list);
+	if (n_args < 0) {
+		free(arg_list);
 		return -1;
+	}
+	int args[2] = { -1, -1 };	/* every function takes at most two */
+	for (int k = 0; k < n_args && k < 2; k++)
+		args[k] = arg_list[k];
+	int first = add_kids(p, arg_list, n_args);
+	free(arg_list);
 	enum type rtype = receiver >= 0 ? N(p, receiver)->type : T_DYN;
 	const struct fn_spec *match = NULL;
 	bool known = false, arity = false;
@@ -772,7 +815,12 @@ static int parse_call(struct parser *p, int receiver, const char *name, size_t n
 		}
 	}
 	if (!match) {
-		if (!known)
+		bool unsupported = false;
+		for (size_t i = 0; i < sizeof(unsupported_functions) / sizeof(unsupported_functions[0]); i++)
+			unsupported = unsupported || !strcmp(fname, unsupported_functions[i]);
+		if (unsupported && !known)
+			fail_at(p, col, "function '%s' is not supported by Gantry's CEL subset", fname);
+		else if (!known)
 			fail_at(p, col, "unknown function '%s'", fname);
 		else if (!arity)
 			fail_at(p, col, "function '%s' does not take %d argument%s%s", fname, n_args,
@@ -782,26 +830,37 @@ static int parse_call(struct parser *p, int receiver, const char *name, size_t n
 				receiver >= 0 ? type_names[rtype] : "these argument types");
 		return -1;
 	}
+	if ((match->fn == F_COMPARE_TO || match->fn == F_IS_GREATER_THAN || match->fn == F_IS_LESS_THAN) &&
+	    rtype != T_DYN && N(p, args[0])->type != T_DYN && N(p, args[0])->type != rtype) {
+		fail_at(p, col, "no matching overload for '%s' applied to (%s, %s)", fname, type_names[rtype],
+			type_names[N(p, args[0])->type]);
+		return -1;
+	}
 	int n = add_node(p, N_CALL, match->result, col);
 	N(p, n)->op = (int)match->fn;
 	N(p, n)->a = receiver;
-	N(p, n)->first = add_kids(p, args, n_args);
+	N(p, n)->first = first;
 	N(p, n)->n = n_args;
 	/* literal arguments are checked once, here */
+	/* of a literal, quantity() and semver() are literals: checked and parsed once, here */
 	if (match->fn == F_QUANTITY && N(p, args[0])->kind == N_LITERAL) {
 		int64_t milli;
 		if (!parse_quantity_text(N(p, args[0])->lit.s, &milli)) {
 			fail_at(p, N(p, args[0])->col, "invalid quantity '%s'", N(p, args[0])->lit.s);
 			return -1;
 		}
+		N(p, n)->kind = N_LITERAL;
+		N(p, n)->lit = (struct value){ .t = T_QUANTITY, .i = milli };
 	}
 	if (match->fn == F_SEMVER && N(p, args[0])->kind == N_LITERAL) {
-		struct semver v;
-		struct value *lit = &N(p, args[0])->lit;
-		if (!parse_semver_text(lit->s, lit->len, &v)) {
+		struct value v = { .t = T_SEMVER };
+		const struct value *lit = &N(p, args[0])->lit;	/* the version's text stays the program's */
+		if (!parse_semver_text(lit->s, lit->len, &v.v)) {
 			fail_at(p, N(p, args[0])->col, "invalid semver '%s'", lit->s);
 			return -1;
 		}
+		N(p, n)->kind = N_LITERAL;
+		N(p, n)->lit = v;
 	}
 	if (match->fn == F_MATCHES && !check_regex(p, n, args[n_args - 1]))
 		return -1;
@@ -899,13 +958,26 @@ static int parse_primary(struct parser *p)
 		return n;
 	case K_LBRACKET: {
 		next(p);
-		int elems[MAX_ARGS];
-		int count = parse_args(p, K_RBRACKET, elems, MAX_ARGS);
-		if (count < 0)
+		int *elems;
+		int count = parse_args(p, K_RBRACKET, &elems);
+		if (count < 0) {
+			free(elems);
 			return -1;
+		}
 		n = add_node(p, N_LIST, T_LIST, col);
 		N(p, n)->first = add_kids(p, elems, count);
 		N(p, n)->n = count;
+		bool literals = count > 0;
+		for (int k = 0; k < count; k++)
+			literals = literals && N(p, elems[k])->kind == N_LITERAL;
+		if (literals) {
+			/* ["1g.5gb", "2g.10gb"]: the value built once, not per device */
+			struct value *items = gt_xcalloc((size_t)count, sizeof(*items));
+			for (int k = 0; k < count; k++)
+				items[k] = N(p, elems[k])->lit;
+			N(p, n)->items = items;
+		}
+		free(elems);
 		return n;
 	}
 	case K_LBRACE:
@@ -917,6 +989,11 @@ static int parse_primary(struct parser *p)
 	case K_IDENT: {
 		const char *name = p->text;
 		size_t len = p->text_len;
+		for (size_t k = 0; k < sizeof(reserved) / sizeof(reserved[0]); k++)
+			if (strlen(reserved[k]) == len && !memcmp(reserved[k], name, len)) {
+				fail_at(p, col, "reserved identifier '%s'", reserved[k]);
+				return -1;
+			}
 		next(p);
 		if (p->tok == K_LPAREN) {
 			next(p);
@@ -1109,6 +1186,10 @@ static int binary_type(struct parser *p, enum binop op, int a, int b, int col)
 {
 	enum type ta = N(p, a)->type, tb = N(p, b)->type;
 	bool dyn = ta == T_DYN || tb == T_DYN;
+	if (op == B_ADD && (ta == T_STRING || tb == T_STRING)) {
+		fail_at(p, col, "string concatenation is not supported by Gantry's CEL subset");
+		return -1;
+	}
 	switch (op) {
 	case B_EQ:
 	case B_NE:
@@ -1143,11 +1224,6 @@ static int binary_type(struct parser *p, enum binop op, int a, int b, int col)
 			return T_BOOL;
 		break;
 	case B_ADD:
-		if (ta == T_STRING || tb == T_STRING) {
-			fail_at(p, col, "string concatenation is not supported by Gantry's CEL subset");
-			return -1;
-		}
-		/* fallthrough */
 	case B_SUB:
 	case B_MUL:
 	case B_DIV:
@@ -1358,6 +1434,8 @@ void gt_cel_free(gt_cel_program *program)
 		free(program->strings[i]);
 	for (size_t i = 0; i < program->n_regexes; i++)
 		regfree(&program->regexes[i]);
+	for (size_t i = 0; i < program->n_nodes; i++)
+		free(program->nodes[i].items);
 	free(program->strings);
 	free(program->regexes);
 	free(program->nodes);
@@ -1522,7 +1600,8 @@ struct eval {
 	char msgs[MAX_ERRORS][200];
 	int n_msgs;
 	struct value slots[MAX_SLOTS];
-	int depth;
+	void **owned;		/* strings and lists made while evaluating, freed at its end */
+	size_t n_owned, cap_owned;
 };
 
 __attribute__((format(printf, 3, 4))) static struct value error_at(struct eval *e, int col,
@@ -1536,6 +1615,13 @@ __attribute__((format(printf, 3, 4))) static struct value error_at(struct eval *
 	vsnprintf(m + n, sizeof(e->msgs[0]) - (size_t)n, fmt, ap);
 	va_end(ap);
 	return (struct value){ .t = T_ERROR, .i = slot };
+}
+
+/* @mem is freed when the evaluation ends */
+static void keep(struct eval *e, void *mem)
+{
+	GT_GROW(e->owned, e->n_owned + 1, e->cap_owned);
+	e->owned[e->n_owned++] = mem;
 }
 
 static struct value v_bool(bool b)
@@ -1792,14 +1878,9 @@ static struct value eval_binary(struct eval *e, const struct node *n)
 	if (b.t == T_ERROR)
 		return b;
 	if (op == B_IN && b.t == T_LIST) {
-		/* a list's elements are all evaluated, as CEL builds the list: an error in one is the list's */
-		const struct node *l = &e->prog->nodes[b.node];
 		bool found = false;
-		for (int k = 0; k < l->n; k++) {
-			struct value x = eval(e, e->prog->kids[l->first + k]);
-			if (x.t == T_ERROR)
-				return x;
-			struct value eq = equal(e, &a, &x, n->col);
+		for (int64_t k = 0; k < b.i; k++) {
+			struct value eq = equal(e, &a, &b.items[k], n->col);
 			if (eq.t == T_ERROR)
 				return eq;
 			found = found || eq.b;
@@ -1819,6 +1900,8 @@ static struct value eval_binary(struct eval *e, const struct node *n)
 	case B_GT:
 	case B_GE: {
 		int c = compare(&a, &b);
+		if (c == 2 && is_number(a.t) && is_number(b.t))
+			return v_bool(false);	/* NaN is unordered: every comparison is false */
 		if (c == 2 || a.t == T_QUANTITY || a.t == T_SEMVER || a.t == T_NULL)
 			return error_at(e, n->col, "no matching overload for '%s' applied to (%s, %s)",
 					binop_names[op], vtype(&a), vtype(&b));
@@ -1900,7 +1983,7 @@ static struct value eval_call(struct eval *e, const struct node *n)
 		if (recv.t == T_STRING)
 			return v_int(utf8_count(recv.s));
 		if (recv.t == T_LIST)
-			return v_int(g->nodes[recv.node].n);
+			return v_int(recv.i);
 		if (recv.t >= T_ATTR_DOMAINS)
 			return v_int(map_size(e, &recv));
 		break;
@@ -1946,6 +2029,8 @@ static struct value eval_call(struct eval *e, const struct node *n)
 			return v_bool(strstr(s, x) != NULL);
 		if (n->regex >= 0)
 			return v_bool(regexec(&g->regexes[n->regex], s, 0, NULL, 0) == 0);
+		if (has_backreference(x))
+			return error_at(e, n->col, "invalid regular expression '%s': " BACKREFERENCE_MSG, x);
 		regex_t re;
 		int rc = regcomp(&re, x, REG_EXTENDED | REG_NOSUB);
 		if (rc) {
@@ -1995,6 +2080,19 @@ static struct value eval_call(struct eval *e, const struct node *n)
 				  __builtin_sub_overflow(recv.i, other, &r))
 			return error_at(e, n->col, "quantity overflow in %s()", name);
 		return (struct value){ .t = T_QUANTITY, .i = r };
+	}
+	case F_LOWER_ASCII:
+	case F_UPPER_ASCII: {
+		if (recv.t != T_STRING)
+			break;
+		char *out = gt_xstrndup(recv.s, recv.len);
+		for (char *c = out; *c; c++)
+			if (fn == F_LOWER_ASCII && *c >= 'A' && *c <= 'Z')
+				*c = (char)(*c - 'A' + 'a');
+			else if (fn == F_UPPER_ASCII && *c >= 'a' && *c <= 'z')
+				*c = (char)(*c - 'a' + 'A');
+		keep(e, out);
+		return (struct value){ .t = T_STRING, .s = out, .len = recv.len };
 	}
 	case F_MAJOR:
 	case F_MINOR:
@@ -2050,13 +2148,12 @@ static struct value eval(struct eval *e, int node)
 		if (k.t == T_ERROR)
 			return k;
 		if (a.t == T_LIST) {
-			const struct node *l = &g->nodes[a.node];
 			if (k.t != T_INT)
 				return error_at(e, n->col, "a list index must be an int, not %s", vtype(&k));
-			if (k.i < 0 || k.i >= l->n)
-				return error_at(e, n->col, "index %lld out of range (list of %d)",
-						(long long)k.i, l->n);
-			return eval(e, g->kids[l->first + k.i]);
+			if (k.i < 0 || k.i >= a.i)
+				return error_at(e, n->col, "index %lld out of range (list of %lld)",
+						(long long)k.i, (long long)a.i);
+			return a.items[k.i];
 		}
 		if (k.t != T_STRING || a.t < T_ATTR_DOMAINS)
 			return error_at(e, n->col, "no matching overload for '[]' applied to (%s, %s)",
@@ -2098,8 +2195,22 @@ static struct value eval(struct eval *e, int node)
 			return error_at(e, n->col, "the condition of '?:' is %s, not bool", vtype(&c));
 		return eval(e, c.b ? n->b : n->c);
 	}
-	case N_LIST:
-		return (struct value){ .t = T_LIST, .node = node };
+	case N_LIST: {
+		if (n->items)
+			return (struct value){ .t = T_LIST, .items = n->items, .i = n->n };
+		/* every element, once (an error in one is the list's, as CEL builds it) */
+		struct value *items = NULL;
+		if (n->n) {
+			items = gt_xcalloc((size_t)n->n, sizeof(*items));
+			keep(e, items);
+		}
+		for (int k = 0; k < n->n; k++) {
+			items[k] = eval(e, g->kids[n->first + k]);
+			if (items[k].t == T_ERROR)
+				return items[k];
+		}
+		return (struct value){ .t = T_LIST, .items = items, .i = n->n };
+	}
 	case N_CALL:
 		return eval_call(e, n);
 	case N_HAS: {
@@ -2127,8 +2238,17 @@ gt_cel_result gt_cel_eval(const gt_cel_program *program, const gt_cel_device *de
 			snprintf(err, errlen, "no %s to evaluate", program ? "device" : "program");
 		return GT_CEL_ERROR;
 	}
-	struct eval e = { .prog = program, .dev = device };
+	/* not zeroed: the messages and the variables are written before they are read */
+	struct eval e;
+	e.prog = program;
+	e.dev = device;
+	e.n_msgs = 0;
+	e.owned = NULL;
+	e.n_owned = e.cap_owned = 0;
 	struct value v = eval(&e, program->root);
+	for (size_t i = 0; i < e.n_owned; i++)
+		free(e.owned[i]);
+	free(e.owned);
 	if (v.t == T_BOOL)
 		return v.b ? GT_CEL_TRUE : GT_CEL_FALSE;
 	if (err && errlen) {

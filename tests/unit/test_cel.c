@@ -170,6 +170,25 @@ TEST(kubernetes_examples)
 	IS_TRUE("device.attributes[\"gpu.example.com\"].model == \"LATEST-GPU-MODEL\" && device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"64Gi\")) >= 0", &example);
 	IS_TRUE("device.capacity['gpu.example.com'].memory.isGreaterThan(quantity('10Gi'))", &example);
 	IS_TRUE("device.attributes['gpu.example.com'].driverVersion.compareTo(semver('1.0.0')) == 0", &example);
+	/* the API's own example (CELDeviceSelector): a driver dra.example.com with attributes
+	 * "model" (its own domain) and "ext.example.com/family", and a capacity "modules" */
+	const gt_cel_attribute doc_attrs[] = {
+		{ .name = "dra.example.com/model", .kind = GT_CEL_STRING, .s = "m1" },
+		{ .name = "dra.example.com/someBool", .kind = GT_CEL_BOOL, .b = true },
+		{ .name = "dra.example.com/anotherBool", .kind = GT_CEL_BOOL, .b = true },
+		{ .name = "ext.example.com/family", .kind = GT_CEL_STRING, .s = "f1" },
+	};
+	const gt_cel_capacity doc_caps[] = { { .name = "dra.example.com/modules", .milli = 4000 } };
+	const gt_cel_device doc = { .driver = "dra.example.com", .attributes = doc_attrs, .n_attributes = 4,
+				    .capacity = doc_caps, .n_capacity = 1 };
+	IS_TRUE("device.driver == 'dra.example.com' && device.attributes[\"dra.example.com\"].model == 'm1' && device.attributes[\"ext.example.com\"].family == 'f1' && device.capacity[\"dra.example.com\"].modules.asInteger() == 4", &doc);
+	IS_TRUE("cel.bind(dra, device.attributes[\"dra.example.com\"], dra.someBool && dra.anotherBool)", &doc);
+	/* the DRA concept page's claim, written over two lines as in its YAML */
+	const gt_cel_attribute drv_attrs[] = { { .name = "driver.example.com/type", .kind = GT_CEL_STRING, .s = "gpu" } };
+	const gt_cel_capacity drv_caps[] = { { .name = "driver.example.com/memory", .milli = 64 * GI * 1000 } };
+	const gt_cel_device drv = { .driver = "driver.example.com", .attributes = drv_attrs, .n_attributes = 1,
+				    .capacity = drv_caps, .n_capacity = 1 };
+	IS_TRUE("device.attributes[\"driver.example.com\"].type == \"gpu\" &&\n  device.capacity[\"driver.example.com\"].memory.compareTo(quantity(\"64Gi\")) >= 0\n", &drv);
 	/* cel.bind(), which the API documents for many attributes of one domain */
 	IS_TRUE("cel.bind(dra, device.attributes['gpu.example.com'], dra.model == 'LATEST-GPU-MODEL' && dra.index == 0)", &example);
 	IS_FALSE("cel.bind(g, device.attributes['gpu.nvidia.com'], g.type == 'gpu' && g.index != 3)", &a100);
@@ -186,6 +205,9 @@ TEST(device_fields_and_logic)
 	IS_FALSE("device.allowMultipleAllocations ? true : device.driver == 'x'", &a100);
 	IS_TRUE("1 + 2 * 3 == 7 && (1 + 2) * 3 == 9 && 7 / 2 == 3 && 7 % 3 == 1 && -7 / 2 == -3", &bare);
 	IS_TRUE("1.5 > 1 && 2 == 2.0 && 0.5 + 0.25 == 0.75", &bare);
+	IS_TRUE("9223372036854775807 < 9223372036854775808.0 && -9223372036854775808 == -9223372036854775808.0 && 3 > 2.5 && 2.5 < 3", &bare);
+	/* NaN is unordered and unequal to itself */
+	IS_FALSE("0.0 / 0.0 < 1.0 || 0.0 / 0.0 >= 1.0 || 0.0 / 0.0 == 0.0 / 0.0", &bare);
 	IS_TRUE("-9223372036854775808 < 0 && 0x10 == 16", &bare);
 	IS_TRUE("'\\x41\\u00e9' == 'A\u00e9' && size('A\u00e9') == 2 && r'\\d' == '\\\\d' && '''a'b''' == \"a'b\"", &bare);
 	IS_TRUE("true // a comment\n && true", &bare);
@@ -208,7 +230,16 @@ TEST(membership_and_has)
 	IS_TRUE("3 in [1, 2, 3] && !(4 in [1, 2, 3]) && 'a' in ['a'] && !(1 in [])", &bare);
 	IS_TRUE("device.attributes['gpu.nvidia.com'].index in [1, 3]", &a100);
 	IS_TRUE("device.attributes['gpu.nvidia.com']['type'] == 'gpu'", &a100);
-	IS_TRUE("[10, 20, 30][1] == 20 && size([1, 2]) == 2", &bare);
+	IS_TRUE("[10, 20, 30][1] == 20 && size([1, 2]) == 2 && size([1, 2,]) == 2", &bare);
+	/* an allow-list longer than any fixed buffer */
+	char list[2048] = "device.attributes['gpu.nvidia.com'].index in [";
+	for (int i = 100; i >= 0; i--)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%d%s", i, i ? ", " : "]");
+	IS_TRUE(list, &a100);
+	/* a reserved word is a fine attribute name */
+	IS_FALSE("has(device.attributes['gpu.nvidia.com'].namespace)", &a100);
+	EVAL_ERROR("[1, 1 / 0][0] == 1", &bare, "column 7: division by zero");
+	EVAL_ERROR("1 in [2, 1 / 0]", &bare, "column 12: division by zero");
 }
 
 TEST(strings)
@@ -218,6 +249,9 @@ TEST(strings)
 	IS_TRUE("device.driver.matches('^gpu\\\\.[a-z]+\\\\.com$') && matches(device.driver, 'nvidia')", &a100);
 	IS_TRUE("device.attributes['gpu.nvidia.com'].uuid.size() == 40 && size(device.driver) == 14", &a100);
 	IS_TRUE("'abc'.startsWith('') && 'abc'.contains('') && !''.contains('a')", &bare);
+	/* seen in a real claim: case-insensitive product match */
+	IS_TRUE("device.attributes['gpu.nvidia.com'].productName.lowerAscii().matches('^.*a100-sxm4.*$')", &a100);
+	IS_TRUE("'MiXed-1'.upperAscii() == 'MIXED-1' && 'MiXed-1'.lowerAscii() == 'mixed-1'", &bare);
 }
 
 TEST(quantities)
@@ -243,6 +277,12 @@ TEST(semvers)
 	IS_TRUE("semver('1.0.0+build.5').compareTo(semver('1.0.0')) == 0 && semver('1.10.0').isGreaterThan(semver('1.9.9'))", &bare);
 	IS_TRUE("isSemver('1.2.3') && !isSemver('1.2') && !isSemver('v1.2.3') && !isSemver('01.2.3')", &bare);
 	IS_TRUE("semver('2.0.0') == semver('2.0.0') && semver('2.0.0') != semver('2.0.1')", &bare);
+	/* a version attribute the decoder let through malformed is an error where it is read */
+	const gt_cel_attribute bad_attrs[] = { { .name = "x.com/v", .kind = GT_CEL_VERSION, .s = "1.2" } };
+	const gt_cel_device bad = { .driver = "x.com", .attributes = bad_attrs, .n_attributes = 1 };
+	EVAL_ERROR("device.attributes['x.com'].v.major() == 1", &bad,
+		   "column 28: attribute 'x.com/v' is not a semantic version: '1.2'");
+	IS_TRUE("has(device.attributes['x.com'].v)", &bad);
 }
 
 TEST(error_short_circuit)
@@ -306,7 +346,10 @@ TEST(compile_errors)
 		      "column 19: macro 'exists' is not supported by Gantry's CEL subset");
 	COMPILE_ERROR("[1, 2].all(x, x > 0)", "column 8: macro 'all' is not supported by Gantry's CEL subset");
 	COMPILE_ERROR("foo(1)", "column 1: unknown function 'foo'");
-	COMPILE_ERROR("device.driver.lowerAscii() == 'x'", "column 15: unknown function 'lowerAscii'");
+	COMPILE_ERROR("device.driver.replace('a', 'b') == 'x'",
+		      "column 15: function 'replace' is not supported by Gantry's CEL subset");
+	COMPILE_ERROR("int(device.attributes['gpu.nvidia.com'].index) == 3",
+		      "column 1: function 'int' is not supported by Gantry's CEL subset");
 	COMPILE_ERROR("gpu.type == 'x'", "column 1: undeclared reference to 'gpu' (the only variable is 'device')");
 	COMPILE_ERROR("device.name == 'x'",
 		      "column 8: undefined field 'name' of device (it has driver, attributes, capacity and allowMultipleAllocations)");
@@ -322,6 +365,17 @@ TEST(compile_errors)
 	char rerr[256];
 	ASSERT_TRUE(gt_cel_compile("device.driver.matches('(')", rerr, sizeof(rerr)) == NULL);
 	ASSERT_CONTAINS(rerr, "column 23: invalid regular expression '(': ");
+	/* backreferences can make glibc's matching exponential; RE2 has none */
+	COMPILE_ERROR("device.driver.matches('(a+)+\\\\1')",
+		      "column 23: invalid regular expression '(a+)+\\1': backreferences are not supported (RE2, Kubernetes' regular expressions, has none)");
+	IS_TRUE("'a\\\\1'.matches('a\\\\\\\\1')", &bare);	/* an escaped backslash, then 1 */
+	/* a pattern read from an attribute is checked when evaluated */
+	const gt_cel_attribute pat_attrs[] = { { .name = "x.com/pat", .kind = GT_CEL_STRING, .s = "(a)\\1" },
+					       { .name = "x.com/ok", .kind = GT_CEL_STRING, .s = "^x\\.c" } };
+	const gt_cel_device pat = { .driver = "x.com", .attributes = pat_attrs, .n_attributes = 2 };
+	EVAL_ERROR("device.driver.matches(device.attributes['x.com'].pat)", &pat,
+		   "column 15: invalid regular expression '(a)\\1': backreferences are not supported (RE2, Kubernetes' regular expressions, has none)");
+	IS_TRUE("device.driver.matches(device.attributes['x.com'].ok)", &pat);
 	COMPILE_ERROR("device.capacity['gpu.nvidia.com'].memory > quantity('1Gi')",
 		      "column 42: no matching overload for '>' applied to Quantity: compare with compareTo(), isGreaterThan() or isLessThan()");
 	COMPILE_ERROR("{'a': 1}.size() > 0", "column 1: map literals are not supported by Gantry's CEL subset");
@@ -337,6 +391,8 @@ TEST(compile_errors)
 	COMPILE_ERROR("true && 1", "column 6: no matching overload for '&&' applied to int");
 	COMPILE_ERROR("device.driver == 'a' ? 1 : 'b'", "column 22: the branches of '?:' differ in type (int, string)");
 	COMPILE_ERROR("if", "column 1: reserved identifier 'if'");
+	COMPILE_ERROR("quantity('1').compareTo(semver('1.0.0')) == 0",
+		      "column 15: no matching overload for 'compareTo' applied to (Quantity, Semver)");
 	COMPILE_ERROR("cel.index(1)", "column 5: only cel.bind() of the cel namespace is supported by Gantry's CEL subset");
 }
 
