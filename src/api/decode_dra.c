@@ -675,13 +675,36 @@ static void class_devices(struct gt_dec *x)
 }
 
 /* A request's own selectors must keep every device of its class (else: not modelled). */
-static const char *request_subset(struct gt_dec *x, const struct gt_dra_request *rq, const struct progs *p)
+/*
+ * A request's own selectors: keeping every device of its class is no limit; keeping all of some
+ * nodes' devices and none of the others' limits the request to those nodes; splitting a node's
+ * devices is not modelled (the counts could not say which ones).
+ */
+static const char *request_subset(struct gt_dec *x, struct gt_dra_request *rq, const struct progs *p)
 {
 	const struct gt_dra_class *cl = &x->c->dra.classes[rq->cls];
-	for (uint32_t i = 0; p->n && i < cl->n_devices; i++)
-		if (!eval_all(p, &x->dra->devs[cl->devices[i]].cel))
-			return keep(x, "a request whose selectors pick a subset of its class's devices is not "
-				    "supported by Gantry yet");
+	uint32_t n_nodes = x->c->n_nodes;
+	int8_t *keeps = gt_xmalloc(n_nodes + 1);	/* per node: -1 no device yet, 0 none kept, 1 all kept */
+	memset(keeps, -1, n_nodes + 1);
+	bool split = false, all = true;
+	for (uint32_t i = 0; p->n && i < cl->n_devices && !split; i++) {
+		int32_t n = x->c->dra.devices[cl->devices[i]].node;
+		int8_t k = eval_all(p, &x->dra->devs[cl->devices[i]].cel);
+		split = keeps[n] >= 0 && keeps[n] != k;
+		keeps[n] = k;
+		all &= k;
+	}
+	if (!split && !all) {
+		rq->node_limited = true;
+		rq->nodes = gt_xmalloc((n_nodes + 1) * sizeof(*rq->nodes));
+		for (uint32_t n = 0; n < n_nodes; n++)
+			if (keeps[n] == 1)
+				rq->nodes[rq->n_nodes++] = (int32_t)n;
+	}
+	free(keeps);
+	if (split)
+		return keep(x, "a request whose selectors keep some but not all of a node's devices of its class is "
+			    "not supported by Gantry yet");
 	return NULL;
 }
 
@@ -715,7 +738,7 @@ static const char *claim_blocker(struct gt_dec *x, uint32_t ki)
 	if (x->dra->claim_problem[ki])
 		return x->dra->claim_problem[ki];
 	for (uint32_t r = 0; r < k->n_requests; r++) {
-		const struct gt_dra_request *rq = &k->requests[r];
+		struct gt_dra_request *rq = &k->requests[r];
 		char msg[600];
 		if (rq->cls == GT_NONE) {
 			if (k->allocated)

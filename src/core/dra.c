@@ -14,6 +14,8 @@
 
 void gt_dra_claim_release(struct gt_dra_claim *k)
 {
+	for (uint32_t r = 0; k->requests && r < k->n_requests; r++)
+		free(k->requests[r].nodes);
 	free(k->requests);
 	free(k->alloc_devices);
 	free(k->alloc_requests);
@@ -48,6 +50,19 @@ bool gt_dra_reserved(const struct gt_dra_claim *k, uint32_t name)
 static bool holds_node(const struct gt_session *s, int32_t c)
 {
 	return s->pods[c].node >= 0 && gt_status_active_used(s->pods[c].status);
+}
+
+static bool node_listed(const struct gt_dra_request *rq, int32_t node)
+{
+	uint32_t lo = 0, hi = rq->n_nodes;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (rq->nodes[mid] < node)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < rq->n_nodes && rq->nodes[lo] == node;
 }
 
 static bool say(char *why, size_t cap, const char *fmt, const char *a, const char *b)
@@ -89,6 +104,10 @@ bool gt_dra_check(const struct gt_session *s, int32_t pod, int32_t node, char *w
 		if (where != GT_NONE && where != node)
 			return say(why, cap, "resource claim %s is allocated on node %s", kname,
 				   gt_strtab_str(c->names, c->nodes[where].name));
+		for (uint32_t r = 0; where == GT_NONE && r < k->n_requests; r++)
+			if (k->requests[r].node_limited && !node_listed(&k->requests[r], node))
+				return say(why, cap, "the selectors of resource claim %s keep no device of node %s", kname,
+					   gt_strtab_str(c->names, c->nodes[node].name));
 		if (where == GT_NONE && k->carrier != pod && k->carrier != GT_NONE)
 			return say(why, cap, "resource claim %s is allocated with its first consumer %s", kname,
 				   gt_strtab_str(c->names, c->pods[k->carrier].name));
@@ -134,7 +153,8 @@ static void pick_devices(const struct gt_cluster *c, const struct gt_dra_claim *
 		int64_t got = 0;
 		for (uint32_t i = 0; i < cl->n_devices && got < rq->count; i++) {
 			int32_t dev = cl->devices[i];
-			if (d->devices[dev].node != node || (!rq->admin && taken[dev]))
+			if (d->devices[dev].node != node || (!rq->admin && taken[dev]) ||
+			    (rq->node_limited && !node_listed(rq, node)))
 				continue;
 			bool again = false;	/* one device serves one request of a claim */
 			for (uint32_t j = 0; j < e->n_devices; j++)

@@ -26,7 +26,8 @@
  * does. The selectors are evaluated by the decoder (core/cel.h), once per device.
  *
  * Not modelled (each refused with a message by the decoder, never matched silently): request
- * selectors that pick a subset of a class's devices, allocationMode All, constraints
+ * selectors that split a node's devices of the class (those that keep whole nodes' devices
+ * limit the request to those nodes), allocationMode All, constraints
  * (matchAttribute), firstAvailable, network-attached pools (docs/dra.md).
  */
 #ifndef GT_DRA_H
@@ -58,6 +59,14 @@ struct gt_dra_request {
 	int32_t cls;			/* index into classes, GT_NONE when missing */
 	int64_t count;			/* ExactCount */
 	bool admin;			/* adminAccess: sees devices without taking them */
+	/*
+	 * Its own selectors keep all of a node's devices of the class or none: the nodes
+	 * where they keep them (sorted), when node_limited. (A selector that splits a
+	 * node's devices is not modelled.)
+	 */
+	bool node_limited;
+	int32_t *nodes;
+	uint32_t n_nodes;
 };
 
 struct gt_dra_claim {

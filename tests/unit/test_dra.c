@@ -254,13 +254,45 @@ TEST(what_gantry_cannot_model_waits_with_a_reason)
 	tl_pg(&w, &(struct tl_pg){ .name = "k", .queue = "q" });
 	claim_pod(&w, "r", "k", "pair", NULL);
 	TL_BUILD(&w);
-	ASSERT_TRUE(warned(&w, "pod p cannot be scheduled: resource claim h100: a request whose selectors pick a "
-			   "subset"));
+	ASSERT_TRUE(warned(&w, "pod p cannot be scheduled: resource claim h100: a request whose selectors keep some "
+			   "but not all of a node's devices"));
 	ASSERT_TRUE(warned(&w, "pod r cannot be scheduled: resource claim pair: constraints (matchAttribute) are "
 			   "not supported"));
 	tl_cycle(&w);
 	ASSERT_EQ(GT_PENDING, tl_status(&w, "p"));
 	ASSERT_EQ(GT_PENDING, tl_status(&w, "r"));
+	tl_free(&w);
+}
+
+TEST(request_selector_keeping_whole_nodes_limits_the_nodes)
+{
+	struct tl_world w;
+	frame(&w);
+	/* n1's devices are all "a100" (gpu-0 of each slice), n2's slice has an h100 too: keep n1 only */
+	slice(&w, "n1-gpus", "n1", 1, 1);
+	slice(&w, "n2-gpus", "n2", 1, 1);
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: Node, metadata: {name: n3}, status: {allocatable: {cpu: '64', memory: "
+		    "512Gi, pods: '110'}, conditions: [{type: Ready, status: 'True'}]}}\n");
+	tl_yaml(&w, "---\n{apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {name: n3-gpus}, spec: {driver: "
+		    "gpu.example.com, nodeName: n3, pool: {name: n3}, devices: [{name: h-0, attributes: {model: {string: "
+		    "h100}}}, {name: h-1, attributes: {model: {string: h100}}}]}}\n");
+	tl_yaml(&w, "---\n{apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: h100, namespace: "
+		    "default, labels: {kai.scheduler/queue: q}}, spec: {devices: {requests: [{name: gpu, exactly: "
+		    "{deviceClassName: gpu.example.com, count: 1, selectors: [{cel: {expression: "
+		    "'device.attributes[\"gpu.example.com\"].model == \"h100\"'}}]}}]}}}\n");
+	tl_pg(&w, &(struct tl_pg){ .name = "j", .queue = "q" });
+	claim_pod(&w, "p", "j", "h100", NULL);
+	TL_BUILD(&w);
+	ASSERT_TRUE(w.c.dra.claims[0].requests[0].node_limited);
+	ASSERT_EQ(1, w.c.dra.claims[0].requests[0].n_nodes);
+	tl_cycle(&w);
+	ASSERT_STR("n3", tl_node_of(&w, "p"));
+	struct gt_plan plan;
+	gt_plan_build(&plan, &w.s, NULL);
+	ASSERT_EQ(1, plan.n_claims);
+	ASSERT_EQ(1, plan.claims[0].n_devices);	/* n1 and n2 have a free device too, of the wrong model */
+	ASSERT_STR("h-0", gt_strtab_str(&w.names, w.c.dra.devices[plan.claims[0].devices[0]].name));
+	gt_plan_release(&plan);
 	tl_free(&w);
 }
 
@@ -368,6 +400,7 @@ const struct gt_test gt_tests[] = {
 	T(claim_at_its_consumer_limit_waits),
 	T(shared_gpu_claim_of_another_queue_is_refused),
 	T(what_gantry_cannot_model_waits_with_a_reason),
+	T(request_selector_keeping_whole_nodes_limits_the_nodes),
 	T(selector_that_does_not_compile_selects_nothing),
 	T(stale_pool_generation_is_left_out),
 	T(template_claim_made_when_no_controller_runs),
