@@ -64,7 +64,7 @@ static const struct {
 	{ "taskorder", false, NULL }, { "nominatednode", true, NULL }, { "nodeplacement", true, NULL },
 	{ "minruntime", false, NULL }, { "topology", false, NULL }, { "snapshot", true, NULL },
 	{ "podaffinity", false, NULL },
-	{ "dynamicresources", true, "Gantry does not model DRA resource claims" },
+	{ "dynamicresources", false, NULL },	/* always on (docs/dra.md) */
 	{ "sg-nodelocalgreedy", true, "Gantry's victim search is its own, not KAI's scenario generators" },
 	{ "sg-multinodegang", true, "Gantry's victim search is its own, not KAI's scenario generators" },
 	{ "numa", true, "Gantry does not model NUMA zones" },
