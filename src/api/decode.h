@@ -90,7 +90,13 @@ struct gt_decoder {
 	 * having run the podgrouper over its input: a pod it did not group (its
 	 * owner missing) gets no job, with the podgrouper's warning.
 	 */
-	bool no_implicit_jobs;	/* true: no pod gets a job of its own (the podgrouper ran) */
+	bool no_implicit_jobs;
+	/*
+	 * No resourceclaim controller runs (gantry simulate): a pod's claim from a
+	 * ResourceClaimTemplate that its status does not name is made here, named as the
+	 * controller would. Off (the scheduler): such a pod waits for the controller.
+	 */
+	bool dra_make_claims;	/* true: no pod gets a job of its own (the podgrouper ran) */
 	struct gt_binding *bindings;	/* borrowed strings */
 	size_t n_bindings, cap_bindings;
 	/* filled by gt_decoder_build() */

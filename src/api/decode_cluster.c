@@ -82,6 +82,9 @@ static int shard_plugins(struct gt_dec *x, const struct gt_doc *o, struct gt_con
 			cfg->search.generator_off[GT_GEN_MULTI_NODE_GANG] = !enabled;
 		else if (!strcmp(name, "gpusharingorder"))
 			cfg->gpu_sharing_order = enabled;
+		else if (!strcmp(name, "dynamicresources") && !enabled)
+			gt_dec_note(x, o, "spec.plugins.dynamicresources.enabled", "false is not acted on: Gantry "
+				    "schedules pods' resource claims whatever the plugins say%s", "");
 		else if (!strcmp(name, "gpuspread") && enabled)
 			cfg->gpu_spread = true;
 		else if (!strcmp(name, "numa"))

@@ -23,7 +23,7 @@
 #include "util/strtab.h"
 
 #define GT_DEC_DEFAULT_QUEUE "default-queue"
-#define N_KINDS 15	/* the kinds decoded, decode.c's kind_order */
+#define N_KINDS 19	/* the kinds decoded, decode.c's kind_order */
 
 /* The objects of one kind decoded so far, by "namespace/name": to find a second one. */
 struct gt_dec_seen {
@@ -39,6 +39,8 @@ struct gt_dec_csi_driver {
 };
 
 /* Pending pods another scheduler places, by its name: said once at the end. */
+struct gt_dec_dra;
+
 struct gt_dec_foreign {
 	char *scheduler;	/* "" when the pod names none */
 	size_t n;
@@ -69,6 +71,7 @@ struct gt_dec {
 	struct gt_dec_csi_driver *csi_drivers;	/* decode_storage.c */
 	size_t n_csi_drivers, cap_csi_drivers;
 	bool storage_warned;
+	struct gt_dec_dra *dra;		/* decode_dra.c's scratch, NULL until a DRA object is met */
 };
 
 /* decode.c */
@@ -163,5 +166,16 @@ int gt_dec_container_request(struct gt_dec *x, const struct gt_doc *o, const cha
 int gt_dec_nrt(struct gt_dec *x, const struct gt_doc *o);
 /* What @p's node's kubelet aligns for it, and its recorded NUMA placement (core/numa.h). */
 int gt_dec_pod_numa(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p);
+
+/* decode_dra.c: DRA (resource.k8s.io/v1), after the nodes and before the pods */
+int gt_dec_device_class(struct gt_dec *x, const struct gt_doc *o);
+int gt_dec_resource_slice(struct gt_dec *x, const struct gt_doc *o);
+int gt_dec_claim_template(struct gt_dec *x, const struct gt_doc *o);
+int gt_dec_resource_claim(struct gt_dec *x, const struct gt_doc *o);
+/* The pod's spec.resourceClaims, for pod index @pod (the last step of decoding a pod). */
+int gt_dec_pod_dra(struct gt_dec *x, const struct gt_doc *o, uint32_t pod);
+/* After the pods: selectors evaluated, columns, consumers and carriers (core/dra.h). */
+void gt_dec_dra_finish(struct gt_dec *x);
+void gt_dec_dra_release(struct gt_dec *x);
 
 #endif /* GT_DECODE_INT_H */

@@ -773,6 +773,7 @@ int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 		else if (p.status == GT_PENDING)
 			foreign(x, o);
 	}
+	rc = rc ? rc : gt_dec_pod_dra(x, o, c->n_pods);
 	if (rc) {
 		gt_pod_release(&p);
 		return rc;

@@ -349,11 +349,17 @@ static bool attempt_job(struct gt_session *s, int32_t job)
 	int32_t blocked = gt_tasks_claim_missing(s, tasks, n);
 	if (blocked != GT_NONE) {
 		/* KAI's VolumeBinding pre-filter, before any node is looked at */
-		char msg[1400];
-		gt_claim_problem_message(s->c, blocked, true, msg, sizeof(msg));
-		struct gt_job_why why = gt_job_why_of(gt_claim_problem_reason(s->c, blocked));
-		why.pod = blocked;
-		gt_job_set_why(s, job, &why, msg);
+		if (s->c->pods[blocked].claim_missing) {	/* a PersistentVolumeClaim's problem */
+			char msg[1400];
+			gt_claim_problem_message(s->c, blocked, true, msg, sizeof(msg));
+			struct gt_job_why why = gt_job_why_of(gt_claim_problem_reason(s->c, blocked));
+			why.pod = blocked;
+			gt_job_set_why(s, job, &why, msg);
+		} else {	/* KAI's dynamicresources pre-filter */
+			char msg[1024];
+			gt_dra_blocked_message(s->c, blocked, msg, sizeof(msg));
+			gt_job_set_message(s, job, msg);
+		}
 		goto out;
 	}
 	int64_t req[GT_NQRES];
@@ -474,7 +480,7 @@ struct doom {
 static bool plain_task(const struct gt_session *s, int32_t pod)
 {
 	const struct gt_pod *p = &s->c->pods[pod];
-	return p->frac_milli == 0 && p->gpu_mem_mib == 0 && !p->legacy_mig && !p->claim_missing && !p->n_pvcs;
+	return p->frac_milli == 0 && p->gpu_mem_mib == 0 && !p->legacy_mig && !p->claim_missing && !p->n_pvcs && !p->dra;
 }
 
 static void task_vec(const struct gt_session *s, int32_t pod, int64_t v[NV])

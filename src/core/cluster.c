@@ -158,6 +158,7 @@ void gt_cluster_release(struct gt_cluster *c)
 	free(c->jobs);
 	free(c->queues);
 	free(c->topologies);
+	gt_dra_release(&c->dra);
 	struct gt_strtab *names = c->names;
 	memset(c, 0, sizeof(*c));
 	c->names = names;

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/dra.h"
 #include "util/cron.h"
 #include "util/strtab.h"
 
@@ -214,6 +215,7 @@ struct gt_pod {
 	int32_t *pvcs;
 	uint32_t n_pvcs;
 	uint8_t claim_problem;	/* enum gt_claim_problem, with claim_missing */
+	bool dra;		/* uses resource claims (cluster's dra.uses[pod]) */
 };
 
 static inline bool gt_pod_is_shared(const struct gt_pod *p)
@@ -479,6 +481,7 @@ struct gt_cluster {
 	struct gt_config config;
 	uint32_t ext_names[GT_MAX_EXT];	/* interned names of extended resources */
 	int64_t ext_gpu_milli[GT_MAX_EXT];	/* a MIG profile's GPU slices (1g = 1000); 0 else */
+	bool ext_dra[GT_MAX_EXT];	/* the devices of a DRA device class (core/dra.h) */
 	uint32_t n_ext;
 	/* ConfigMaps that exist, as interned "namespace/name" keys, sorted; the
 	 * ConfigMap predicate applies when configmaps_known */
@@ -500,6 +503,7 @@ struct gt_cluster {
 	/* Namespaces by name id (gt_cluster_sort_namespaces) */
 	struct gt_namespace *namespaces;
 	uint32_t n_namespaces, cap_namespaces;
+	struct gt_dra dra;	/* DRA devices, classes, claims and the pods' use of them (core/dra.h) */
 };
 
 void gt_config_defaults(struct gt_config *c);

@@ -331,7 +331,7 @@ uint32_t gt_tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *
 int32_t gt_tasks_claim_missing(const struct gt_session *s, const int32_t *tasks, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (s->c->pods[tasks[i]].claim_missing)
+		if (s->c->pods[tasks[i]].claim_missing || gt_dra_problem(&s->c->dra, tasks[i]))
 			return tasks[i];
 	return GT_NONE;
 }

@@ -57,7 +57,8 @@ bool gt_task_wants_placement(const struct gt_session *s, int32_t pod);
  */
 uint32_t gt_tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *out);
 
-/* The first of @tasks mounting a PersistentVolumeClaim that does not exist, or GT_NONE. */
+/* The first of @tasks mounting a PersistentVolumeClaim that does not exist, or whose resource
+ * claims it cannot have whatever the node (gt_dra_problem), or GT_NONE. */
 int32_t gt_tasks_claim_missing(const struct gt_session *s, const int32_t *tasks, uint32_t n);
 
 /* Queue-tree resources of the tasks (pending semantics: not yet placed). */

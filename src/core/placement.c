@@ -142,7 +142,7 @@ static void fit_node(struct gt_session *s, int32_t pod, int32_t node, bool mint,
 		short_of(out, GT_REJECT_MEMORY);
 	for (uint32_t e = 0; e < s->c->n_ext; e++)
 		if (!fit_scalar(p->ext[e], n->ext[e] - ns->used_ext[e], ns->rel_ext[e], &rel)) {
-			short_of(out, GT_REJECT_EXT);
+			short_of(out, s->c->ext_dra[e] ? GT_REJECT_DRA_DEVICES : GT_REJECT_EXT);
 			break;
 		}
 	/* a pod slot is a resource too; a releasing pod's slot frees with it */
@@ -289,6 +289,9 @@ enum gt_reject gt_check_predicates(const struct gt_session *s, int32_t pod, int3
 	const struct gt_cluster *c = s->c;
 	const struct gt_pod *p = &c->pods[pod];
 	const struct gt_node *n = &c->nodes[node];
+	/* KAI's dynamicresources plugin filters whether or not predicates are on */
+	if (p->dra && !gt_dra_check(s, pod, node, NULL, 0))
+		return GT_REJECT_DRA;
 	if (!c->config.predicates)
 		return GT_REJECT_NONE;
 	if (!n->ready || n->unschedulable)
@@ -582,7 +585,7 @@ _Static_assert(GT_N_REJECT <= GT_MAX_REJECTS, "no_fit.rejects holds every reason
 static bool unconstrained(const struct gt_pod *p)
 {
 	return !p->node_selector.n && !p->n_affinity_terms && !p->n_tolerations &&
-	       !p->n_pod_affinity && !p->n_host_ports && p->nominated_node < 0 && !p->n_pvcs;
+	       !p->n_pod_affinity && !p->n_host_ports && p->nominated_node < 0 && !p->n_pvcs && !p->dra;
 }
 
 static bool same_request(const struct gt_no_fit *nf, const struct gt_pod *p)

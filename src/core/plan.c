@@ -193,6 +193,7 @@ void gt_plan_build(struct gt_plan *p, const struct gt_session *s, const struct g
 	plan_jobs(p, s);
 	plan_fresh(p, s);
 	plan_volumes(p, s);
+	p->claims = gt_dra_plan_claims(p->c, p, &p->n_claims);
 }
 
 void gt_plan_release(struct gt_plan *p)
@@ -215,6 +216,7 @@ void gt_plan_release(struct gt_plan *p)
 	free(p->fresh_node);
 	free(p->fresh_k);
 	free(p->fresh_name);
+	gt_dra_plan_claims_free(p->claims, p->n_claims);
 	memset(p, 0, sizeof(*p));
 }
 

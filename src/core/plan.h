@@ -126,6 +126,9 @@ struct gt_plan {
 	uint32_t *fresh_k;		/* its rank among the node's fresh groups, by id */
 	uint32_t *fresh_name;		/* its interned name + 1; 0 until asked */
 	struct gt_plan_opts o;
+	/* DRA: the claims the binds use that the cycle allocates or reserves (core/dra.h) */
+	struct gt_plan_claim *claims;
+	uint32_t n_claims;
 };
 
 /* The plan of @s (after its actions). @o may be NULL. Release with gt_plan_release(). */

@@ -24,6 +24,8 @@ static const char *const reject_codes[GT_N_REJECT] = {
 	[GT_REJECT_VOLUME_BIND_CONFLICT] = "VolumeBindConflict",
 	[GT_REJECT_VOLUME_SPACE] = "VolumeCapacity",
 	[GT_REJECT_VOLUME_MISSING] = "VolumeMissing",
+	[GT_REJECT_DRA] = "ResourceClaim",
+	[GT_REJECT_DRA_DEVICES] = "ResourceClaimDevices",
 };
 
 static const char *const reason_codes[] = {

@@ -39,7 +39,9 @@
 	X(VOLUME_NODE_CONFLICT, "node(s) had volume node affinity conflict")   \
 	X(VOLUME_BIND_CONFLICT, "node(s) didn't find available persistent volumes to bind") \
 	X(VOLUME_SPACE, "node(s) did not have enough free storage")            \
-	X(VOLUME_MISSING, "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)")
+	X(VOLUME_MISSING, "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)") \
+	X(DRA, "node(s) didn't satisfy the pod's resource claims")            \
+	X(DRA_DEVICES, "node(s) didn't have enough free devices for the pod's resource claims")
 
 enum gt_reject {
 #define GT_REJECT_ENUM(name, text) GT_REJECT_##name,

@@ -74,6 +74,7 @@ uint64_t gt_pod_signature(const struct gt_cluster *c, int32_t pod)
 	for (uint32_t i = 0; i < p->n_pvcs; i++)
 		h = gt_hash_mix(h, (uint64_t)(int64_t)p->pvcs[i]);
 	h = gt_hash_mix(h, p->claim_problem);
+	h = gt_hash_mix(h, p->dra ? 1 + (uint64_t)pod : 0);	/* its own claims: like no other pod */
 	return gt_hash_mix(h, p->claim_missing ? 1 + (uint64_t)p->missing_claim : 0);
 }
 

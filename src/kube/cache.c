@@ -33,6 +33,12 @@ const struct gt_kres_info gt_kres[GT_N_KRES] = {
 	[GT_KRES_CSICAPACITIES] = { "csistoragecapacities", "CSIStorageCapacity", "storage.k8s.io/v1", true, false },
 	/* pod affinity's namespaceSelector (core/namespaces.h) */
 	[GT_KRES_NAMESPACES] = { "namespaces", "Namespace", "v1", false, false },
+	/* DRA: optional, a cluster whose API server does not serve resource.k8s.io/v1 has none */
+	[GT_KRES_DEVICECLASSES] = { "deviceclasses", "DeviceClass", "resource.k8s.io/v1", false, true },
+	[GT_KRES_RESOURCESLICES] = { "resourceslices", "ResourceSlice", "resource.k8s.io/v1", false, true },
+	[GT_KRES_RESOURCECLAIMTEMPLATES] = { "resourceclaimtemplates", "ResourceClaimTemplate", "resource.k8s.io/v1",
+					     true, true },
+	[GT_KRES_RESOURCECLAIMS] = { "resourceclaims", "ResourceClaim", "resource.k8s.io/v1", true, true },
 };
 
 void gt_kres_path(enum gt_kres r, const char *ns, const char *name, const char *sub, char *buf,

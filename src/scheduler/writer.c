@@ -92,9 +92,62 @@ static void do_bind_request(struct gt_writer *w, const struct gt_kop *op)
 	       op->job ? " (job " : "", op->job ? op->job : "");
 }
 
+/* Does the claim's status (@body, JSON) reserve it for the pod @uid? */
+static bool reserves(const char *body, const char *uid)
+{
+	json_t *j = json_loads(body ? body : "", 0, NULL);
+	json_t *rf = json_object_get(json_object_get(j, "status"), "reservedFor");
+	bool yes = false;
+	size_t i;
+	json_t *ref;
+	json_array_foreach(rf, i, ref) {
+		const char *u = json_string_value(json_object_get(ref, "uid"));
+		yes |= u && !strcmp(u, uid);
+	}
+	json_decref(j);
+	return yes;
+}
+
+/*
+ * A DRA pod's claims, before its Binding (as kube-scheduler's PreBind): each claim's status
+ * patch, whose resourceVersion makes a stale one fail with 409. A 409 is still success when
+ * the claim reserves the pod already (another pod's bind this cycle wrote the same status,
+ * or an earlier attempt of this one). False: do not bind.
+ */
+static bool write_claims(struct gt_writer *w, const struct gt_kop *op)
+{
+	for (uint8_t i = 0; i < op->n_claims; i++) {
+		char path[700];
+		gt_kres_path(GT_KRES_RESOURCECLAIMS, op->ns, op->claim_names[i], "status", path, sizeof(path));
+		struct gt_kube_resp r;
+		gt_kube_call(w->kw.cl, GT_VERB_PATCH, "PATCH", path, "application/merge-patch+json",
+			     op->claim_bodies[i], &r);
+		bool ok = r.status == 200;
+		if (r.status == 409) {
+			struct gt_kube_resp g;
+			gt_kres_path(GT_KRES_RESOURCECLAIMS, op->ns, op->claim_names[i], NULL, path, sizeof(path));
+			gt_kube_call(w->kw.cl, GT_VERB_GET, "GET", path, NULL, NULL, &g);
+			ok = g.status == 200 && reserves(g.body, op->uid);
+			gt_kube_resp_release(&g);
+		}
+		if (!ok)
+			gt_log(GT_LOG_WARN, "writer", "pod %s/%s not bound: status of resource claim %s: %s", op->ns,
+			       op->name, op->claim_names[i], r.status == 409 ? "changed since the snapshot (409)"
+										 : gt_kube_why(&r));
+		gt_kube_resp_release(&r);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 static void do_bind(struct gt_writer *w, const struct gt_kop *op)
 {
-	if (w->o.bind_requests) {
+	if (op->n_claims && !write_claims(w, op)) {
+		atomic_fetch_add(&w->stats.bind_errors, 1);
+		return;
+	}
+	if (w->o.bind_requests) {	/* the claims are written first: the BindRequest carries no allocation */
 		do_bind_request(w, op);
 		return;
 	}

@@ -11,6 +11,7 @@
 #include "api/status.h"
 #include "core/numa.h"
 #include "core/volumes.h"
+#include "util/log.h"
 #include "util/mem.h"
 #include "util/time.h"
 
@@ -57,6 +58,14 @@ void gt_kop_copy(struct gt_kop *dst, const struct gt_kop *src)
 		*strs[i] = *strs[i] ? gt_xstrdup(*strs[i]) : NULL;
 	for (uint8_t g = 0; g < dst->n_groups; g++)
 		dst->groups[g] = gt_xstrdup(src->groups[g]);
+	if (src->n_claims) {
+		dst->claim_names = gt_xmalloc(src->n_claims * sizeof(char *));
+		dst->claim_bodies = gt_xmalloc(src->n_claims * sizeof(char *));
+		for (uint8_t i = 0; i < src->n_claims; i++) {
+			dst->claim_names[i] = gt_xstrdup(src->claim_names[i]);
+			dst->claim_bodies[i] = gt_xstrdup(src->claim_bodies[i]);
+		}
+	}
 }
 
 void gt_kop_release(struct gt_kop *op)
@@ -68,6 +77,12 @@ void gt_kop_release(struct gt_kop *op)
 		free(*strs[i]);
 	for (uint8_t g = 0; g < op->n_groups; g++)
 		free(op->groups[g]);
+	for (uint8_t i = 0; i < op->n_claims; i++) {
+		free(op->claim_names[i]);
+		free(op->claim_bodies[i]);
+	}
+	free(op->claim_names);
+	free(op->claim_bodies);
 }
 
 void gt_writes_release(struct gt_writes *p)
@@ -307,14 +322,115 @@ static void plan_numa(struct gt_writes *p, const struct gt_kube_snapshot *snap, 
 	op->what = "pod NUMA placement";
 }
 
+/* The ResourceClaim object @k of the snapshot, or NULL. */
+static const struct gt_kobj *claim_object(const struct gt_kube_snapshot *snap, const struct gt_dra_claim *k)
+{
+	const char *ns = str(snap, k->ns), *name = str(snap, k->name);
+	for (size_t i = 0; i < snap->n[GT_KRES_RESOURCECLAIMS]; i++) {
+		const struct gt_kobj *o = snap->objs[GT_KRES_RESOURCECLAIMS][i];
+		if (!strcmp(o->ns, ns) && !strcmp(o->name, name))
+			return o;
+	}
+	return NULL;
+}
+
+/*
+ * The status a claim gets at this bind, as kube-scheduler writes it: the allocation (its
+ * devices, and a node selector on the node's name) when the cycle allocates it, and
+ * reservedFor with every pod the cycle binds to it. NULL when it cannot be written.
+ */
+static char *claim_status_patch(const struct gt_kube_snapshot *snap, const struct gt_plan_claim *e,
+				const struct gt_kobj *ko)
+{
+	const struct gt_cluster *c = &snap->c;
+	const struct gt_dra *d = &c->dra;
+	const struct gt_dra_claim *k = &d->claims[e->claim];
+	json_t *status = json_object();
+	if (e->allocate) {
+		json_t *results = json_array();
+		for (uint32_t i = 0; i < e->n_devices; i++) {
+			const struct gt_dra_device *dev = &d->devices[e->devices[i]];
+			json_array_append_new(results, json_pack("{s:s, s:s, s:s, s:s}",
+				"request", str(snap, k->requests[e->requests[i]].name), "driver", str(snap, dev->driver),
+				"pool", str(snap, dev->pool), "device", str(snap, dev->name)));
+		}
+		json_t *sel = json_pack("{s:[{s:[{s:s, s:s, s:[s]}]}]}", "nodeSelectorTerms", "matchFields", "key",
+					"metadata.name", "operator", "In", "values", str(snap, c->nodes[e->node].name));
+		json_object_set_new(status, "allocation", json_pack("{s:{s:o}, s:o}", "devices", "results", results,
+								    "nodeSelector", sel));
+	}
+	json_t *reserved = json_array();
+	const struct gt_doc *have = gt_doc_path(ko->doc, "status.reservedFor");
+	for (size_t i = 0; have && have->kind == GT_DOC_SEQ && i < have->n; i++) {
+		const struct gt_doc *r = have->items[i];
+		json_t *ref = json_object();
+		static const char *const keys[] = { "apiGroup", "resource", "name", "uid" };
+		for (size_t j = 0; j < 4; j++)
+			if (gt_doc_str(r, keys[j]))
+				json_object_set_new(ref, keys[j], json_string(gt_doc_str(r, keys[j])));
+		json_array_append_new(reserved, ref);
+	}
+	for (uint32_t i = 0; i < e->n_pods; i++) {
+		const struct gt_kobj *po = snap->pod_obj[e->pods[i]];
+		if (!po)
+			continue;
+		json_array_append_new(reserved, json_pack("{s:s, s:s, s:s}", "resource", "pods", "name", po->name,
+							  "uid", po->uid));
+	}
+	json_object_set_new(status, "reservedFor", reserved);
+	json_t *patch = json_pack("{s:{s:s}, s:o}", "metadata", "resourceVersion", ko->rv, "status", status);
+	return gt_json_dump_take(patch);
+}
+
+/* The claims pod @pod uses that the bind writes; false when one cannot be written (no bind). */
+static bool plan_claims(struct gt_kop *op, const struct gt_kube_snapshot *snap, const struct gt_plan *plan,
+			int32_t pod)
+{
+	for (uint32_t i = 0; i < plan->n_claims; i++) {
+		const struct gt_plan_claim *e = &plan->claims[i];
+		bool mine = false;
+		for (uint32_t j = 0; j < e->n_pods; j++)
+			mine |= e->pods[j] == pod;
+		if (!mine && !e->allocate)
+			continue;
+		const struct gt_dra_claim *k = &snap->c.dra.claims[e->claim];
+		const struct gt_dra_use *u = &snap->c.dra.uses[pod];
+		bool uses = false;
+		for (uint32_t j = 0; j < u->n_claims; j++)
+			uses |= u->claims[j] == e->claim;
+		if (!uses)
+			continue;
+		const struct gt_kobj *ko = claim_object(snap, k);
+		if (e->short_of_devices || !ko) {
+			gt_log(GT_LOG_WARN, "writes", "pod %s/%s not bound: its resource claim %s %s",
+			       str(snap, snap->c.pods[pod].ns), str(snap, snap->c.pods[pod].name), str(snap, k->name),
+			       ko ? "lacks free devices on the node" : "is not in the cache");
+			return false;
+		}
+		op->claim_names = gt_xrealloc(op->claim_names, (op->n_claims + 1u) * sizeof(char *));
+		op->claim_bodies = gt_xrealloc(op->claim_bodies, (op->n_claims + 1u) * sizeof(char *));
+		op->claim_names[op->n_claims] = gt_xstrdup(ko->name);
+		op->claim_bodies[op->n_claims++] = claim_status_patch(snap, e, ko);
+	}
+	return true;
+}
+
 static void plan_bind(struct gt_writes *p, struct gt_kube_snapshot *snap, struct gt_plan *plan,
 		      const struct gt_plan_place *b, const struct gt_kobj *po, const char *pool)
 {
 	const struct gt_cluster *c = &snap->c;
 	const struct gt_pod *pod = &c->pods[b->pod];
+	struct gt_kop dra_op = { 0 };
+	if (pod->dra && !plan_claims(&dra_op, snap, plan, b->pod)) {
+		gt_kop_release(&dra_op);
+		return;
+	}
 	if (b->n_numa)
 		plan_numa(p, snap, b, po);
 	struct gt_kop *op = push(p, GT_KOP_BIND, GT_KRES_PODS, po);
+	op->claim_names = dra_op.claim_names;
+	op->claim_bodies = dra_op.claim_bodies;
+	op->n_claims = dra_op.n_claims;
 	op->node = gt_xstrdup(str(snap, c->nodes[b->node].name));
 	for (uint8_t g = 0; g < b->n_groups; g++)
 		op->groups[op->n_groups++] = gt_xstrdup(str(snap, gt_plan_group_name(plan, b->groups[g], b->node)));

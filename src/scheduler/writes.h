@@ -57,6 +57,11 @@ struct gt_kop {
 	char *cm_evar;		/* shared: the direct-env ConfigMap ("<cm_caps>-evar") */
 	bool visible_in_caps;	/* NVIDIA_VISIBLE_DEVICES goes into cm_caps (the container reads it there) */
 	char *tolerations;	/* shared: the pod's spec.tolerations as JSON (its reservation pod gets them), or NULL */
+	/* BIND of a pod with DRA claims: each claim's status (allocation, reservedFor) as a merge
+	 * patch carrying the claim's resourceVersion, written before the Binding */
+	char **claim_names;
+	char **claim_bodies;
+	uint8_t n_claims;
 	/* EVICT */
 	enum gt_action action;
 	char *evict_event_ns, *evict_event_name, *evict_event_uid;	/* Evict event subject */

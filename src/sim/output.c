@@ -143,6 +143,84 @@ static json_t *queue_json(const struct gt_cluster *c, const struct gt_session *s
 	return o;
 }
 
+/* ---------------------------------------------------------------- DRA claims */
+
+/* A claim after the last cycle: its node and devices (allocated before, or by the cycle), and
+ * the pods it is reserved for. */
+struct claim_view {
+	int32_t node;
+	const int32_t *devices;
+	const uint32_t *requests;
+	uint32_t n_devices;
+	const struct gt_plan_claim *e;	/* the cycle's entry, or NULL */
+};
+
+static struct claim_view claim_view(const struct gt_cluster *c, const struct gt_plan *plan, uint32_t k)
+{
+	const struct gt_dra_claim *kc = &c->dra.claims[k];
+	struct claim_view v = { .node = kc->node, .devices = kc->alloc_devices, .requests = kc->alloc_requests,
+				.n_devices = kc->n_alloc };
+	for (uint32_t i = 0; i < plan->n_claims; i++)
+		if (plan->claims[i].claim == (int32_t)k)
+			v.e = &plan->claims[i];
+	if (v.e && v.e->allocate) {
+		v.node = v.e->node;
+		v.devices = v.e->devices;
+		v.requests = v.e->requests;
+		v.n_devices = v.e->n_devices;
+	}
+	return v;
+}
+
+static json_t *claim_json(const struct gt_cluster *c, const struct gt_plan *plan, uint32_t k)
+{
+	const struct gt_dra_claim *kc = &c->dra.claims[k];
+	struct claim_view v = claim_view(c, plan, k);
+	json_t *o = json_pack("{s:s, s:s}", "namespace", str(c, kc->ns), "name", str(c, kc->name));
+	json_object_set_new(o, "node", v.node >= 0 ? json_string(str(c, c->nodes[v.node].name)) : json_null());
+	json_object_set_new(o, "allocatedThisCycle", json_boolean(v.e && v.e->allocate));
+	json_t *devs = json_array();
+	for (uint32_t i = 0; i < v.n_devices; i++) {
+		if (v.devices[i] < 0)
+			continue;
+		const struct gt_dra_device *d = &c->dra.devices[v.devices[i]];
+		json_array_append_new(devs, json_pack("{s:s, s:s, s:s, s:s}", "request",
+						      str(c, kc->requests[v.requests[i]].name), "driver", str(c, d->driver),
+						      "pool", str(c, d->pool), "device", str(c, d->name)));
+	}
+	json_object_set_new(o, "devices", devs);
+	json_t *rf = json_array();
+	for (uint32_t i = 0; i < kc->n_reserved; i++)
+		json_array_append_new(rf, json_string(str(c, kc->reserved_names[i])));
+	for (uint32_t i = 0; v.e && i < v.e->n_pods; i++)
+		json_array_append_new(rf, json_string(str(c, c->pods[v.e->pods[i]].name)));
+	json_object_set_new(o, "reservedFor", rf);
+	return o;
+}
+
+static void table_claims(FILE *out, const struct gt_cluster *c, const struct gt_plan *plan)
+{
+	if (!c->dra.n_claims)
+		return;
+	fprintf(out, "\nRESOURCE CLAIMS (DRA)\n");
+	for (uint32_t k = 0; k < c->dra.n_claims; k++) {
+		const struct gt_dra_claim *kc = &c->dra.claims[k];
+		struct claim_view v = claim_view(c, plan, k);
+		fprintf(out, "  %s/%s: ", str(c, kc->ns), str(c, kc->name));
+		if (v.node < 0) {
+			fprintf(out, "not allocated\n");
+			continue;
+		}
+		fprintf(out, "%s on %s:", v.e && v.e->allocate ? "allocated this cycle" : "allocated",
+			str(c, c->nodes[v.node].name));
+		for (uint32_t i = 0; i < v.n_devices; i++)
+			if (v.devices[i] >= 0)
+				fprintf(out, " %s/%s", str(c, c->dra.devices[v.devices[i]].pool),
+					str(c, c->dra.devices[v.devices[i]].name));
+		fprintf(out, "; reserved for %u pod(s)\n", kc->n_reserved + (v.e ? v.e->n_pods : 0));
+	}
+}
+
 void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan,
 		    const struct gt_sim_run *run, bool yaml)
 {
@@ -167,6 +245,12 @@ void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s,
 	static const char *const keys[4] = { "pods", "nodes", "podGroups", "queues" };
 	for (int k = 0; k < 4; k++)
 		json_object_set_new(root, keys[k], arr[k]);
+	if (c->dra.n_claims) {	/* extension: DRA claims after the last cycle (docs/dra.md) */
+		json_t *claims = json_array();
+		for (uint32_t k = 0; k < c->dra.n_claims; k++)
+			json_array_append_new(claims, claim_json(c, plan, k));
+		json_object_set_new(root, "resourceClaims", claims);
+	}
 	if (yaml) {
 		gt_json_print_yaml(out, root);
 	} else {
@@ -343,6 +427,7 @@ void gt_output_table(FILE *out, struct gt_cluster *c, const struct gt_session *s
 	table_pods(out, c, s, plan, run->wide);
 	table_nodes(out, c, s, run->wide);
 	table_queues(out, c, s, run->wide);
+	table_claims(out, c, plan);
 	table_waiting(out, c, plan);
 }
 

@@ -141,6 +141,7 @@ void gt_sim_advance(struct gt_cluster *c, struct gt_plan *plan)
 		c->jobs[j].last_eviction = plan->jobs[j].last_eviction;
 		c->jobs[j].reserved_since = plan->jobs[j].reserved_since;
 	}
+	gt_dra_advance(c, plan);
 }
 
 /*
@@ -174,7 +175,8 @@ static void decode(const struct gt_doc_list *docs, const struct gt_pg_batch *pg,
 	struct gt_decoder dec;
 	struct gt_err err = { 0 };
 	gt_decoder_init(&dec);
-	dec.claims_listed = true;	/* the input is the whole cluster: a claim it lacks is missing */
+	dec.claims_listed = true;
+	dec.dra_make_claims = true;	/* no resourceclaim controller: template claims are made here */	/* the input is the whole cluster: a claim it lacks is missing */
 	dec.no_implicit_jobs = true;
 	for (size_t i = 0; i < pg->n_podgroups; i++)
 		gt_decoder_add(&dec, pg->podgroups[i]);

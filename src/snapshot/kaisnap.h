@@ -54,9 +54,9 @@
 	X(CSICAPS, "csiStorageCapacities", "CSIStorageCapacity", "storage.k8s.io/v1", true)  \
 	X(STORAGECLASSES, "storageClasses", "StorageClass", "storage.k8s.io/v1", true)  \
 	X(CSIDRIVERS, "csiDrivers", "CSIDriver", "storage.k8s.io/v1", true)           \
-	X(RESOURCECLAIMS, "resourceClaims", "ResourceClaim", "resource.k8s.io/v1", false) \
-	X(RESOURCESLICES, "resourceSlices", "ResourceSlice", "resource.k8s.io/v1", false) \
-	X(DEVICECLASSES, "deviceClasses", "DeviceClass", "resource.k8s.io/v1", false) \
+	X(RESOURCECLAIMS, "resourceClaims", "ResourceClaim", "resource.k8s.io/v1", true) \
+	X(RESOURCESLICES, "resourceSlices", "ResourceSlice", "resource.k8s.io/v1", true) \
+	X(DEVICECLASSES, "deviceClasses", "DeviceClass", "resource.k8s.io/v1", true) \
 	X(TOPOLOGIES, "topologies", "Topology", "kai.scheduler/v1alpha1", true)       \
 	X(NRTS, "nodeResourceTopologies", "NodeResourceTopology", "topology.node.k8s.io/v1alpha2", true)
 

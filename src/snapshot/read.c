@@ -64,7 +64,7 @@ static const struct {
 	{ "taskorder", false, NULL }, { "nominatednode", true, NULL }, { "nodeplacement", true, NULL },
 	{ "minruntime", false, NULL }, { "topology", false, NULL }, { "snapshot", true, NULL },
 	{ "podaffinity", false, NULL },
-	{ "dynamicresources", true, "Gantry does not model DRA resource claims" },
+	{ "dynamicresources", false, NULL },	/* always on (docs/dra.md) */
 	{ "sg-nodelocalgreedy", true, NULL }, { "sg-multinodegang", true, NULL },
 	{ "numa", true, NULL },
 };

@@ -1,0 +1,177 @@
+/*
+ * dra.h - Dynamic Resource Allocation (resource.k8s.io/v1) in the cluster snapshot
+ *
+ * What the core knows of DRA: the devices the drivers publish per node (ResourceSlices; only
+ * node-local pools, each at its newest generation), the DeviceClasses, the ResourceClaims
+ * with their requests and status (allocation, reservedFor), and which pods use which claims.
+ *
+ * How the core schedules with it. Every DeviceClass a claim asks for is a column of the
+ * extended resources (cluster.h's ext[], named "dra:<class>"): a node has as many as it has
+ * free devices of that class, and the pod that *carries* a claim asks for the claim's count.
+ * A claim is carried by one pod only, so a claim shared by several pods is counted once:
+ *  - an allocated claim is carried by a consumer that holds its node; with none, the node's
+ *    column is reduced by the claim's devices (they stay taken while the claim is allocated);
+ *  - an unallocated claim is carried by its first consumer in pod order (KAI allocates it
+ *    with the first pod that is placed).
+ * The other consumers ask for nothing more, but may only go where the claim is: its
+ * allocation's node, or the node a consumer of it holds in the session (gt_dra_check). A
+ * class whose name holds "gpu" counts toward GPU quotas and fair share (KAI's DRA GPUs),
+ * one GPU per device, through ext_gpu_milli as MIG profiles do. So every action (allocate,
+ * reclaim, preempt, consolidation) and the victim search see DRA through the resources they
+ * already weigh, and the session's undo log covers it.
+ *
+ * Which devices: at bind, gt_dra_plan_claims() picks for each claim the cycle allocates the
+ * node's devices of the request's class not taken by another claim (its status, or an
+ * earlier choice of the same plan), in slice and device order, as the structured allocator
+ * does. The selectors are evaluated by the decoder (core/cel.h), once per device.
+ *
+ * Not modelled (each refused with a message by the decoder, never matched silently): request
+ * selectors that split a node's devices of the class (those that keep whole nodes' devices
+ * limit the request to those nodes), allocationMode All, constraints
+ * (matchAttribute), firstAvailable, network-attached pools (docs/dra.md).
+ */
+#ifndef GT_DRA_H
+#define GT_DRA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GT_DRA_MAX_CONSUMERS 256	/* resource.k8s.io's ResourceClaimReservedForMaxSize */
+
+struct gt_dra_device {
+	uint32_t name, driver, pool;	/* interned */
+	int32_t node;			/* node index; every device here is node-local */
+};
+
+struct gt_dra_class {
+	uint32_t name;			/* interned */
+	int32_t ext;			/* its column in ext[], GT_NONE until a claim asks for it */
+	uint32_t ext_resource;		/* spec.extendedResourceName (KEP-5004), when has_ext_resource */
+	bool has_ext_resource;
+	const char *problem;		/* its selectors cannot be evaluated (interned); NULL: fine */
+	int32_t *devices;		/* the devices it selects, in slice order */
+	uint32_t n_devices;
+};
+
+struct gt_dra_request {
+	uint32_t name;			/* interned */
+	int32_t cls;			/* index into classes, GT_NONE when missing */
+	int64_t count;			/* ExactCount */
+	bool admin;			/* adminAccess: sees devices without taking them */
+	/*
+	 * Its own selectors keep all of a node's devices of the class or none: the nodes
+	 * where they keep them (sorted), when node_limited. (A selector that splits a
+	 * node's devices is not modelled.)
+	 */
+	bool node_limited;
+	int32_t *nodes;
+	uint32_t n_nodes;
+};
+
+struct gt_dra_claim {
+	uint32_t ns, name, uid;		/* interned */
+	bool has_queue_label;
+	uint32_t queue_label;		/* kai.scheduler/queue, interned */
+	bool from_template;		/* made for one pod from a ResourceClaimTemplate */
+	bool gpu;			/* asks for a class whose name holds "gpu" (KAI's GPU claim) */
+	struct gt_dra_request *requests;
+	uint32_t n_requests;
+	/* status.allocation: the devices (index into devices) per result, with its request */
+	bool allocated;
+	int32_t node;			/* where its devices are, GT_NONE when not allocated */
+	int32_t *alloc_devices;
+	uint32_t *alloc_requests;	/* index into requests */
+	uint32_t n_alloc;
+	/* status.reservedFor: how many, and the names of the pods (interned) */
+	uint32_t *reserved_names;
+	uint32_t n_reserved;
+	/* derived by gt_dra_link */
+	int32_t *consumers;		/* pods that use it, in pod order */
+	uint32_t n_consumers, cap_consumers;
+	int32_t carrier;		/* the pod that asks for its devices, GT_NONE */
+};
+
+/* A pod's use of claims (pod.spec.resourceClaims resolved). */
+struct gt_dra_use {
+	int32_t *claims;		/* index into claims */
+	uint32_t n_claims;
+	const char *problem;		/* why it cannot be scheduled whatever the node (interned), or NULL */
+};
+
+struct gt_dra {
+	struct gt_dra_device *devices;
+	uint32_t n_devices, cap_devices;
+	struct gt_dra_class *classes;
+	uint32_t n_classes, cap_classes;
+	struct gt_dra_claim *claims;
+	uint32_t n_claims, cap_claims;
+	struct gt_dra_use *uses;	/* per pod (n_pods of them) when any pod uses a claim; else NULL */
+	uint32_t n_uses;
+};
+
+struct gt_cluster;
+struct gt_session;
+struct gt_plan;
+
+void gt_dra_release(struct gt_dra *d);
+void gt_dra_claim_release(struct gt_dra_claim *k);
+
+/* Does the pod use resource claims? */
+static inline bool gt_dra_pod_uses(const struct gt_dra *d, int32_t pod)
+{
+	return d->uses && (uint32_t)pod < d->n_uses && (d->uses[pod].n_claims || d->uses[pod].problem);
+}
+
+/* Why the pod's claims cannot be had on any node (missing, refused, not modelled), or NULL. */
+static inline const char *gt_dra_problem(const struct gt_dra *d, int32_t pod)
+{
+	return d->uses && (uint32_t)pod < d->n_uses ? d->uses[pod].problem : NULL;
+}
+
+/* KAI's words for a pod gt_dra_problem() blocks, as a job message. */
+void gt_dra_blocked_message(const struct gt_cluster *c, int32_t pod, char *msg, size_t cap);
+
+/* Is pod @name (interned) among the claim's status.reservedFor? */
+bool gt_dra_reserved(const struct gt_dra_claim *k, uint32_t name);
+
+/*
+ * Can @pod's claims be had on @node in the session's state? Its static problem, a claim
+ * allocated elsewhere or at its consumer limit, or a claim another consumer holds on another
+ * node say no (the devices themselves are counted as ext[] resources). On no, @why (may be
+ * NULL) holds the reason.
+ */
+bool gt_dra_check(const struct gt_session *s, int32_t pod, int32_t node, char *why, size_t cap);
+
+/* A claim this cycle allocates: its devices on its node, and the pods it reserves. */
+struct gt_plan_claim {
+	int32_t claim;
+	int32_t node;
+	int32_t *devices;		/* index into devices; with their requests */
+	uint32_t *requests;
+	uint32_t n_devices;
+	bool allocate;			/* the claim was not allocated: this cycle allocates it */
+	bool short_of_devices;		/* allocate, but the node has not enough free devices */
+	int32_t *pods;			/* consumers bound this cycle (reservedFor gets them) */
+	uint32_t n_pods, cap_pods;
+};
+
+/*
+ * The claims the plan's binds need: each bound pod's claims, allocated on its node when they
+ * are not yet, and the pods to add to reservedFor. A claim whose devices cannot all be found
+ * (which the session's counts rule out) gets n_devices 0 and short set. Pure; the result is
+ * freed with gt_dra_plan_claims_free.
+ */
+struct gt_plan_claim *gt_dra_plan_claims(const struct gt_cluster *c, const struct gt_plan *p,
+					 uint32_t *n_out);
+void gt_dra_plan_claims_free(struct gt_plan_claim *v, uint32_t n);
+
+/*
+ * After a plan is carried out on the cluster (the simulator's next cycle): the claims it
+ * allocated are allocated, their bound pods reserved; a claim whose consumers (all in the
+ * cluster) hold no node any more is deallocated, as Kubernetes' resourceclaim controller does
+ * once reservedFor is empty.
+ */
+void gt_dra_advance(struct gt_cluster *c, const struct gt_plan *p);
+
+#endif /* GT_DRA_H */
