@@ -41,7 +41,7 @@ static int32_t priority_value(struct gt_dec *x, const char *class_name, bool *fo
 
 static void job_key(const char *ns, const char *name, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s", ns, name);
+	gt_dec_ns_key(buf, len, ns, name);
 }
 
 int32_t gt_dec_find_job(struct gt_dec *x, const char *ns, const char *name)
@@ -352,11 +352,12 @@ static int podgroup_fields(struct gt_dec *x, const struct gt_doc *o, struct pg_f
 						    : gt_doc_str(gt_doc_get(o, "metadata"), "creationTimestamp");
 		int64_t *out = (int64_t *)((char *)f + times[i].off);
 		*out = 0;
-		char field[160];
-		snprintf(field, sizeof(field), "%s%s", times[i].field ? times[i].field : "metadata.annotations.",
-			 times[i].field ? "" : times[i].annotation);
-		if (v && gt_time_parse(v, out))
+		if (v && gt_time_parse(v, out)) {
+			char field[160];
+			snprintf(field, sizeof(field), "%s%s", times[i].field ? times[i].field : "metadata.annotations.",
+				 times[i].field ? "" : times[i].annotation);
 			return gt_dec_fail(x, o, field, "not an RFC 3339 time", v);
+		}
 	}
 	return 0;
 }
