@@ -31,7 +31,7 @@ PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import yaml' 2>/
 # keep object files make would see as intermediate (and delete after the last line of output)
 .SECONDARY:
 
-.PHONY: fuzz fuzz-regress fuzz-bins torture
+.PHONY: fuzz fuzz-regress fuzz-bins torture soak
 .PHONY: all test unit scenarios demo bench clean check-purity check-deploy cli kube-test kube-podgrouper-test binder-test kube-bench report-test image control-plane e2e
 all: $(BUILD)/gantry
 
@@ -168,6 +168,12 @@ $(BUILD)/bench/fastdouble: tests/kube/fastdouble.c
 # Binds per second and the scheduler's CPU time: 10,000 pods on 1,000 nodes through the fast double.
 kube-bench: $(BUILD)/gantry $(BUILD)/bench/fastdouble
 	bench/kube_binds.sh --gantry $(BUILD)/gantry
+
+# The scheduler for SOAK_SECONDS against the API-server double under random faults and restarts:
+# zero double binds, partial gangs and lost pods, memory flat (bench/soak, docs/reliability.md).
+SOAK_SECONDS ?= 60
+soak: $(BUILD)/gantry
+	$(PYTHON) bench/soak --gantry $(BUILD)/gantry --seconds $(SOAK_SECONDS) $(SOAK_ARGS)
 
 # The real control plane (kube-apiserver, etcd, kube-controller-manager, kubectl, helm) built from
 # the Go modules pinned in tests/k8s, cached outside the repository by go.sum (first build: ~10 min).

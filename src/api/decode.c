@@ -258,23 +258,40 @@ static int check_labels(struct gt_dec *x, const struct gt_doc *o)
 		const char *k = labels->keys[i], *slash = strrchr(k, '/');
 		const struct gt_doc *v = labels->items[i];
 		size_t name_len = strlen(slash ? slash + 1 : k), prefix_len = slash ? (size_t)(slash - k) : 0;
-		char field[400], why[200];
-		/* "metadata.labels.%.300s": the buffer cut after 300 characters of the key */
-		gt_concat(field, sizeof("metadata.labels.") + 300, "metadata.labels.", k, (char *)NULL);
+		const char *why = NULL;
+		char buf[200];
 		if (!name_len || name_len > 63 || prefix_len > MAX_NAME || bad_name_char(slash ? slash + 1 : k)) {
-			snprintf(why, sizeof(why), "is no label key: [prefix/]name, the name 1-63 characters, the "
+			snprintf(buf, sizeof(buf), "is no label key: [prefix/]name, the name 1-63 characters, the "
 				 "prefix at most %d", MAX_NAME);
-			return gt_dec_fail(x, o, field, why, NULL);
-		}
-		if (v->kind != GT_DOC_SCALAR)
-			return gt_dec_fail(x, o, field, "must be a string", NULL);
-		if (strlen(v->scalar) > 63) {
-			snprintf(why, sizeof(why), "is %zu characters long: a label value is at most 63",
+			why = buf;
+		} else if (v->kind != GT_DOC_SCALAR) {
+			why = "must be a string";
+		} else if (strlen(v->scalar) > 63) {
+			snprintf(buf, sizeof(buf), "is %zu characters long: a label value is at most 63",
 				 strlen(v->scalar));
+			why = buf;
+		}
+		if (why) {	/* the field's name only for the message: objects have many labels */
+			char field[400];
+			snprintf(field, sizeof(field), "metadata.labels.%.300s", k);
 			return gt_dec_fail(x, o, field, why, NULL);
 		}
 	}
 	return 0;
+}
+
+void gt_dec_ns_key(char *buf, size_t len, const char *ns, const char *name)
+{
+	size_t a = strlen(ns), b = strlen(name);
+	if (a > len - 1)
+		a = len - 1;
+	memcpy(buf, ns, a);
+	if (a < len - 1)
+		buf[a++] = '/';
+	if (b > len - 1 - a)
+		b = len - 1 - a;
+	memcpy(buf + a, name, b);
+	buf[a + b] = '\0';
 }
 
 /*
@@ -309,7 +326,7 @@ static int check_object(struct gt_dec *x, const struct gt_doc *o, size_t kind, b
 	if (rc)
 		return rc;
 	char key[MAX_NAME + MAX_NAMESPACE + 2];
-	gt_concat(key, sizeof(key), namespaced ? ns : "", "/", name, (char *)NULL);
+	gt_dec_ns_key(key, sizeof(key), namespaced ? ns : "", name);
 	struct gt_dec_seen *seen = &x->seen[kind];
 	uint32_t id = gt_strtab_intern(&seen->keys, key);
 	if (id < seen->n) {

@@ -83,6 +83,8 @@ void gt_dec_warn(struct gt_dec *x, const char *fmt, const char *a, const char *b
 __attribute__((format(printf, 4, 5))) void gt_dec_note(struct gt_dec *x, const struct gt_doc *o,
 							const char *field, const char *fmt, ...);
 uint32_t gt_dec_intern(struct gt_dec *x, const char *s);
+/* "@ns/@name" into @buf of @len bytes, cut to fit: an object's key (for every object: no snprintf). */
+void gt_dec_ns_key(char *buf, size_t len, const char *ns, const char *name);
 /* Index under @name in lookup @tab (one of x's *_by_name), or GT_NONE. */
 int32_t gt_dec_lookup(struct gt_dec *x, const int32_t *tab, const char *name);
 void gt_dec_set_lookup(struct gt_dec *x, int32_t **tab, const char *name, int32_t idx);

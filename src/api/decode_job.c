@@ -42,7 +42,7 @@ static int32_t priority_value(struct gt_dec *x, const char *class_name, bool *fo
 
 static void job_key(const char *ns, const char *name, char *buf, size_t len)
 {
-	gt_concat(buf, len, ns, "/", name, (char *)NULL);
+	gt_dec_ns_key(buf, len, ns, name);
 }
 
 int32_t gt_dec_find_job(struct gt_dec *x, const char *ns, const char *name)
@@ -355,11 +355,12 @@ static int podgroup_fields(struct gt_dec *x, const struct gt_doc *o, struct pg_f
 						    : gt_doc_str(gt_doc_get(o, "metadata"), "creationTimestamp");
 		int64_t *out = (int64_t *)((char *)f + times[i].off);
 		*out = 0;
-		char field[160];
-		gt_concat(field, sizeof(field), times[i].field ? times[i].field : "metadata.annotations.",
-			  times[i].field ? "" : times[i].annotation, (char *)NULL);
-		if (v && gt_time_parse(v, out))
+		if (v && gt_time_parse(v, out)) {
+			char field[160];
+			snprintf(field, sizeof(field), "%s%s", times[i].field ? times[i].field : "metadata.annotations.",
+				 times[i].field ? "" : times[i].annotation);
 			return gt_dec_fail(x, o, field, "not an RFC 3339 time", v);
+		}
 	}
 	static const struct {
 		const char *annotation;

@@ -22,17 +22,34 @@ static int quantity(const char *name, const char *val, int64_t *v)
 	return rc || *v < 0 ? GT_EINVAL : 0;
 }
 
+/*
+ * Where in the pod a container's resources are: "spec.<list>[<i>].resources".
+ * The field's name is written only for a message, not for every resource of
+ * every container (a large cluster has hundreds of thousands).
+ */
+struct res_at {
+	const char *list;
+	size_t i;
+};
+
+static int res_fail(struct gt_dec *x, const struct gt_doc *o, const struct res_at *at, const char *part,
+		    const char *name, const char *why, const char *val)
+{
+	char f[400];
+	snprintf(f, sizeof(f), "spec.%s[%zu].resources.%s.%s", at->list, at->i, part, name);
+	return gt_dec_fail(x, o, f, why, val);
+}
+
+/* @res, the container's requests or limits (@part), into @p. */
 static int add_request(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p,
-		       const struct gt_doc *res, const char *field, bool max_not_sum)
+		       const struct gt_doc *res, const struct res_at *at, const char *part, bool max_not_sum)
 {
 	for (size_t i = 0; res && res->kind == GT_DOC_MAP && i < res->n; i++) {
 		const char *name = res->keys[i];
 		const char *val = res->items[i]->kind == GT_DOC_SCALAR ? res->items[i]->scalar : "";
-		char f[400];
-		gt_concat(f, sizeof(f), field, ".", name, (char *)NULL);
 		int64_t v;
 		if (quantity(name, val, &v))
-			return gt_dec_fail(x, o, f, "not a valid quantity", val);
+			return res_fail(x, o, at, part, name, "not a valid quantity", val);
 		int64_t *dst = NULL;
 		if (!strcmp(name, "cpu"))
 			dst = &p->cpu_milli;
@@ -41,9 +58,9 @@ static int add_request(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *
 		else if (!strcmp(name, "nvidia.com/gpu")) {
 			int64_t whole;
 			if (gt_quantity_parse_milli(val, &whole) || whole % 1000)
-				return gt_dec_fail(x, o, f, "must be a whole number of GPUs (use the gpu-fraction annotation for a part of one)", val);
+				return res_fail(x, o, at, part, name, "must be a whole number of GPUs (use the gpu-fraction annotation for a part of one)", val);
 			if (v > INT32_MAX)
-				return gt_dec_fail(x, o, f, "is more GPUs than a pod can ask for", val);
+				return res_fail(x, o, at, part, name, "is more GPUs than a pod can ask for", val);
 			int64_t cur = p->gpus;
 			int64_t sum = max_not_sum ? (v > cur ? v : cur) : cur + v;
 			p->gpus = (int32_t)(sum > INT32_MAX ? INT32_MAX : sum);
@@ -57,7 +74,7 @@ static int add_request(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *
 			continue;
 		*dst = max_not_sum ? (v > *dst ? v : *dst) : *dst + v;
 		if (*dst < 0)
-			return gt_dec_fail(x, o, f, "adds up to more than Gantry can count", val);
+			return res_fail(x, o, at, part, name, "adds up to more than Gantry can count", val);
 	}
 	return 0;
 }
@@ -67,22 +84,19 @@ static int add_request(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *
  * and no request above its limit.
  */
 static int check_limits(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *req,
-			const struct gt_doc *lim, const char *field)
+			const struct gt_doc *lim, const struct res_at *at)
 {
 	for (size_t i = 0; lim && lim->kind == GT_DOC_MAP && i < lim->n; i++) {
 		const char *name = lim->keys[i];
 		const char *val = lim->items[i]->kind == GT_DOC_SCALAR ? lim->items[i]->scalar : "";
-		char f[400];
-		snprintf(f, sizeof(f), "%s.limits.%s", field, name);
 		int64_t l, r;
 		if (quantity(name, val, &l))
-			return gt_dec_fail(x, o, f, "not a valid quantity", val);
+			return res_fail(x, o, at, "limits", name, "not a valid quantity", val);
 		const char *rs = gt_doc_str(req, name);
 		if (rs && !quantity(name, rs, &r) && r > l) {
-			snprintf(f, sizeof(f), "%s.requests.%s", field, name);
 			char why[200];
 			snprintf(why, sizeof(why), "is more than its limit (%s), which the API server refuses:", val);
-			return gt_dec_fail(x, o, f, why, rs);
+			return res_fail(x, o, at, "requests", name, why, rs);
 		}
 	}
 	return 0;
@@ -93,26 +107,23 @@ static int check_limits(struct gt_dec *x, const struct gt_doc *o, const struct g
  * alone, so the pod needs the largest). Requests default to the limits,
  * as Kubernetes fills them in; the message names the one that is wrong.
  */
-static int container(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p, const char *list, size_t i,
-		     bool init)
+static int container(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p, const struct gt_doc *list_doc,
+		     const char *list, size_t i, bool init)
 {
-	const struct gt_doc *c = gt_doc_get(gt_doc_path(o, "spec"), list)->items[i];
+	const struct gt_doc *c = list_doc->items[i];
 	const struct gt_doc *res = gt_doc_get(c, "resources");
 	const struct gt_doc *req = gt_doc_get(res, "requests"), *lim = gt_doc_get(res, "limits");
-	char field[160], f[200];
-	snprintf(field, sizeof(field), "spec.%s[%zu].resources", list, i);
-	int rc = check_limits(x, o, req, lim, field);
+	struct res_at at = { list, i };
+	int rc = check_limits(x, o, req, lim, &at);
 	if (rc)
 		return rc;
-	gt_concat(f, sizeof(f), field, req ? ".requests" : ".limits", (char *)NULL);
-	rc = add_request(x, o, p, req ? req : lim, f, init);
+	rc = add_request(x, o, p, req ? req : lim, &at, req ? "requests" : "limits", init);
 	if (rc || init)
 		return rc;
 	/* extended resources may be given as limits only */
 	if (req && lim && gt_doc_get(lim, "nvidia.com/gpu") && !gt_doc_get(req, "nvidia.com/gpu")) {
 		struct gt_pod tmp = { 0 };
-		snprintf(f, sizeof(f), "%s.limits", field);
-		rc = add_request(x, o, &tmp, lim, f, false);
+		rc = add_request(x, o, &tmp, lim, &at, "limits", false);
 		if (rc)
 			return rc;
 		p->gpus += tmp.gpus;
@@ -123,7 +134,7 @@ static int container(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p,
 int gt_dec_container_request(struct gt_dec *x, const struct gt_doc *o, const char *list, size_t i,
 			     struct gt_pod *out)
 {
-	return container(x, o, out, list, i, true);
+	return container(x, o, out, gt_doc_get(gt_doc_path(o, "spec"), list), list, i, true);
 }
 
 /* Requests of @b added to @a, or @a raised to @b per resource. */
@@ -149,7 +160,7 @@ static int pod_resources(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 {
 	const struct gt_doc *containers = gt_doc_path(o, "spec.containers");
 	for (size_t i = 0; containers && containers->kind == GT_DOC_SEQ && i < containers->n; i++) {
-		int rc = container(x, o, p, "containers", i, false);
+		int rc = container(x, o, p, containers, "containers", i, false);
 		if (rc)
 			return rc;
 	}
@@ -163,7 +174,7 @@ static int pod_resources(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 	const struct gt_doc *inits = gt_doc_path(o, "spec.initContainers");
 	for (size_t i = 0; inits && inits->kind == GT_DOC_SEQ && i < inits->n; i++) {
 		struct gt_pod one = { 0 };
-		int rc = container(x, o, &one, "initContainers", i, true);
+		int rc = container(x, o, &one, inits, "initContainers", i, true);
 		if (rc)
 			return rc;
 		const char *restart = gt_doc_str(inits->items[i], "restartPolicy");
@@ -407,11 +418,17 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 	int rc = host_ports(x, o, p);
 	if (rc)
 		return rc;
-	static const char *const kinds[] = { "podAffinity", "podAntiAffinity" };
+	/* the paths as literals: no snprintf for every pod */
+	static const char *const required[] = {
+		"affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+		"affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+	};
+	static const char *const preferred[] = {
+		"affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution",
+		"affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution",
+	};
 	for (int k = 0; k < 2; k++) {
-		char path[128];
-		gt_concat(path, sizeof(path), "affinity.", kinds[k], ".requiredDuringSchedulingIgnoredDuringExecution",
-			  (char *)NULL);
+		const char *path = required[k];
 		const struct gt_doc *pts = gt_doc_path(spec, path);
 		for (size_t i = 0; pts && pts->kind == GT_DOC_SEQ && i < pts->n; i++) {
 			GT_GROW(p->pod_affinity, p->n_pod_affinity + 1, p->cap_pod_affinity);
@@ -421,8 +438,7 @@ static int pod_placement(struct gt_dec *x, const struct gt_doc *o, struct gt_pod
 			if (rc)
 				return rc;
 		}
-		gt_concat(path, sizeof(path), "affinity.", kinds[k], ".preferredDuringSchedulingIgnoredDuringExecution",
-			  (char *)NULL);
+		path = preferred[k];
 		pts = gt_doc_path(spec, path);
 		for (size_t i = 0; pts && pts->kind == GT_DOC_SEQ && i < pts->n; i++) {
 			const char *w = gt_doc_str(pts->items[i], "weight");

@@ -168,10 +168,10 @@ static int event(struct reader *r, const yaml_event_t *ev)
 /* One part of the text (whole documents) into @r's builder. */
 static void read_part(struct reader *r, const char *text, size_t len, int line0)
 {
-	if (!yaml_parser_initialize(&r->parser)) {
-		gt_db_fail(&r->b, line0 + 1, 1, "YAML", "cannot start the YAML parser (out of memory)", false);
-		return;
-	}
+	/* libyaml fails only for memory here, and in a parse with YAML_MEMORY_ERROR:
+	 * not the input's fault, so not a message about it (mem.h) */
+	if (!yaml_parser_initialize(&r->parser))
+		gt_out_of_memory(0);
 	yaml_parser_set_input_string(&r->parser, (const unsigned char *)text, len);
 	r->line0 = line0;
 	for (;;) {
@@ -179,6 +179,8 @@ static void read_part(struct reader *r, const char *text, size_t len, int line0)
 		if (!yaml_parser_parse(&r->parser, &ev)) {
 			char why[400];
 			const yaml_parser_t *p = &r->parser;
+			if (p->error == YAML_MEMORY_ERROR)
+				gt_out_of_memory(0);
 			snprintf(why, sizeof(why), "%s%s%s", p->problem ? p->problem : "malformed",
 				 p->context ? " " : "", p->context ? p->context : "");
 			gt_db_fail(&r->b, line0 + (int)p->problem_mark.line + 1, (int)p->problem_mark.column + 1,

@@ -170,11 +170,10 @@ char *gt_base64_encode(const unsigned char *in, size_t len)
 
 char *gt_json_dump(const json_t *j)
 {
-	char *s = json_dumps(j, JSON_COMPACT);
-	if (!s) {	/* only when out of memory: abort, as gt_xmalloc() does */
-		fputs("gantry: out of memory\n", stderr);
-		abort();
-	}
+	/* JSON_ENCODE_ANY: a bare scalar too, so that NULL means out of memory only */
+	char *s = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+	if (!s)
+		gt_out_of_memory(0);
 	return s;
 }
 

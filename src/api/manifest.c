@@ -28,6 +28,8 @@ static int load_file(const struct walk *w, const char *path)
 {
 	bool is_stdin = !strcmp(path, "-");
 	FILE *f = is_stdin ? stdin : fopen(path, "r");
+	if (!f && errno == ENOMEM)
+		gt_out_of_memory(0);	/* fopen's FILE: ours, not the file's problem */
 	if (!f)
 		return gt_errf(w->err, GT_EIO, "cannot open '%s': %s", path, strerror(errno));
 	const char *name = is_stdin ? "<stdin>" : path;
@@ -69,6 +71,8 @@ static int load_path(const struct walk *w, const char *path);
 static char **dir_entries(const char *dir, size_t *n, struct gt_err *err)
 {
 	DIR *d = opendir(dir);
+	if (!d && errno == ENOMEM)
+		gt_out_of_memory(0);
 	if (!d) {
 		gt_errf(err, GT_EIO, "cannot open '%s': %s", dir, strerror(errno));
 		return NULL;

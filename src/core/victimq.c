@@ -128,14 +128,12 @@ void gt_victim_index_prepare(struct gt_session *s)
 		for (uint32_t q = 0; q < nq; q++)
 			ix->order[q] = gt_arena_alloc(&s->arena, (ix->n_order[q] + 1) * sizeof(int32_t));
 	}
-	struct gt_victim_key *tmp = malloc((c->n_jobs + 1) * sizeof(*tmp));
+	struct gt_victim_key *tmp = gt_xmalloc((c->n_jobs + 1) * sizeof(*tmp));
 	uint32_t *fill = gt_xcalloc(nq + 1, sizeof(*fill));
 	uint32_t *first = gt_xcalloc(nq + 1, sizeof(*first));
 	for (uint32_t q = 1; q < nq; q++)
 		first[q] = first[q - 1] + ix->n_order[q - 1];
 	memset(ix->max_job_gpu, 0, (nq + 1) * sizeof(*ix->max_job_gpu));
-	if (!tmp)
-		abort();
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
 		if (!in_index(s, (int32_t)j))
 			continue;

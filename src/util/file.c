@@ -12,6 +12,8 @@ int gt_file_read(const char *path, char **out, size_t *len, struct gt_err *err)
 {
 	bool in = !strcmp(path, "-");
 	FILE *f = in ? stdin : fopen(path, "rb");
+	if (!f && errno == ENOMEM)
+		gt_out_of_memory(0);	/* fopen's FILE: ours, not the file's problem */
 	if (!f)
 		return gt_errf(err, GT_EIO, "cannot open '%s': %s", path, strerror(errno));
 	char *buf = NULL;

@@ -21,7 +21,8 @@ _Noreturn void gt_out_of_memory(size_t n)
 {
 	/* no stdio: its buffers may be what could not be allocated */
 	char msg[80];
-	int len = snprintf(msg, sizeof(msg), "gantry: out of memory (%zu bytes)\n", n);
+	int len = n ? snprintf(msg, sizeof(msg), "gantry: out of memory (%zu bytes)\n", n)
+		    : snprintf(msg, sizeof(msg), "gantry: out of memory\n");
 	if (len > 0) {
 		ssize_t w = write(STDERR_FILENO, msg, (size_t)len);
 		(void)w;	/* stderr gone: nowhere left to say it */

@@ -15,7 +15,8 @@
 #include <stddef.h>
 
 /*
- * "gantry: out of memory (N bytes)" on stderr, then exit status 1 at once:
+ * "gantry: out of memory (N bytes)" on stderr (@n 0: a library's
+ * allocation of a size it does not tell, libyaml's or fopen's), then exit status 1 at once:
  * no atexit handlers, no stdio flush, as other threads may be mid-way
  * through anything. Under AddressSanitizer, LeakSanitizer checks the heap
  * first, so the allocation-failure torture sees a leak on this path too.
