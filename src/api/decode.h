@@ -59,6 +59,8 @@ struct gt_decoder {
 	char **warnings;	/* unknown kinds and such, for stderr */
 	size_t n_warnings, cap_warnings;
 	const char *scheduler_name;	/* default "kai-scheduler" */
+	/* the node pool label key (schedulingBackoff compares pools by it); NULL: kai.scheduler/node-pool */
+	const char *pool_label_key;
 	/* every ConfigMap of the cluster is among the objects (the scheduler's cache):
 	 * KAI's ConfigMap predicate applies even when there are none; else it applies
 	 * only when the input holds ConfigMaps */

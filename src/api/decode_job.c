@@ -301,8 +301,49 @@ struct pg_fields {
 	int64_t max_runtime, expected_runtime;	/* gantry.dev/max-runtime, expected-runtime; 0 none */
 	int64_t staleness_grace, preemption_delay;
 	bool has_staleness_grace, has_preemption_delay;
+	bool single_attempt, attempt_spent;	/* spec.schedulingBackoff */
 	struct gt_topology_constraint topo;
 };
+
+/*
+ * KAI's schedulingBackoff: -1 (the default) tries a PodGroup every cycle;
+ * any other value gives it one attempt per node pool: once its last
+ * scheduling condition (by transitionID) is its own pool's, KAI's cache
+ * leaves it out (cluster_info.isPodGroupUpForScheduler).
+ */
+static int scheduling_backoff(struct gt_dec *x, const struct gt_doc *o, struct pg_fields *f)
+{
+	const char *v = gt_doc_str(gt_doc_get(o, "spec"), "schedulingBackoff");
+	int64_t n = -1;
+	if (v && (gt_parse_int(v, &n) || n < INT32_MIN || n > INT32_MAX))
+		return gt_dec_fail(x, o, "spec.schedulingBackoff", "not an integer", v);
+	f->single_attempt = n != -1;
+	f->attempt_spent = false;
+	if (!f->single_attempt)
+		return 0;
+	const struct gt_doc *conds = gt_doc_path(o, "status.schedulingConditions"), *last = NULL;
+	int64_t last_id = -1;
+	for (size_t i = 0; conds && conds->kind == GT_DOC_SEQ && i < conds->n; i++) {
+		int64_t id;
+		const char *t = gt_doc_str(conds->items[i], "transitionID");
+		if (!t || gt_parse_int(t, &id))
+			id = -1;
+		if (!last || id > last_id) {
+			last = conds->items[i];
+			last_id = id;
+		}
+	}
+	if (!last)
+		return 0;
+	const char *key = x->d->pool_label_key ? x->d->pool_label_key : "kai.scheduler/node-pool";
+	const char *pool = gt_obj_label(o, key), *had = gt_doc_str(last, "nodePool");
+	f->attempt_spent = !strcmp(had ? had : "", pool ? pool : "default");
+	if (f->attempt_spent)
+		gt_dec_note(x, o, "spec.schedulingBackoff", "%s: one scheduling attempt per node pool, and node pool "
+			    "'%s' has had it (status.schedulingConditions): its pods are not tried again, as in KAI", v,
+			    pool ? pool : "default");
+	return 0;
+}
 
 /* A metav1.Duration field of the spec ("90s", "-1s"); *@given says whether it is there. */
 static int spec_duration(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *spec, const char *key,
@@ -338,6 +379,7 @@ static int podgroup_fields(struct gt_dec *x, const struct gt_doc *o, struct pg_f
 				     &f->topo);
 	rc = rc ? rc : spec_duration(x, o, spec, "stalenessGracePeriod", &f->staleness_grace, &f->has_staleness_grace);
 	rc = rc ? rc : spec_duration(x, o, spec, "preemptionDelay", &f->preemption_delay, &f->has_preemption_delay);
+	rc = rc ? rc : scheduling_backoff(x, o, f);
 	if (rc)
 		return rc;
 	static const struct {
@@ -415,6 +457,8 @@ int gt_dec_podgroup(struct gt_dec *x, const struct gt_doc *o)
 	j.staleness_grace_s = f.staleness_grace;
 	j.has_preemption_delay = f.has_preemption_delay;
 	j.preemption_delay_s = f.preemption_delay;
+	j.single_attempt = f.single_attempt;
+	j.attempt_spent = f.attempt_spent;
 	const struct gt_doc *subs = gt_doc_path(o, "spec.subGroups");
 	if (subs && subs->kind == GT_DOC_SEQ && subs->n > 0) {
 		rc = inner_groups(x, o, &j, subs);

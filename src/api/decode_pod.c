@@ -788,6 +788,9 @@ int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 			rc = pod_job(x, o, &p);
 		else if (p.status == GT_PENDING)
 			foreign(x, o);
+		/* a PodGroup that has had its one attempt in this pool: its pending pods are left alone */
+		if (!rc && p.job != GT_NONE && c->jobs[p.job].attempt_spent && p.status == GT_PENDING)
+			p.ours = false;
 	}
 	rc = rc ? rc : gt_dec_pod_dra(x, o, c->n_pods);
 	if (rc) {

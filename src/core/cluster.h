@@ -267,6 +267,12 @@ struct gt_job {
 	bool has_staleness_grace, has_preemption_delay;
 	int64_t staleness_grace_s;	/* < 0: never evicted as a stale gang */
 	int64_t preemption_delay_s;
+	/*
+	 * spec.schedulingBackoff other than -1 (KAI's "single"): one scheduling
+	 * attempt per node pool. attempt_spent: its last scheduling condition is
+	 * this node pool's, so the scheduler leaves its pending pods alone.
+	 */
+	bool single_attempt, attempt_spent;
 	bool deleting;
 	int32_t *pods;
 	uint32_t n_pods, cap_pods;

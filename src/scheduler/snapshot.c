@@ -346,6 +346,7 @@ void gt_snapshot_take(struct gt_cache *cache, const struct gt_snapshot_opts *o,
 	t.d.storage_listed = true;
 	t.d.namespaces_listed = true;
 	t.d.scheduler_name = o->scheduler_name;
+	t.d.pool_label_key = t.pool_key;
 	for (int r = 0; r < GT_N_KRES; r++) {
 		s->objs[r] = gt_cache_list(cache, (enum gt_kres)r, &s->n[r]);
 		qsort(s->objs[r], s->n[r], sizeof(*s->objs[r]), by_key);

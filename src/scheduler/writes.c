@@ -158,6 +158,11 @@ static void plan_podgroup(struct gt_writes *p, const struct gt_kube_snapshot *sn
 		}
 		return;
 	}
+	char prefixed[2048];
+	if (job->single_attempt) {	/* KAI names the pool of a PodGroup's one attempt */
+		snprintf(prefixed, sizeof(prefixed), "Node-Pool '%s': %s", o->node_pool, msg);
+		msg = prefixed;
+	}
 	const char *had = ours ? gt_doc_str(ours, "message") : NULL;
 	if (had && !strcmp(had, msg)) {
 		json_decref(keep);

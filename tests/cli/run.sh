@@ -831,6 +831,27 @@ assert pg["reason"] == "NoNodeFits" and "\n" in pg["message"], pg    # the messa
 "$gantry" simulate -f "$demo" --now 2026-01-01T09:00:00Z --show-cycles >"$tmp/log.txt" 2>/dev/null
 check cycle_log_one_line_per_eviction test "$(grep -c '^  evict ' "$tmp/log.txt")" -eq 4
 
+# KAI's schedulingBackoff: a PodGroup with one attempt per node pool, whose last scheduling
+# condition is this pool's, is not tried again (and is said); without it the same PodGroup is placed
+cat >"$tmp/backoff.yaml" <<'YAML'
+{apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "8", memory: 32Gi, pods: "10", nvidia.com/gpu: "4"}}}
+---
+{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: q}, spec: {resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, limit: -1}, memory: {quota: -1, limit: -1}}}}
+---
+{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: once, namespace: d}, spec: {queue: q, minMember: 1, schedulingBackoff: 1}, status: {schedulingConditions: [{type: UnschedulableOnNodePool, nodePool: default, transitionID: "0", status: "True", reason: Unschedulable, message: earlier}]}}
+---
+{apiVersion: v1, kind: Pod, metadata: {name: once-0, namespace: d, annotations: {pod-group-name: once}}, spec: {schedulerName: kai-scheduler, containers: [{name: m, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}]}}
+YAML
+check scheduling_backoff_spent runs_ok simulate -f "$tmp/backoff.yaml"
+check scheduling_backoff_spent_pending grep -qE "^d/once-0 +once +q +Pending " "$tmp/out"
+check scheduling_backoff_spent_said grep -q "spec.schedulingBackoff.*one scheduling attempt per node pool, and node pool 'default' has had it" "$tmp/err"
+sed 's/, schedulingBackoff: 1//' "$tmp/backoff.yaml" >"$tmp/backoff-off.yaml"
+check scheduling_backoff_default_retries runs_ok simulate -f "$tmp/backoff-off.yaml"
+check scheduling_backoff_default_placed grep -qE "^d/once-0 +once +q +Binding +n1 " "$tmp/out"
+sed 's/nodePool: default/nodePool: other/' "$tmp/backoff.yaml" >"$tmp/backoff-other.yaml"
+check scheduling_backoff_other_pool_tries runs_ok simulate -f "$tmp/backoff-other.yaml"
+check scheduling_backoff_other_pool_placed grep -qE "^d/once-0 +once +q +Binding +n1 " "$tmp/out"
+
 # ---- gantry explain (docs/explain.md)
 # the example in docs/explain.md and the README, exactly
 "$gantry" explain podgroup llm-pretrain -n team-a -f "$dir/../../examples/explain-cluster.yaml" \
