@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/json.h"
 #include "util/concat.h"
 #include "util/mem.h"
 #include "util/num.h"
@@ -44,6 +45,9 @@ void gt_decoder_release(struct gt_decoder *d)
 	free(d->warnings);
 	free(d->objs);
 	free(d->bindings);
+	for (size_t i = 0; i < d->n_conf_shards; i++)
+		gt_doc_free(d->conf_shards[i]);
+	free(d->conf_shards);
 	free_results(d);
 	memset(d, 0, sizeof(*d));
 }
@@ -470,6 +474,42 @@ static void warn_unknown_kinds(struct gt_dec *x, const int8_t *kinds_of)
 	}
 }
 
+/* A SchedulingShard with @d's configuration file's fields over @shard's spec (NULL: a new default one). */
+static struct gt_doc *conf_shard(struct gt_decoder *d, const struct gt_doc *shard)
+{
+	json_t *j = shard ? gt_doc_to_json(shard)
+			  : json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "kai.scheduler/v1", "kind", "SchedulingShard",
+				      "metadata", "name", "default");
+	json_t *spec = json_object_get(j, "spec");
+	if (!json_is_object(spec)) {
+		spec = json_object();
+		json_object_set_new(j, "spec", spec);
+	}
+	json_object_update(spec, (json_t *)d->conf_spec);
+	struct gt_doc *m = gt_doc_from_json(j);
+	json_decref(j);
+	GT_PUSH(d->conf_shards, d->n_conf_shards, d->cap_conf_shards, m);
+	return m;
+}
+
+/* --scheduler-conf: every shard of the input takes the file's fields; without one, a default one does. */
+static void apply_conf(struct gt_decoder *d)
+{
+	if (!d->conf_spec)
+		return;
+	size_t n = d->n_objs;
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		const char *kind = gt_obj_kind(d->objs[i]);
+		if (kind && !strcmp(kind, "SchedulingShard")) {
+			d->objs[i] = conf_shard(d, d->objs[i]);
+			any = true;
+		}
+	}
+	if (!any)
+		gt_decoder_add(d, conf_shard(d, NULL));
+}
+
 static void decode_all(struct gt_dec *x)
 {
 	struct gt_decoder *d = x->d;
@@ -537,6 +577,7 @@ int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *
 	if (d->n_bindings)
 		qsort(d->bindings, d->n_bindings, sizeof(*d->bindings), gt_dec_by_pod);
 	c->configmaps_known = d->configmaps_complete;
+	apply_conf(d);
 	decode_all(&x);
 	gt_dec_storage_link(&x, d->storage_listed || c->n_storage_classes || c->n_pvs);
 	gt_dec_namespaces_link(&x, d->namespaces_listed || c->n_namespaces);

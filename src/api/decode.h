@@ -61,6 +61,14 @@ struct gt_decoder {
 	const char *scheduler_name;	/* default "kai-scheduler" */
 	/* the node pool label key (schedulingBackoff compares pools by it); NULL: kai.scheduler/node-pool */
 	const char *pool_label_key;
+	/*
+	 * --scheduler-conf (KAI's SchedulerConfiguration as SchedulingShard spec
+	 * fields, gt_kai_conf_read): they take the place of the input shard's
+	 * (a shard named default is made when the input has none). Borrowed.
+	 */
+	const struct json_t *conf_spec;
+	struct gt_doc **conf_shards;	/* the shards so made, freed by gt_decoder_release */
+	size_t n_conf_shards, cap_conf_shards;
 	/* every ConfigMap of the cluster is among the objects (the scheduler's cache):
 	 * KAI's ConfigMap predicate applies even when there are none; else it applies
 	 * only when the input holds ConfigMaps */

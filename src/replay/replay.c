@@ -11,6 +11,7 @@
 #include "replay/engine.h"
 #include "replay/output.h"
 #include "replay/setup.h"
+#include "snapshot/kaisnap.h"
 #include "util/flags.h"
 #include "util/clock.h"
 #include "util/mem.h"
@@ -41,6 +42,8 @@ struct cli {
 	struct gt_strings positional;
 	bool quiet;
 	bool actions_given;
+	const char *scheduler_conf;	/* --scheduler-conf: KAI's configuration file over the shard */
+	struct gt_kai_conf conf;
 	struct gt_replay_opts o;
 	/* time-based fair share: on with --time-based-fairshare or a shard's usageDBConfig */
 	bool usage;
@@ -117,6 +120,8 @@ static int parse_runtime_estimate(const char *v, void *dest, char *why, size_t w
 	  .arg = "FILE", .help = "Nodes, Queues, SchedulingShard as Kubernetes YAML/JSON (repeatable)" }, \
 	{ .type = GT_FLAG_BOOL, .name = "recursive", .short_name = 'R', .dest = &(o)->recursive,        \
 	  .help = "read directories given to -f recursively" },                                       \
+	{ .type = GT_FLAG_STRING, .name = "scheduler-conf", .dest = &(o)->scheduler_conf, .arg = "FILE", \
+	  .min = 1, .help = "KAI's scheduler configuration file: it takes the place of the shard's" },  \
 	{ .type = GT_FLAG_FUNC, .name = "nodes", .dest = (o), .arg = "N|NxG", .parse = parse_nodes,     \
 	  .help = "N identical nodes (of --gpus-per-node GPUs, or G)" },                              \
 	{ .type = GT_FLAG_INT, .name = "gpus-per-node", .dest = &(o)->gpus_per_node, .arg = "G",        \
@@ -250,6 +255,10 @@ static int check_args(struct cli *o)
 		fprintf(stderr, "gantry replay: --nodes needs --gpus-per-node G (or --nodes NxG)\n");
 		return 2;
 	}
+	if (o->scheduler_conf && gt_kai_conf_load("gantry replay", o->scheduler_conf, &o->conf, stderr))
+		return 2;
+	if (o->conf.spec)	/* the file's actions, within --actions when both are given */
+		o->o.actions = o->actions_given ? o->o.actions & o->conf.actions : o->conf.actions;
 	return 0;
 }
 
@@ -366,7 +375,8 @@ static int build_cluster(const struct cli *o, struct gt_cluster *c)
 {
 	struct gt_err err = { 0 };
 	uint32_t skipped = 0;
-	if (o->files.n && gt_replay_load_cluster(c, o->files.v, o->files.n, o->recursive, &skipped, stderr, &err)) {
+	if ((o->files.n || o->conf.spec) &&
+	    gt_replay_load_cluster(c, o->files.v, o->files.n, o->recursive, o->conf.spec, &skipped, stderr, &err)) {
 		fprintf(stderr, "gantry replay: %s\n", err.msg);
 		return 2;
 	}
@@ -525,6 +535,7 @@ int gt_replay_main(int argc, char **argv)
 		rc = run(&o);
 		gt_stop_end();
 	}
+	gt_kai_conf_release(&o.conf);
 	free(o.files.v);
 	free(o.positional.v);
 	return rc;

@@ -59,12 +59,13 @@ static void add_objects(struct gt_decoder *dec, struct gt_doc *d, uint32_t *skip
 }
 
 int gt_replay_load_cluster(struct gt_cluster *c, const char *const *files, size_t n_files, bool recursive,
-			   uint32_t *skipped, FILE *diag, struct gt_err *err)
+			   const struct json_t *conf_spec, uint32_t *skipped, FILE *diag, struct gt_err *err)
 {
 	struct gt_doc_list docs = { 0 };
 	struct gt_decoder dec;
 	gt_decoder_init(&dec);
-	int rc = gt_manifests_load(files, n_files, recursive, &docs, diag, "gantry replay", err);
+	dec.conf_spec = conf_spec;
+	int rc = n_files ? gt_manifests_load(files, n_files, recursive, &docs, diag, "gantry replay", err) : 0;
 	if (!rc) {
 		for (size_t i = 0; i < docs.n; i++)
 			add_objects(&dec, docs.docs[i], skipped);

@@ -23,6 +23,8 @@
 /* @n identical nodes "node-0000".. of @gpus GPUs, 128 cores, 1 TiB, 110 pods. */
 void gt_replay_gen_nodes(struct gt_cluster *c, uint32_t n, int32_t gpus);
 
+struct json_t;
+
 /*
  * Decode Nodes, Queues, PriorityClasses, Topologies and the SchedulingShard
  * of @files (YAML or JSON; directories as api/manifest.h reads them) into @c,
@@ -33,7 +35,7 @@ void gt_replay_gen_nodes(struct gt_cluster *c, uint32_t n, int32_t gpus);
  * GT_EINVAL / GT_EIO with @err.
  */
 int gt_replay_load_cluster(struct gt_cluster *c, const char *const *files, size_t n_files, bool recursive,
-			   uint32_t *skipped, FILE *diag, struct gt_err *err);
+			   const struct json_t *conf_spec, uint32_t *skipped, FILE *diag, struct gt_err *err);
 
 struct gt_queue_setup {
 	bool single;			/* every job in one queue */

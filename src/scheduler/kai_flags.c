@@ -20,43 +20,11 @@ static void inert(bool given, const char *flag, const char *why)
 }
 
 /* Plugin arguments are Go's map[string]string: 1.5 and true in them are text, as KAI reads them. */
-static void arguments_as_text(const struct gt_doc *root)
-{
-	const struct gt_doc *tiers = gt_doc_get(root, "tiers");
-	for (size_t t = 0; tiers && tiers->kind == GT_DOC_SEQ && t < tiers->n; t++) {
-		const struct gt_doc *plugins = gt_doc_get(tiers->items[t], "plugins");
-		for (size_t i = 0; plugins && plugins->kind == GT_DOC_SEQ && i < plugins->n; i++) {
-			const struct gt_doc *args = gt_doc_get(plugins->items[i], "arguments");
-			for (size_t a = 0; args && args->kind == GT_DOC_MAP && a < args->n; a++)
-				if (args->items[a]->kind == GT_DOC_SCALAR && !gt_doc_is_null(args->items[a]))
-					args->items[a]->quoted = true;
-		}
-	}
-}
-
 /* --scheduler-conf: KAI's SchedulerConfiguration file into @conf. 0, or 2 (said). */
 static int read_conf(const char *path, struct gt_kai_conf *conf)
 {
-	char *text = NULL;
-	size_t len = 0;
 	struct gt_err err = { 0 };
-	struct gt_doc_list docs = { 0 };
-	int rc = gt_file_read(path, &text, &len, &err);
-	if (!rc)
-		rc = gt_doc_parse_string(text, len, path, &docs, &err);
-	if (!rc && docs.n != 1)
-		rc = gt_errf(&err, GT_EINVAL, "%s: %zu YAML documents; KAI's configuration is one", path, docs.n);
-	if (!rc && docs.docs[0]->kind != GT_DOC_MAP)
-		rc = gt_errf(&err, GT_EINVAL, "%s: not a mapping (actions, tiers, ...)", path);
-	if (!rc) {
-		arguments_as_text(docs.docs[0]);
-		json_t *cfg = gt_doc_to_json(docs.docs[0]);
-		rc = gt_kai_conf_read(cfg, conf, &err);
-		json_decref(cfg);
-	}
-	gt_doc_list_release(&docs);
-	free(text);
-	if (rc) {
+	if (gt_kai_conf_read_file(path, conf, &err)) {
 		fprintf(stderr, "gantry scheduler: --scheduler-conf %s: %s\n", path, err.msg);
 		return 2;
 	}

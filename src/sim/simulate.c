@@ -31,6 +31,8 @@ struct sim_opts {
 	const char *snapshot;	/* --snapshot: KAI's snapshot.zip or snapshot.json */
 	bool actions_given;	/* --actions was given (else a snapshot's own actions) */
 	bool verbose;		/* -v: how long decoding and each cycle took */
+	const char *scheduler_conf;	/* --scheduler-conf: KAI's configuration file over the shard */
+	struct gt_kai_conf conf;
 };
 
 static int parse_now(const char *v, void *dest, char *why, size_t why_len)
@@ -55,6 +57,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ .type = GT_FLAG_STRING, .name = "snapshot", .dest = &o->snapshot, .arg = "FILE", .min = 1,
 		  .help = "a KAI scheduler snapshot (its /get-snapshot ZIP, or the snapshot.json\n"
 			  "in it): its objects, actions and plugin configuration (docs/snapshots.md)" },
+		{ .type = GT_FLAG_STRING, .name = "scheduler-conf", .dest = &o->scheduler_conf, .arg = "FILE", .min = 1,
+		  .help = "KAI's scheduler configuration file (actions, tiers, plugin arguments):\n"
+			  "it takes the place of the SchedulingShard's, as for gantry scheduler" },
 		{ .type = GT_FLAG_SECTION, .help = "Scheduling" },
 		{ .type = GT_FLAG_INT, .name = "cycles", .dest = &o->cycles, .arg = "N", .min = 1, .max = 100000,
 		  .help = "scheduling cycles to run (default 1)" },
@@ -85,11 +90,19 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		fprintf(stderr, "gantry simulate: --snapshot holds the whole cluster: give it without -f FILE\n");
 		return 2;
 	}
+	if (o->snapshot && o->scheduler_conf) {
+		fprintf(stderr, "gantry simulate: --snapshot carries KAI's configuration: give it without --scheduler-conf\n");
+		return 2;
+	}
 	if (!o->files.n && !o->snapshot) {
 		fprintf(stderr, "gantry simulate: no input: give a FILE, -f FILE or --snapshot FILE\n");
 		fprintf(stderr, "run 'gantry simulate --help' for the flags it takes\n");
 		return 2;
 	}
+	if (o->scheduler_conf && gt_kai_conf_load("gantry simulate", o->scheduler_conf, &o->conf, stderr))
+		return 2;
+	if (o->conf.spec)	/* the file's actions, within --actions when both are given */
+		o->actions = o->actions_given ? o->actions & o->conf.actions : o->conf.actions;
 	return 0;
 }
 
@@ -170,11 +183,13 @@ static int group_pods(struct gt_doc_list *docs, struct gt_pg_batch *pg)
  * (their owner is missing, or not the one they name) get no PodGroup, as
  * in a cluster: the podgrouper said why.
  */
-static void decode(const struct gt_doc_list *docs, const struct gt_pg_batch *pg, struct gt_cluster *c, bool *bad)
+static void decode(const struct gt_doc_list *docs, const struct gt_pg_batch *pg, const json_t *conf_spec,
+		   struct gt_cluster *c, bool *bad)
 {
 	struct gt_decoder dec;
 	struct gt_err err = { 0 };
 	gt_decoder_init(&dec);
+	dec.conf_spec = conf_spec;
 	dec.claims_listed = true;
 	dec.dra_make_claims = true;	/* no resourceclaim controller: template claims are made here */	/* the input is the whole cluster: a claim it lacks is missing */
 	dec.no_implicit_jobs = true;
@@ -323,7 +338,7 @@ int gt_simulate_main(int argc, char **argv)
 		rc = load_files(&o, &docs, &bad);
 		rc = rc ? rc : group_pods(&docs, &pg);
 		if (!rc) {
-			decode(&docs, &pg, &c, &bad);
+			decode(&docs, &pg, o.conf.spec, &c, &bad);
 			if (o.verbose)
 				fprintf(stderr, "gantry simulate: read and decoded in %.1f ms: %zu documents\n",
 					gt_mono_ms() - t0, docs.n);
@@ -335,6 +350,7 @@ int gt_simulate_main(int argc, char **argv)
 		rc = bad ? 2 : 0;
 	}
 	gt_kai_snapshot_release(&snap);
+	gt_kai_conf_release(&o.conf);
 	gt_pg_batch_release(&pg);
 	gt_doc_list_release(&docs);
 	gt_cluster_release(&c);

@@ -124,6 +124,10 @@ struct gt_kai_conf {
 	size_t n_warnings;
 };
 int gt_kai_conf_read(json_t *cfg, struct gt_kai_conf *out, struct gt_err *err);
+/* The same from KAI's configuration file (YAML, one document): 0, or an error naming the file. */
+int gt_kai_conf_read_file(const char *path, struct gt_kai_conf *out, struct gt_err *err);
+/* gt_kai_conf_read_file for a command's --scheduler-conf, its error and warnings said on @to: 0 or 2. */
+int gt_kai_conf_load(const char *cmd, const char *path, struct gt_kai_conf *out, FILE *to);
 void gt_kai_conf_release(struct gt_kai_conf *c);
 
 /* ---- writing */

@@ -15,6 +15,7 @@
 #include "api/object.h"
 #include "core/actions.h"
 #include "snapshot/zipio.h"
+#include "util/file.h"
 #include "util/mem.h"
 #include "util/smap.h"
 #include "util/time.h"
@@ -304,6 +305,57 @@ static int read_config(struct gt_kai_snapshot *s, json_t *cfg, json_t *spec, str
 	json_t *usage = json_object_get(cfg, "usageDBConfig");
 	if (usage && !json_is_null(usage))
 		json_object_set(spec, "usageDBConfig", usage);
+	return 0;
+}
+
+/* Go reads plugin arguments as text: 1.5 and true as written, not as numbers or booleans. */
+static void arguments_as_text(const struct gt_doc *root)
+{
+	const struct gt_doc *tiers = gt_doc_get(root, "tiers");
+	for (size_t t = 0; tiers && tiers->kind == GT_DOC_SEQ && t < tiers->n; t++) {
+		const struct gt_doc *list = gt_doc_get(tiers->items[t], "plugins");
+		for (size_t i = 0; list && list->kind == GT_DOC_SEQ && i < list->n; i++) {
+			const struct gt_doc *args = gt_doc_get(list->items[i], "arguments");
+			for (size_t a = 0; args && args->kind == GT_DOC_MAP && a < args->n; a++)
+				if (args->items[a]->kind == GT_DOC_SCALAR && !gt_doc_is_null(args->items[a]))
+					args->items[a]->quoted = true;
+		}
+	}
+}
+
+int gt_kai_conf_read_file(const char *path, struct gt_kai_conf *out, struct gt_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct gt_doc_list docs = { 0 };
+	memset(out, 0, sizeof(*out));
+	int rc = gt_file_read(path, &text, &len, err);
+	if (!rc)
+		rc = gt_doc_parse_string(text, len, path, &docs, err);
+	if (!rc && docs.n != 1)
+		rc = gt_errf(err, GT_EINVAL, "%s: %zu YAML documents; KAI's configuration is one", path, docs.n);
+	if (!rc && docs.docs[0]->kind != GT_DOC_MAP)
+		rc = gt_errf(err, GT_EINVAL, "%s: not a mapping (actions, tiers, ...)", path);
+	if (!rc) {
+		arguments_as_text(docs.docs[0]);
+		json_t *cfg = gt_doc_to_json(docs.docs[0]);
+		rc = gt_kai_conf_read(cfg, out, err);
+		json_decref(cfg);
+	}
+	gt_doc_list_release(&docs);
+	free(text);
+	return rc;
+}
+
+int gt_kai_conf_load(const char *cmd, const char *path, struct gt_kai_conf *out, FILE *to)
+{
+	struct gt_err err = { 0 };
+	if (gt_kai_conf_read_file(path, out, &err)) {
+		fprintf(to, "%s: --scheduler-conf %s: %s\n", cmd, path, err.msg);
+		return 2;
+	}
+	for (size_t i = 0; i < out->n_warnings; i++)
+		fprintf(to, "%s: warning: --scheduler-conf %s: %s\n", cmd, path, out->warnings[i]);
 	return 0;
 }
 

@@ -852,6 +852,33 @@ sed 's/nodePool: default/nodePool: other/' "$tmp/backoff.yaml" >"$tmp/backoff-ot
 check scheduling_backoff_other_pool_tries runs_ok simulate -f "$tmp/backoff-other.yaml"
 check scheduling_backoff_other_pool_placed grep -qE "^d/once-0 +once +q +Binding +n1 " "$tmp/out"
 
+# KAI's configuration file in simulate and replay, as in the scheduler: its actions and plugin
+# arguments take the place of the shard's, what Gantry does not act on is warned about
+cat >"$tmp/simconf.yaml" <<'Y'
+actions: allocate
+tiers:
+- plugins:
+  - name: predicates
+  - name: proportion
+  - name: nodeplacement
+    arguments: {gpu: spread, cpu: binpack}
+  - name: wishful
+Y
+check simulate_scheduler_conf runs_ok simulate -f "$demo" --now 2026-01-01T09:00:00Z --scheduler-conf "$tmp/simconf.yaml" --show-cycles
+check simulate_scheduler_conf_allocate_only grep -q "^--- cycle 1: 3 bound, 0 pipelined, 0 evicted" "$tmp/out"
+check simulate_scheduler_conf_spread grep -q "bind      team-a/notebook-0 -> gpu-node-2" "$tmp/out"
+check simulate_scheduler_conf_warns grep -q "warning: --scheduler-conf .*plugin wishful is not one Gantry knows" "$tmp/err"
+check simulate_scheduler_conf_not_with_snapshot expect_exit 2 "--snapshot carries KAI's configuration" \
+	simulate --snapshot "$tmp/snap.zip" --scheduler-conf "$tmp/simconf.yaml"
+check simulate_scheduler_conf_missing expect_exit 2 "--scheduler-conf $tmp/nope.yaml: " \
+	simulate -f "$demo" --scheduler-conf "$tmp/nope.yaml"
+check replay_scheduler_conf runs_ok replay --trace "philly:$data/philly_small.csv" --nodes 4x8 --quiet -o json \
+	--scheduler-conf "$tmp/simconf.yaml"
+check replay_scheduler_conf_policy python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["policy"]
+assert p.startswith("actions=allocate placement=spread "), p' "$tmp/out"
+
 # ---- gantry explain (docs/explain.md)
 # the example in docs/explain.md and the README, exactly
 "$gantry" explain podgroup llm-pretrain -n team-a -f "$dir/../../examples/explain-cluster.yaml" \

@@ -300,7 +300,7 @@ TEST(cluster_from_kubernetes_objects)
 	uint32_t skipped = 0;
 	gt_strtab_init(&names);
 	gt_cluster_init(&c, &names);
-	ASSERT_EQ(0, gt_replay_load_cluster(&c, files, 1, false, &skipped, NULL, &err));
+	ASSERT_EQ(0, gt_replay_load_cluster(&c, files, 1, false, NULL, &skipped, NULL, &err));
 	ASSERT_EQ(1, skipped);	/* the Pod */
 	ASSERT_EQ(2, c.n_nodes);
 	ASSERT_EQ(2, c.n_queues);
