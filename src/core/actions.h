@@ -44,6 +44,12 @@ int64_t gt_job_preemption_delay_end(const struct gt_job *j);
  * nor while it misses a ConfigMap. */
 bool gt_job_may_trigger_evictions(struct gt_session *s, int32_t job);
 
+/*
+ * Job @job waits for a claim of its pod @pod (a PersistentVolumeClaim's
+ * problem, or a DRA claim's): the reason and KAI's message on the job.
+ * @prefilter: allocate's VolumeBinding wording, else the victim search's.
+ */
+void gt_job_claim_blocked(struct gt_session *s, int32_t job, int32_t pod, bool prefilter);
 /* Does a pending pod of @job need a ConfigMap that does not exist (KAI's ConfigMap
  * predicate)? @msg then says which. Such a job is neither placed nor evicts. */
 bool gt_job_misses_configmaps(const struct gt_session *s, int32_t job, char *msg, size_t cap);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/actions.h"
+#include "core/dra.h"
 #include "core/fairshare.h"
 #include "core/order.h"
 #include "core/placement.h"
@@ -90,6 +91,21 @@ bool gt_queue_guards_pass(struct gt_session *s, int32_t job, const int64_t req[G
 		}
 	}
 	return true;
+}
+
+void gt_job_claim_blocked(struct gt_session *s, int32_t job, int32_t pod, bool prefilter)
+{
+	if (s->c->pods[pod].claim_missing) {	/* a PersistentVolumeClaim's problem */
+		char msg[1400];
+		gt_claim_problem_message(s->c, pod, prefilter, msg, sizeof(msg));
+		struct gt_job_why why = gt_job_why_of(gt_claim_problem_reason(s->c, pod));
+		why.pod = pod;
+		gt_job_set_why(s, job, &why, msg);
+		return;
+	}
+	char msg[1024];	/* KAI's dynamicresources pre-filter */
+	gt_dra_blocked_message(s->c, pod, msg, sizeof(msg));
+	gt_job_set_message(s, job, msg);
 }
 
 static void gang_message(struct gt_session *s, int32_t job, int32_t failed_pod, uint32_t placed,
@@ -348,18 +364,8 @@ static bool attempt_job(struct gt_session *s, int32_t job)
 		goto out;
 	int32_t blocked = gt_tasks_claim_missing(s, tasks, n);
 	if (blocked != GT_NONE) {
-		/* KAI's VolumeBinding pre-filter, before any node is looked at */
-		if (s->c->pods[blocked].claim_missing) {	/* a PersistentVolumeClaim's problem */
-			char msg[1400];
-			gt_claim_problem_message(s->c, blocked, true, msg, sizeof(msg));
-			struct gt_job_why why = gt_job_why_of(gt_claim_problem_reason(s->c, blocked));
-			why.pod = blocked;
-			gt_job_set_why(s, job, &why, msg);
-		} else {	/* KAI's dynamicresources pre-filter */
-			char msg[1024];
-			gt_dra_blocked_message(s->c, blocked, msg, sizeof(msg));
-			gt_job_set_message(s, job, msg);
-		}
+		/* KAI's VolumeBinding and dynamicresources pre-filters, before any node is looked at */
+		gt_job_claim_blocked(s, job, blocked, true);
 		goto out;
 	}
 	int64_t req[GT_NQRES];

@@ -786,17 +786,7 @@ static void reindex_touched(struct gt_session *s, size_t cp)
  */
 static void victim_invariant_failure(struct gt_session *s, int32_t job, int32_t pod)
 {
-	if (s->c->pods[pod].claim_missing) {	/* a PersistentVolumeClaim's problem */
-		char msg[1400];
-		gt_claim_problem_message(s->c, pod, false, msg, sizeof(msg));
-		struct gt_job_why why = gt_job_why_of(gt_claim_problem_reason(s->c, pod));
-		why.pod = pod;
-		gt_job_set_why(s, job, &why, msg);
-		return;
-	}
-	char msg[1024];
-	gt_dra_blocked_message(s->c, pod, msg, sizeof(msg));
-	gt_job_set_message(s, job, msg);
+	gt_job_claim_blocked(s, job, pod, false);
 }
 
 /* The job's tasks to allocate: their queue resources into @req; a pod that mounts a missing claim, or GT_NONE. */
