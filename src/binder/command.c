@@ -15,11 +15,7 @@
 #include <string.h>
 
 #include "binder/controller.h"
-#include "kube/cache.h"
-#include "kube/config.h"
-#include "kube/http.h"
-#include "kube/leader.h"
-#include "kube/reflector.h"
+#include "kube/process.h"
 #include "scheduler/metrics.h"
 #include "util/flags.h"
 #include "util/httpd.h"
@@ -145,11 +141,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 static const enum gt_kres watched[] = { GT_KRES_BINDREQUESTS, GT_KRES_PODS, GT_KRES_NODES };
 #define N_WATCHED (sizeof(watched) / sizeof(watched[0]))
 
-static void wake_cache(void *cache)
-{
-	gt_cache_wake(cache);
-}
-
 static void write_metrics(void *ctl, FILE *f, const char *prefix)
 {
 	gt_brctl_write_metrics(ctl, f, prefix);
@@ -174,18 +165,15 @@ static unsigned serve_probes(void *arg, const char *path, FILE *body, const char
 }
 
 /* Until a signal (0) or lost leadership (1); publishes readiness and leadership. */
-static int run(struct gt_cache *cache, struct gt_leader *leader, struct gt_metrics *m)
+static int run(struct gt_process *p, struct gt_metrics *m)
 {
 	unsigned mask = GT_BRCTL_KRES | GT_KRES_WAKE;
 	while (!gt_stop_requested()) {
-		uint64_t seen = gt_cache_version(cache, mask);
-		if (leader && gt_leader_lost(leader))
+		uint64_t seen = gt_cache_version(p->cache, mask);
+		if (gt_process_turn(p))
 			return 1;
-		atomic_store(&m->ready, gt_cache_all_synced(cache, GT_BRCTL_KRES));
-		bool lead = !leader || gt_leader_is_leader(leader);
-		if (atomic_exchange(&m->leader, lead) != lead)
-			gt_cache_wake(cache);
-		gt_cache_wait(cache, mask, seen, 0);
+		atomic_store(&m->ready, gt_cache_all_synced(p->cache, GT_BRCTL_KRES));
+		gt_cache_wait(p->cache, mask, seen, 0);
 	}
 	return 0;
 }
@@ -226,64 +214,43 @@ int gt_binder_main(int argc, char **argv)
 	gt_log(GT_LOG_INFO, "binder", "connecting to %s from %s%s", kc.server, kc.source,
 	       kc.insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
 	gt_stop_start();	/* before any thread starts: they all inherit the blocked signals */
-	struct gt_kube_client *cl = gt_kube_client_new(&kc, o.conn.qps, (int)o.conn.burst,
-						       (long)(o.conn.api_timeout_s * 1000));
-	struct gt_cache *cache = gt_cache_new();
-	gt_stop_on(wake_cache, cache);
 	struct gt_metrics m;
 	gt_metrics_init(&m, o.metrics_ns);
-	m.api = gt_kube_client_stats(cl);
-	struct gt_httpd *probes = NULL;
-	if (serve(&o, &m, &probes)) {
-		gt_metrics_stop(&m);
-		gt_metrics_release(&m);
-		gt_cache_free(cache);
-		gt_kube_client_free(cl);
-		gt_stop_end();
-		return 1;
-	}
-	char *identity = gt_leader_identity();
-	struct gt_reflector *refl[N_WATCHED];
 	struct gt_reflector_opts ro = { .page_size = (int)o.page_size, .watch_timeout_s = (int)o.watch_timeout_s };
-	for (size_t i = 0; i < N_WATCHED; i++) {
-		refl[i] = gt_reflector_start(cl, cache, watched[i], &ro);
-		m.reflectors[watched[i]] = gt_reflector_stats(refl[i]);
+	struct gt_process p;
+	gt_process_start(&p, &(struct gt_process_opts){ .kc = &kc, .conn = &o.conn, .lease = &o.lease,
+						       .lease_ns = o.ns, .watched = watched, .n_watched = N_WATCHED,
+						       .reflector = &ro, .active = &m.leader });
+	m.api = gt_kube_client_stats(p.cl);
+	for (size_t i = 0; i < N_WATCHED; i++)
+		m.reflectors[watched[i]] = gt_process_reflector_stats(&p, watched[i]);
+	struct gt_httpd *probes = NULL;
+	struct gt_brctl *ctl = NULL;
+	if (serve(&o, &m, &probes)) {
+		rc = 1;
+		goto end;
 	}
-	struct gt_leader *leader = NULL;
-	if (o.lease.elect) {
-		struct gt_leader_opts lo = { .ns = o.lease.ns ? o.lease.ns : o.ns, .name = o.lease.name,
-					     .identity = identity, .lease_s = o.lease.lease_s,
-					     .renew_s = o.lease.renew_s, .retry_s = o.lease.retry_s,
-					     .on_change = wake_cache, .arg = cache };
-		leader = gt_leader_start(cl, &lo);
-	}
-	atomic_store(&m.leader, !leader);
 	struct gt_brctl_opts bo = { .reservation = o.resv, .workers = (int)o.workers,
 				    .max_delay_s = (double)o.max_delay, .component = "binder",
-				    .instance = identity, .active = &m.leader };
-	struct gt_brctl *ctl = gt_brctl_start(cl, cache, &bo);
+				    .instance = p.identity, .active = &m.leader };
+	ctl = gt_brctl_start(p.cl, p.cache, &bo);
 	pthread_mutex_lock(&m.mu);	/* /metrics is already served */
 	m.extra = write_metrics;
 	m.extra_arg = ctl;
 	pthread_mutex_unlock(&m.mu);
-	rc = run(cache, leader, &m);
+	rc = run(&p, &m);
 	const struct gt_brctl_stats *st = gt_brctl_stats(ctl);
 	gt_log(GT_LOG_INFO, "binder", "shutting down%s: %lu BindRequests bound, %lu failed, %lu retried",
 	       gt_stop_requested() ? " (signal)" : "", atomic_load(&st->succeeded), atomic_load(&st->failed),
 	       atomic_load(&st->retries));
-	atomic_store(&m.leader, false);
-	gt_stop_hooks_off();	/* no signal-thread wake of the cache once it starts going */
+end:
 	gt_httpd_stop(probes);
 	gt_metrics_stop(&m);	/* it reads the controller's counters */
-	gt_leader_stop(leader);
-	gt_brctl_stop(ctl);	/* while the client still works: given-up binds say so */
-	gt_kube_client_stop(cl);
-	for (size_t i = 0; i < N_WATCHED; i++)
-		gt_reflector_join(refl[i]);
+	gt_process_quiesce(&p);
+	if (ctl)
+		gt_brctl_stop(ctl);	/* while the client still works: given-up binds say so */
+	gt_process_stop_client(&p);
+	gt_process_release(&p);
 	gt_metrics_release(&m);
-	gt_cache_free(cache);
-	gt_kube_client_free(cl);
-	free(identity);
-	gt_stop_end();
 	return rc;
 }

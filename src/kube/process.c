@@ -57,6 +57,10 @@ void gt_process_quiesce(struct gt_process *p)
 	atomic_store(p->active, false);
 	gt_leader_stop(p->leader);
 	p->leader = NULL;
+}
+
+void gt_process_stop_client(struct gt_process *p)
+{
 	gt_kube_client_stop(p->cl);
 }
 

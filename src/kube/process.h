@@ -66,11 +66,14 @@ int gt_process_turn(struct gt_process *p);
 
 /*
  * The first half of the end: no more signal wakes, not leading, the lease
- * released, the client's requests ended. The caller then stops its
- * controller (whose threads may still be in a request) and calls
- * gt_process_release().
+ * released. Then the caller stops its controller and the client
+ * (gt_process_stop_client) in the order its controller needs (one that
+ * must finish its requests goes first; one whose threads may be blocked in
+ * a request goes after), and calls gt_process_release().
  */
 void gt_process_quiesce(struct gt_process *p);
+/* Ends the client's requests (and so the watches). */
+void gt_process_stop_client(struct gt_process *p);
 /* Joins the watches and frees what gt_process_start() made, then gt_stop_end(). */
 void gt_process_release(struct gt_process *p);
 

@@ -385,6 +385,7 @@ int gt_podgrouper_main(int argc, char **argv)
 	gt_httpd_stop(ep.metrics);
 	gt_httpd_stop(ep.probes);
 	gt_process_quiesce(&p);
+	gt_process_stop_client(&p);
 	gt_pgctl_stop(pg);
 	gt_process_release(&p);
 	gt_pgctl_selector_release(&pods);

@@ -165,6 +165,7 @@ int gt_status_controllers_main(int argc, char **argv)
 end:
 	gt_metrics_stop(&m);	/* it reads the controller's rows */
 	gt_process_quiesce(&p);
+	gt_process_stop_client(&p);
 	if (ctl)
 		gt_statusctl_stop(ctl);
 	gt_process_release(&p);
