@@ -27,13 +27,12 @@ struct opts {
 	struct gt_conn_flags conn;
 	struct gt_lease_flags lease;
 	struct gt_binder_opts resv;
-	const char *ns, *metrics_addr, *probe_addr, *metrics_ns;
+	struct gt_watch_flags watch;
+	const char *probe_addr, *metrics_ns;
 	const char *scheduler_name, *app_label, *pod_resources, *pod_security, *container_security;
 	const char *scale_ns, *plugins, *feature_gates;
-	int64_t timeout_s, workers, base_delay, max_delay, page_size;
+	int64_t timeout_s, workers, base_delay, max_delay;
 	bool fake_gpu_nodes;
-	double watch_timeout_s;
-	int log_level;
 	/* which KAI flags were given (those Gantry does not act on are warned about) */
 	bool seen_scheduler, seen_app, seen_res, seen_psc, seen_csc, seen_scale, seen_plugins, seen_gates;
 	bool seen_fake, seen_base;
@@ -49,10 +48,9 @@ static void inert(bool given, const char *flag, const char *why)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){
-		.conn = GT_CONN_DEFAULTS, .lease = GT_LEASE_DEFAULTS, .ns = "kai-scheduler",
-		.metrics_addr = ":8080", .probe_addr = ":8081", .metrics_ns = "kai", .timeout_s = 40,
-		.workers = 10, .base_delay = 1, .max_delay = 60, .page_size = 500, .watch_timeout_s = 300,
-		.log_level = GT_LOG_INFO, .scheduler_name = "kai-scheduler", .app_label = "kai-resource-reservation",
+		.conn = GT_CONN_DEFAULTS, .lease = GT_LEASE_DEFAULTS, .watch = GT_WATCH_DEFAULTS,
+		.probe_addr = ":8081", .metrics_ns = "kai", .timeout_s = 40, .workers = 10, .base_delay = 1,
+		.max_delay = 60, .scheduler_name = "kai-scheduler", .app_label = "kai-resource-reservation",
 	};
 	o->lease.name = "gantry-binder";
 	const struct gt_flag flags[] = {
@@ -94,21 +92,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ .type = GT_FLAG_STRING, .name = "feature-gates", .dest = &o->feature_gates, .seen = &o->seen_gates,
 		  .arg = "K=V,...", .help = "(warned)" },
 		GT_LEASE_FLAGS(&o->lease),
-		{ .type = GT_FLAG_STRING, .name = "namespace", .dest = &o->ns, .arg = "NS",
-		  .help = "own namespace: the Lease's unless said (default kai-scheduler)" },
-		{ .type = GT_FLAG_SECTION, .help = "Operation" },
-		{ .type = GT_FLAG_STRING, .name = "metrics-bind-address", .dest = &o->metrics_addr, .arg = "ADDR",
-		  .help = "/metrics, /healthz, /readyz (default :8080; \"0\" disables)" },
+		GT_WATCH_FLAGS(&o->watch),
 		{ .type = GT_FLAG_STRING, .name = "health-probe-bind-address", .dest = &o->probe_addr, .arg = "ADDR",
 		  .help = "/healthz and /readyz, as KAI's binder (default :8081; \"0\" disables)" },
 		{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = &o->metrics_ns, .arg = "P",
 		  .help = "metric name prefix (default kai)" },
-		{ .type = GT_FLAG_FUNC, .name = "log-level", .dest = &o->log_level, .arg = "L",
-		  .parse = gt_flag_log_level, .help = "error, warn, info or debug (default info)" },
-		{ .type = GT_FLAG_INT, .name = "page-size", .dest = &o->page_size, .arg = "N", .min = 1, .max = 100000,
-		  .help = "LIST page size (default 500)" },
-		{ .type = GT_FLAG_DURATION, .name = "watch-timeout", .dest = &o->watch_timeout_s, .arg = "D", .dmin = 1,
-		  .help = "watch timeoutSeconds (default 5m)" },
 	};
 	const struct gt_command cmd = {
 		.name = "binder", .synopsis = "[flags]",
@@ -120,7 +108,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	rc = rc ? rc : gt_lease_flags_check("binder", &o->lease);
 	if (rc)
 		return rc;
-	gt_log_set_level((enum gt_log_level)o->log_level);
+	gt_log_set_level((enum gt_log_level)o->watch.log_level);
 	o->resv.timeout_s = (double)o->timeout_s;
 	o->resv.workers = (int)o->workers;
 	inert(o->seen_scheduler, "scheduler-name", "KAI's binder watches that scheduler's pods to free reservation "
@@ -182,8 +170,8 @@ static int run(struct gt_process *p, struct gt_metrics *m)
 static int serve(const struct opts *o, struct gt_metrics *m, struct gt_httpd **probes)
 {
 	struct gt_err err = { 0 };
-	if (!gt_httpd_disabled(o->metrics_addr)) {
-		if (gt_metrics_serve(m, o->metrics_addr, &err))
+	if (!gt_httpd_disabled(o->watch.metrics_addr)) {
+		if (gt_metrics_serve(m, o->watch.metrics_addr, &err))
 			goto fail;
 		gt_log(GT_LOG_INFO, "binder", "serving /metrics, /healthz and /readyz on port %d", m->port);
 	}
@@ -216,11 +204,10 @@ int gt_binder_main(int argc, char **argv)
 	gt_stop_start();	/* before any thread starts: they all inherit the blocked signals */
 	struct gt_metrics m;
 	gt_metrics_init(&m, o.metrics_ns);
-	struct gt_reflector_opts ro = { .page_size = (int)o.page_size, .watch_timeout_s = (int)o.watch_timeout_s };
 	struct gt_process p;
 	gt_process_start(&p, &(struct gt_process_opts){ .kc = &kc, .conn = &o.conn, .lease = &o.lease,
-						       .lease_ns = o.ns, .watched = watched, .n_watched = N_WATCHED,
-						       .reflector = &ro, .active = &m.leader });
+						       .watch = &o.watch, .watched = watched, .n_watched = N_WATCHED,
+						       .active = &m.leader });
 	m.api = gt_kube_client_stats(p.cl);
 	for (size_t i = 0; i < N_WATCHED; i++)
 		m.reflectors[watched[i]] = gt_process_reflector_stats(&p, watched[i]);

@@ -19,12 +19,14 @@ void gt_process_start(struct gt_process *p, const struct gt_process_opts *o)
 	p->cache = gt_cache_new();
 	gt_stop_on(wake_cache, p->cache);
 	p->identity = gt_leader_identity();
+	struct gt_reflector_opts ro = { .page_size = (int)o->watch->page_size,
+					.watch_timeout_s = (int)o->watch->watch_timeout_s };
 	for (size_t i = 0; i < o->n_watched; i++) {
 		p->refl_kind[p->n_refl] = o->watched[i];
-		p->refl[p->n_refl++] = gt_reflector_start(p->cl, p->cache, o->watched[i], o->reflector);
+		p->refl[p->n_refl++] = gt_reflector_start(p->cl, p->cache, o->watched[i], &ro);
 	}
 	if (o->lease->elect) {
-		struct gt_leader_opts lo = { .ns = o->lease->ns ? o->lease->ns : o->lease_ns, .name = o->lease->name,
+		struct gt_leader_opts lo = { .ns = o->lease->ns ? o->lease->ns : o->watch->ns, .name = o->lease->name,
 					     .identity = p->identity, .lease_s = o->lease->lease_s,
 					     .renew_s = o->lease->renew_s, .retry_s = o->lease->retry_s,
 					     .on_change = wake_cache, .arg = p->cache };

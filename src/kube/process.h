@@ -41,10 +41,10 @@ struct gt_process_opts {
 	struct gt_kube_config *kc;	/* the client takes over its buffers */
 	const struct gt_conn_flags *conn;
 	const struct gt_lease_flags *lease;
-	const char *lease_ns;		/* the Lease's namespace when --leader-elect-resource-namespace is not given */
+	/* how to list and watch; its namespace holds the Lease unless --leader-elect-resource-namespace says */
+	const struct gt_watch_flags *watch;
 	const enum gt_kres *watched;
 	size_t n_watched;
-	const struct gt_reflector_opts *reflector;
 	atomic_bool *active;		/* published by gt_process_turn() */
 };
 

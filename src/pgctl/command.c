@@ -45,11 +45,10 @@ struct opts {
 	bool knative_gang, knative_given, search_legacy, search_legacy_given;	/* not given: the configuration's */
 	bool karta, karta_given;
 	const char *pod_selector, *ns_selector;
-	int64_t workers, page_size;
-	double owner_ttl_s, watch_timeout_s;
-	const char *ns;
-	const char *metrics_addr, *probe_addr;
-	int log_level;
+	int64_t workers;
+	double owner_ttl_s;
+	struct gt_watch_flags watch;
+	const char *probe_addr;
 	struct zap_flags zap;
 	int64_t cycles;		/* 0: until stopped */
 };
@@ -113,16 +112,10 @@ static int parse_zap_level(const char *v, void *dest, char *why, size_t why_len)
 	  .max = INT64_MAX, .help = "make N passes once the caches are synced, then exit" }
 
 #define OPERATION_FLAGS(o)                                                                             \
-	{ .type = GT_FLAG_SECTION, .help = "Operation" },                                              \
-	{ .type = GT_FLAG_STRING, .name = "namespace", .dest = &(o)->ns, .arg = "NS",                   \
-	  .help = "own namespace: the Lease's unless said (default kai-scheduler)" },                   \
-	{ .type = GT_FLAG_STRING, .name = "metrics-bind-address", .dest = &(o)->metrics_addr,           \
-	  .arg = "ADDR", .help = "/metrics (default :8080; \"0\" disables)" },                          \
+	GT_WATCH_FLAGS(&(o)->watch),                                                                   \
 	{ .type = GT_FLAG_STRING, .name = "health-probe-bind-address", .dest = &(o)->probe_addr,        \
 	  .arg = "ADDR", .help = "/healthz and /readyz (default :8081; \"0\" disables)" },              \
-	{ .type = GT_FLAG_FUNC, .name = "log-level", .dest = &(o)->log_level, .arg = "L",               \
-	  .parse = gt_flag_log_level, .help = "error, warn, info or debug (default info)" },            \
-	{ .type = GT_FLAG_FUNC, .name = "zap-log-level", .dest = &(o)->log_level, .arg = "L",           \
+	{ .type = GT_FLAG_FUNC, .name = "zap-log-level", .dest = &(o)->watch.log_level, .arg = "L",     \
 	  .parse = parse_zap_level, .help = "KAI's: debug, info, error, or a verbosity > 0 (debug)" },  \
 	{ .type = GT_FLAG_BOOL, .name = "zap-devel", .dest = &(o)->zap.devel, .seen = &(o)->zap.devel_given, \
 	  .help = "KAI's; accepted, changes nothing (the log is logfmt)" },                             \
@@ -131,19 +124,14 @@ static int parse_zap_level(const char *v, void *dest, char *why, size_t why_len)
 	{ .type = GT_FLAG_STRING, .name = "zap-stacktrace-level", .dest = &(o)->zap.stacktrace_level,   \
 	  .arg = "L", .help = "KAI's; accepted, changes nothing (no stack traces)" },                   \
 	{ .type = GT_FLAG_STRING, .name = "zap-time-encoding", .dest = &(o)->zap.time_encoding,         \
-	  .arg = "E", .help = "KAI's; accepted, changes nothing (times are RFC 3339)" },                \
-	{ .type = GT_FLAG_INT, .name = "page-size", .dest = &(o)->page_size, .arg = "N", .min = 1,       \
-	  .max = 100000, .help = "LIST page size (default 500)" },                                      \
-	{ .type = GT_FLAG_DURATION, .name = "watch-timeout", .dest = &(o)->watch_timeout_s, .arg = "D", \
-	  .dmin = 1, .help = "watch timeoutSeconds (default 5m)" }
+	  .arg = "E", .help = "KAI's; accepted, changes nothing (times are RFC 3339)" }
 
 /* 0, 1 after --help, 2 on a bad flag (said on stderr). */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){
-		.conn = GT_CONN_DEFAULTS, .lease = GT_LEASE_DEFAULTS, .workers = 10, .page_size = 500,
-		.owner_ttl_s = 30, .watch_timeout_s = 300, .ns = "kai-scheduler", .metrics_addr = ":8080",
-		.probe_addr = ":8081", .log_level = GT_LOG_INFO,
+		.conn = GT_CONN_DEFAULTS, .lease = GT_LEASE_DEFAULTS, .watch = GT_WATCH_DEFAULTS, .workers = 10,
+		.owner_ttl_s = 30, .probe_addr = ":8081",
 	};
 	o->lease.name = "gantry-podgrouper";
 	const struct gt_flag flags[] = { GT_CONN_FLAGS(&o->conn), GROUPING_FLAGS(o), GANTRY_FLAGS(o),
@@ -193,7 +181,7 @@ static void apply_flags(const struct opts *o, struct gt_pg_config *cfg)
 	set(&cfg->defaults_cm_name, o->cm_name);
 	set(&cfg->defaults_cm_namespace, o->cm_namespace);
 	if (cfg->defaults_cm_name && !cfg->defaults_cm_namespace)
-		set(&cfg->defaults_cm_namespace, o->ns);
+		set(&cfg->defaults_cm_namespace, o->watch.ns);
 	if (o->knative_given)
 		cfg->knative_gang = o->knative_gang;
 	if (o->search_legacy_given)
@@ -310,8 +298,8 @@ static unsigned serve_probes(void *arg, const char *path, FILE *body, const char
 static int serve(const struct opts *o, struct endpoints *e)
 {
 	struct gt_err err = { 0 };
-	if (!gt_httpd_disabled(o->metrics_addr)) {
-		e->metrics = gt_httpd_start("metrics-bind-address", o->metrics_addr, serve_metrics, e, &err);
+	if (!gt_httpd_disabled(o->watch.metrics_addr)) {
+		e->metrics = gt_httpd_start("metrics-bind-address", o->watch.metrics_addr, serve_metrics, e, &err);
 		if (!e->metrics)
 			goto fail;
 		gt_log(GT_LOG_INFO, "podgrouper", "serving /metrics on port %d", gt_httpd_port(e->metrics));
@@ -352,7 +340,7 @@ int gt_podgrouper_main(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	gt_log_set_level((enum gt_log_level)o.log_level);
+	gt_log_set_level((enum gt_log_level)o.watch.log_level);
 	struct gt_pg_config cfg;
 	struct gt_kube_config kc;
 	if (configure(&o, &cfg, &kc)) {
@@ -365,13 +353,12 @@ int gt_podgrouper_main(int argc, char **argv)
 	/* before any thread starts: they all inherit the blocked signals */
 	gt_stop_start();
 	atomic_bool active;
-	struct gt_reflector_opts ro = { .page_size = (int)o.page_size, .watch_timeout_s = (int)o.watch_timeout_s };
 	struct gt_process p;
 	gt_process_start(&p, &(struct gt_process_opts){ .kc = &kc, .conn = &o.conn, .lease = &o.lease,
-						       .lease_ns = o.ns, .watched = watched, .n_watched = N_WATCHED,
-						       .reflector = &ro, .active = &active });
+						       .watch = &o.watch, .watched = watched, .n_watched = N_WATCHED,
+						       .active = &active });
 	struct gt_pgctl_opts po = { .cfg = &cfg, .workers = (int)o.workers, .owner_ttl_s = o.owner_ttl_s,
-				    .page_size = (int)o.page_size, .watch_timeout_s = (int)o.watch_timeout_s,
+				    .page_size = (int)o.watch.page_size, .watch_timeout_s = (int)o.watch.watch_timeout_s,
 				    .pods = &pods, .namespaces = &namespaces, .active = &active };
 	struct gt_pgctl *pg = gt_pgctl_start(p.cl, p.cache, &po);
 	struct endpoints ep = { .pg = pg, .api = gt_kube_client_stats(p.cl), .active = &active,

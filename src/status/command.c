@@ -25,20 +25,17 @@ struct opts {
 	struct gt_conn_flags conn;
 	struct gt_lease_flags lease;
 	bool queues, podgroups;
-	const char *ns, *metrics_addr, *metrics_ns;
+	struct gt_watch_flags watch;
+	const char *metrics_ns;
 	const char *queue_label_map, *queue_label_defaults;
-	int64_t page_size;
-	double watch_timeout_s;
-	int log_level;
 };
 
 /* 0, 1 after --help, 2 on a bad flag (said on stderr). */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){
-		.conn = GT_CONN_DEFAULTS, .lease = GT_LEASE_DEFAULTS, .queues = true, .podgroups = true,
-		.ns = "kai-scheduler", .metrics_addr = ":8080", .metrics_ns = "kai", .page_size = 500,
-		.watch_timeout_s = 300, .log_level = GT_LOG_INFO,
+		.conn = GT_CONN_DEFAULTS, .lease = GT_LEASE_DEFAULTS, .watch = GT_WATCH_DEFAULTS, .queues = true,
+		.podgroups = true, .metrics_ns = "kai",
 	};
 	o->lease.name = "gantry-status-controllers";
 	const struct gt_flag flags[] = {
@@ -54,21 +51,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		  .dest = &o->queue_label_defaults, .arg = "K=V,...",
 		  .help = "queue metrics: V where a Queue lacks label K (default \"\")" },
 		GT_LEASE_FLAGS(&o->lease),
-		{ .type = GT_FLAG_STRING, .name = "namespace", .dest = &o->ns, .arg = "NS",
-		  .help = "own namespace: the Lease's unless said (default kai-scheduler)" },
-		{ .type = GT_FLAG_SECTION, .help = "Operation" },
-		{ .type = GT_FLAG_STRING, .name = "metrics-bind-address", .dest = &o->metrics_addr, .arg = "ADDR",
-		  .help = "/metrics, /healthz, /readyz (default :8080; \"0\" disables)" },
-		{ .type = GT_FLAG_STRING, .name = "metrics-listen-address", .dest = &o->metrics_addr, .arg = "ADDR",
+		GT_WATCH_FLAGS(&o->watch),
+		{ .type = GT_FLAG_STRING, .name = "metrics-listen-address", .dest = &o->watch.metrics_addr, .arg = "ADDR",
 		  .help = "the same, as KAI's queue controller names it" },
 		{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = &o->metrics_ns, .arg = "P",
 		  .help = "metric name prefix (default kai)" },
-		{ .type = GT_FLAG_FUNC, .name = "log-level", .dest = &o->log_level, .arg = "L",
-		  .parse = gt_flag_log_level, .help = "error, warn, info or debug (default info)" },
-		{ .type = GT_FLAG_INT, .name = "page-size", .dest = &o->page_size, .arg = "N", .min = 1, .max = 100000,
-		  .help = "LIST page size (default 500)" },
-		{ .type = GT_FLAG_DURATION, .name = "watch-timeout", .dest = &o->watch_timeout_s, .arg = "D", .dmin = 1,
-		  .help = "watch timeoutSeconds (default 5m)" },
 	};
 	const struct gt_command cmd = {
 		.name = "status-controllers", .synopsis = "[flags]",
@@ -114,7 +101,7 @@ int gt_status_controllers_main(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	gt_log_set_level((enum gt_log_level)o.log_level);
+	gt_log_set_level((enum gt_log_level)o.watch.log_level);
 	struct gt_err err = { 0 };
 	struct gt_queue_label_map labels;
 	char why[256];
@@ -133,17 +120,16 @@ int gt_status_controllers_main(int argc, char **argv)
 	gt_stop_start();	/* before any thread starts: they all inherit the blocked signals */
 	struct gt_metrics m;
 	gt_metrics_init(&m, o.metrics_ns);
-	struct gt_reflector_opts ro = { .page_size = (int)o.page_size, .watch_timeout_s = (int)o.watch_timeout_s };
 	struct gt_process p;
 	gt_process_start(&p, &(struct gt_process_opts){ .kc = &kc, .conn = &o.conn, .lease = &o.lease,
-						       .lease_ns = o.ns, .watched = watched, .n_watched = N_WATCHED,
-						       .reflector = &ro, .active = &m.leader });
+						       .watch = &o.watch, .watched = watched, .n_watched = N_WATCHED,
+						       .active = &m.leader });
 	m.api = gt_kube_client_stats(p.cl);
 	for (size_t i = 0; i < N_WATCHED; i++)
 		m.reflectors[watched[i]] = gt_process_reflector_stats(&p, watched[i]);
 	struct gt_statusctl *ctl = NULL;
-	if (strcmp(o.metrics_addr, "0") && *o.metrics_addr) {
-		if (gt_metrics_serve(&m, o.metrics_addr, &err)) {
+	if (strcmp(o.watch.metrics_addr, "0") && *o.watch.metrics_addr) {
+		if (gt_metrics_serve(&m, o.watch.metrics_addr, &err)) {
 			fprintf(stderr, "gantry status-controllers: %s\n", err.msg);
 			rc = 1;
 			goto end;

@@ -35,6 +35,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "util/log.h"
+
 enum gt_flag_type {
 	GT_FLAG_SECTION,	/* not a flag: a heading in the help (@help) */
 	GT_FLAG_BOOL,		/* bool *dest */
@@ -146,6 +148,36 @@ struct gt_lease_flags {
 	  .arg = "NAME", .help = "the Lease's name" },                                            \
 	{ .type = GT_FLAG_STRING, .name = "leader-elect-resource-namespace", .dest = &(l)->ns,    \
 	  .arg = "NS", .help = "the Lease's namespace" }
+
+/*
+ * What every controller process that watches the cluster takes (binder,
+ * status controllers, podgrouper): its own namespace, the metrics address,
+ * the log level and how it lists and watches. Its rows open the "Operation"
+ * section; a command adds its own rows after them.
+ */
+struct gt_watch_flags {
+	const char *ns, *metrics_addr;
+	int log_level;
+	int64_t page_size;
+	double watch_timeout_s;
+};
+
+#define GT_WATCH_DEFAULTS                                                                       \
+	{ .ns = "kai-scheduler", .metrics_addr = ":8080", .log_level = GT_LOG_INFO, .page_size = 500, \
+	  .watch_timeout_s = 300 }
+
+#define GT_WATCH_FLAGS(w)                                                                        \
+	{ .type = GT_FLAG_SECTION, .help = "Operation" },                                        \
+	{ .type = GT_FLAG_STRING, .name = "namespace", .dest = &(w)->ns, .arg = "NS",             \
+	  .help = "own namespace: the Lease's unless said (default kai-scheduler)" },             \
+	{ .type = GT_FLAG_STRING, .name = "metrics-bind-address", .dest = &(w)->metrics_addr,     \
+	  .arg = "ADDR", .help = "/metrics (default :8080; \"0\" disables)" },               \
+	{ .type = GT_FLAG_FUNC, .name = "log-level", .dest = &(w)->log_level, .arg = "L",         \
+	  .parse = gt_flag_log_level, .help = "error, warn, info or debug (default info)" },      \
+	{ .type = GT_FLAG_INT, .name = "page-size", .dest = &(w)->page_size, .arg = "N", .min = 1, \
+	  .max = 100000, .help = "LIST page size (default 500)" },                                \
+	{ .type = GT_FLAG_DURATION, .name = "watch-timeout", .dest = &(w)->watch_timeout_s,       \
+	  .arg = "D", .dmin = 1, .help = "watch timeoutSeconds (default 5m)" }
 
 /* The renew deadline must be shorter than the lease: 0, or 2 with the message. */
 int gt_lease_flags_check(const char *cmd, const struct gt_lease_flags *l);
