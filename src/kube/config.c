@@ -8,6 +8,7 @@
 
 #include "api/doc.h"
 #include "api/json.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 #define MAX_FILES 16
@@ -309,4 +310,10 @@ int gt_kube_config_load(const char *path, const char *context, struct gt_kube_co
 	char buf[4096];
 	snprintf(buf, sizeof(buf), "%s/.kube/config", home);
 	return gt_kube_config_from_files(buf, context, out, err);
+}
+
+void gt_kube_config_log(const char *component, const struct gt_kube_config *kc)
+{
+	gt_log(GT_LOG_INFO, component, "connecting to %s from %s%s", kc->server, kc->source,
+	       kc->insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
 }

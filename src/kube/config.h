@@ -43,6 +43,8 @@ struct gt_kube_config {
  */
 int gt_kube_config_load(const char *path, const char *context, struct gt_kube_config *out,
 			struct gt_err *err);
+/* The log line every process gives when it starts to use @kc: the server, where it came from, TLS. */
+void gt_kube_config_log(const char *component, const struct gt_kube_config *kc);
 /* One kubeconfig file (or a colon-separated list). */
 int gt_kube_config_from_files(const char *paths, const char *context, struct gt_kube_config *out,
 			      struct gt_err *err);

@@ -35,14 +35,6 @@ void gt_process_start(struct gt_process *p, const struct gt_process_opts *o)
 	atomic_store(p->active, !p->leader);
 }
 
-const struct gt_reflector_stats *gt_process_reflector_stats(const struct gt_process *p, enum gt_kres k)
-{
-	for (size_t i = 0; i < p->n_refl; i++)
-		if (p->refl_kind[i] == k)
-			return gt_reflector_stats(p->refl[i]);
-	return NULL;
-}
-
 int gt_process_turn(struct gt_process *p)
 {
 	if (p->leader && gt_leader_lost(p->leader))

@@ -54,9 +54,6 @@ struct gt_process_opts {
  */
 void gt_process_start(struct gt_process *p, const struct gt_process_opts *o);
 
-/* The stats of the reflector of kind @k, or NULL when @k is not watched. */
-const struct gt_reflector_stats *gt_process_reflector_stats(const struct gt_process *p, enum gt_kres k);
-
 /*
  * One turn of a run loop: 1 when the lease was lost (the process must exit,
  * as KAI's do, rather than risk two writers); else publishes leadership,

@@ -329,8 +329,7 @@ static int configure(const struct opts *o, struct gt_pg_config *cfg, struct gt_k
 	}
 	apply_flags(o, cfg);
 	warn_inert(o);
-	gt_log(GT_LOG_INFO, "podgrouper", "connecting to %s from %s%s", kc->server, kc->source,
-	       kc->insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
+	gt_kube_config_log("podgrouper", kc);
 	return 0;
 }
 

@@ -448,8 +448,7 @@ static int configure(struct sched *S, struct gt_kube_config *cfg)
 	/* the podgrouper groups the pods this scheduler schedules */
 	free(S->pg_cfg.scheduler_name);
 	S->pg_cfg.scheduler_name = gt_xstrdup(S->o.scheduler_name);
-	gt_log(GT_LOG_INFO, "scheduler", "connecting to %s from %s%s", cfg->server, cfg->source,
-	       cfg->insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
+	gt_kube_config_log("scheduler", cfg);
 	return 0;
 }
 

@@ -17,6 +17,13 @@ void gt_metrics_init(struct gt_metrics *m, const char *prefix)
 	gt_histogram_init_exp(&m->task_ms, 5, 2, 10);	/* KAI's buckets: 5 ms doubling */
 }
 
+void gt_metrics_of_process(struct gt_metrics *m, const struct gt_process *p)
+{
+	m->api = gt_kube_client_stats(p->cl);
+	for (size_t i = 0; i < p->n_refl; i++)
+		m->reflectors[p->refl_kind[i]] = gt_reflector_stats(p->refl[i]);
+}
+
 static void free_queues(struct gt_metrics *m)
 {
 	for (size_t i = 0; i < m->n_queues; i++) {

@@ -35,6 +35,7 @@
 #include "core/session.h"
 #include "kube/cache.h"
 #include "kube/http.h"
+#include "kube/process.h"
 #include "kube/reflector.h"
 #include "core/plan.h"
 #include "scheduler/snapshot.h"
@@ -101,6 +102,8 @@ struct gt_metrics {
 };
 
 void gt_metrics_init(struct gt_metrics *m, const char *prefix);
+/* The API client's and the watches' counters of a controller process (kube/process.h), for /metrics. */
+void gt_metrics_of_process(struct gt_metrics *m, const struct gt_process *p);
 void gt_metrics_release(struct gt_metrics *m);
 /* Publish the queues of a finished cycle (fair share, allocation, quota); names from @snap's objects. */
 void gt_metrics_set_queues(struct gt_metrics *m, const struct gt_session *s, const struct gt_kube_snapshot *snap);

@@ -115,8 +115,7 @@ int gt_status_controllers_main(int argc, char **argv)
 		fprintf(stderr, "gantry status-controllers: %s\n", err.msg);
 		return 2;
 	}
-	gt_log(GT_LOG_INFO, "status", "connecting to %s from %s%s", kc.server, kc.source,
-	       kc.insecure ? " (TLS NOT verified: insecure-skip-tls-verify)" : "");
+	gt_kube_config_log("status", &kc);
 	gt_stop_start();	/* before any thread starts: they all inherit the blocked signals */
 	struct gt_metrics m;
 	gt_metrics_init(&m, o.metrics_ns);
@@ -124,9 +123,7 @@ int gt_status_controllers_main(int argc, char **argv)
 	gt_process_start(&p, &(struct gt_process_opts){ .kc = &kc, .conn = &o.conn, .lease = &o.lease,
 						       .watch = &o.watch, .watched = watched, .n_watched = N_WATCHED,
 						       .active = &m.leader });
-	m.api = gt_kube_client_stats(p.cl);
-	for (size_t i = 0; i < N_WATCHED; i++)
-		m.reflectors[watched[i]] = gt_process_reflector_stats(&p, watched[i]);
+	gt_metrics_of_process(&m, &p);
 	struct gt_statusctl *ctl = NULL;
 	if (strcmp(o.watch.metrics_addr, "0") && *o.watch.metrics_addr) {
 		if (gt_metrics_serve(&m, o.watch.metrics_addr, &err)) {
