@@ -84,23 +84,11 @@ struct setup {
 	int64_t demand_gpu_milli;
 };
 
-/* ---------------------------------------------------------------- PRNG */
-
 static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-	/* xorshift64 (Marsaglia): tiny, deterministic, good enough for a mix */
-	uint64_t x = rng_state;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return rng_state = x;
-}
 
 static uint32_t rng_below(uint32_t n)
 {
-	return n ? (uint32_t)(rng_next() % n) : 0;
+	return bench_rng_below(&rng_state, n);
 }
 
 /* ---------------------------------------------------------------- building */
@@ -257,71 +245,27 @@ static void run_size(const struct params *pr)
 
 /* ---------------------------------------------------------------- main */
 
-static int parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = s ? strtoull(s, &end, 10) : 0;
-	if (!s || !*s || *end || errno || *s == '-' || v < min || v > max) {
-		fprintf(stderr, "bench_allocate: %s needs an integer in [%" PRIu64 ", %" PRIu64 "], not '%s'\n",
-			flag, min, max, s ? s : "");
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: bench_allocate [--nodes N] [--pods P] [--queues Q] [--repeat R] [--seed S] [--exhaustive]\n"
-		   "  no size flag: 500 nodes x 5000 pods, then 5000 nodes x 50000 pods (50 queues)\n");
-}
-
 int main(int argc, char **argv)
 {
-	struct params pr = { .nodes = 5000, .pods = 50000, .queues = 50, .repeat = 1,
-			     .seed = UINT64_C(0x9E3779B97F4A7C15) };
-	bool sized = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t x;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--nodes")) {
-			if (parse_u64(a, v, 1, 1000000, &x))
-				return 2;
-			pr.nodes = (uint32_t)x;
-			sized = true;
-		} else if (!strcmp(a, "--pods")) {
-			if (parse_u64(a, v, 1, 10000000, &x))
-				return 2;
-			pr.pods = (uint32_t)x;
-			sized = true;
-		} else if (!strcmp(a, "--queues")) {
-			if (parse_u64(a, v, 1, 100000, &x))
-				return 2;
-			pr.queues = (uint32_t)x;
-			sized = true;
-		} else if (!strcmp(a, "--repeat")) {
-			if (parse_u64(a, v, 1, 1000, &x))
-				return 2;
-			pr.repeat = (uint32_t)x;
-		} else if (!strcmp(a, "--exhaustive")) {
-			pr.exhaustive = true;	/* score every node: the index must not change the plan */
-			continue;
-		} else if (!strcmp(a, "--seed")) {
-			if (parse_u64(a, v, 1, UINT64_MAX, &x))
-				return 2;
-			pr.seed = x;
-		} else {
-			fprintf(stderr, "bench_allocate: unknown argument '%s'\n", a);
-			usage(stderr);
-			return 2;
-		}
-		i++;
-	}
-	if (!sized) {
+	struct bench_size z = { .nodes = 5000, .pods = 50000, .queues = 50, .repeat = 1, .seed = BENCH_SEED_DEFAULT };
+	bool exhaustive = false;
+	const struct gt_flag flags[] = {
+		BENCH_SIZE_FLAGS(&z),
+		{ .type = GT_FLAG_BOOL, .name = "exhaustive", .dest = &exhaustive,
+		  .help = "score every node: the index must not change the plan" },
+	};
+	const struct gt_command cmd = {
+		.name = "bench_allocate", .synopsis = "[flags]",
+		.about = "One allocate cycle on a generated cluster. No size flag: 500 nodes x 5000 pods,\n"
+			 "then 5000 nodes x 50000 pods (50 queues).",
+		.flags = flags, .n_flags = GT_FLAGS_N(flags),
+	};
+	int rc = gt_flags_parse(&cmd, argc, argv);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	struct params pr = { .nodes = (uint32_t)z.nodes, .pods = (uint32_t)z.pods, .queues = (uint32_t)z.queues,
+			     .repeat = (uint32_t)z.repeat, .seed = (uint64_t)z.seed, .exhaustive = exhaustive };
+	if (!z.sized) {
 		struct params small = pr;
 		small.nodes = 500;
 		small.pods = 5000;

@@ -94,18 +94,9 @@ static __attribute__((format(printf, 2, 3))) void put(struct text *t, const char
 
 static uint64_t rng_state;
 
-static uint64_t rng_next(void)
-{
-	uint64_t x = rng_state;	/* xorshift64 (Marsaglia) */
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return rng_state = x;
-}
-
 static uint32_t rng_below(uint32_t n)
 {
-	return n ? (uint32_t)(rng_next() % n) : 0;
+	return bench_rng_below(&rng_state, n);
 }
 
 /* ---------------------------------------------------------------- objects */
@@ -264,7 +255,7 @@ static void end_object(struct emit *e)
 
 static void uid(char *buf, size_t len)
 {
-	uint64_t a = rng_next(), b = rng_next();
+	uint64_t a = bench_rng_next(&rng_state), b = bench_rng_next(&rng_state);
 	snprintf(buf, len, "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64, a >> 32,
 		 (a >> 16) & 0xffff, a & 0xffff, b >> 48, b & UINT64_C(0xffffffffffff));
 }
@@ -567,68 +558,35 @@ static void run_size(const struct params *pr)
 
 /* ---------------------------------------------------------------- main */
 
-static int parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = s ? strtoull(s, &end, 10) : 0;
-	if (!s || !*s || *end || errno || *s == '-' || v < min || v > max) {
-		fprintf(stderr, "bench_decode: %s needs an integer in [%" PRIu64 ", %" PRIu64 "], not '%s'\n", flag,
-			min, max, s ? s : "");
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: bench_decode [--nodes N] [--pods P] [--queues Q] [--repeat R] [--seed S]\n"
-		   "                    [--format yaml|json|both] [--write-yaml FILE] [--write-json FILE]\n"
-		   "  no size flag: 1000 nodes x 10000 pods, then 5000 nodes x 50000 pods (50 queues)\n");
-}
-
 int main(int argc, char **argv)
 {
-	struct params pr = { .nodes = 5000, .pods = 50000, .queues = 50, .repeat = 1,
-			     .seed = UINT64_C(0x9E3779B97F4A7C15), .yaml = true, .json = true };
-	bool sized = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t x;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--nodes") || !strcmp(a, "--pods") || !strcmp(a, "--queues")) {
-			if (parse_u64(a, v, 1, 10000000, &x))
-				return 2;
-			*(!strcmp(a, "--nodes") ? &pr.nodes : !strcmp(a, "--pods") ? &pr.pods : &pr.queues) = (uint32_t)x;
-			sized = true;
-		} else if (!strcmp(a, "--repeat")) {
-			if (parse_u64(a, v, 1, 1000, &x))
-				return 2;
-			pr.repeat = (uint32_t)x;
-		} else if (!strcmp(a, "--seed")) {
-			if (parse_u64(a, v, 1, UINT64_MAX, &x))
-				return 2;
-			pr.seed = x;
-		} else if (!strcmp(a, "--format") && v && (!strcmp(v, "yaml") || !strcmp(v, "json") || !strcmp(v, "both"))) {
-			pr.yaml = strcmp(v, "json") != 0;
-			pr.json = strcmp(v, "yaml") != 0;
-		} else if (!strcmp(a, "--write-yaml") && v) {
-			pr.write_yaml = v;
-			sized = true;
-		} else if (!strcmp(a, "--write-json") && v) {
-			pr.write_json = v;
-			sized = true;
-		} else {
-			fprintf(stderr, "bench_decode: unknown argument or missing value '%s'\n", a);
-			usage(stderr);
-			return 2;
-		}
-		i++;
-	}
-	if (!sized) {
+	struct bench_size z = { .nodes = 5000, .pods = 50000, .queues = 50, .repeat = 1, .seed = BENCH_SEED_DEFAULT };
+	int format = 2;
+	const char *write_yaml = NULL, *write_json = NULL;
+	static const char *const formats[] = { "yaml", "json", "both", NULL };
+	const struct gt_flag flags[] = {
+		BENCH_SIZE_FLAGS(&z),
+		{ .type = GT_FLAG_SECTION, .help = "Text" },
+		{ .type = GT_FLAG_CHOICE, .name = "format", .dest = &format, .arg = "F", .choices = formats,
+		  .help = "yaml, json or both (default both)" },
+		{ .type = GT_FLAG_STRING, .name = "write-yaml", .dest = &write_yaml, .seen = &z.sized, .arg = "FILE",
+		  .min = 1, .help = "also write the generated YAML (for gantry simulate -f)" },
+		{ .type = GT_FLAG_STRING, .name = "write-json", .dest = &write_json, .seen = &z.sized, .arg = "FILE",
+		  .min = 1, .help = "also write the generated JSON" },
+	};
+	const struct gt_command cmd = {
+		.name = "bench_decode", .synopsis = "[flags]",
+		.about = "Parse and decode a generated cluster. No size flag: 1000 nodes x 10000 pods,\n"
+			 "then 5000 nodes x 50000 pods (50 queues).",
+		.flags = flags, .n_flags = GT_FLAGS_N(flags),
+	};
+	int rc = gt_flags_parse(&cmd, argc, argv);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	struct params pr = { .nodes = (uint32_t)z.nodes, .pods = (uint32_t)z.pods, .queues = (uint32_t)z.queues,
+			     .repeat = (uint32_t)z.repeat, .seed = (uint64_t)z.seed, .yaml = format != 1,
+			     .json = format != 0, .write_yaml = write_yaml, .write_json = write_json };
+	if (!z.sized) {
 		struct params small = pr;
 		small.nodes = 1000;
 		small.pods = 10000;

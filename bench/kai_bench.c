@@ -34,7 +34,7 @@
  *               victim set could make them valid (reclaim's bound, solver.h).
  *   outcome     ok when KAI's assertions hold and the outcome is KAI's.
  *
- * Usage: kai_bench [--gantry PATH] [--only SUBSTRING] [--instr] [--repeat R]
+ * Usage: kai_bench [--gantry PATH] [--only SUBSTRING] [--instr] [--repeat R]   (--help: every flag)
  *        kai_bench --manifest NAME/SIZE    one row's cluster as YAML, for gantry simulate
  *   --instr runs each row once more under valgrind's callgrind, counting
  *   instructions of measured_part() only (slow: minutes for the table).
@@ -59,6 +59,7 @@
 #include "core/actions.h"
 #include "core/fairshare.h"
 #include "shapes/kai_benchmarks.h"
+#include "util/flags.h"
 #include "util/strtab.h"
 
 /* KAI's measured figures (../shared/docs/KAI-BENCH.md), in seconds per op */
@@ -325,42 +326,47 @@ static const struct kb_shape *find_shape(const char *full)
 
 int main(int argc, char **argv)
 {
-	const char *gantry = NULL, *only = NULL;
+	const char *gantry = NULL, *only = NULL, *child = NULL, *manifest = NULL;
 	bool instr = false;
-	int repeat = 1;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--child") && i + 1 < argc) {
-			/* one row, in this process: what --instr runs under callgrind */
-			const struct kb_shape *sh = find_shape(argv[i + 1]);
-			if (!sh)
-				return 2;
-			run_child(sh, open("/dev/null", 1));
-		} else if (!strcmp(argv[i], "--manifest") && i + 1 < argc) {
-			/* one row's cluster on stdout, for gantry simulate -f - */
-			const struct kb_shape *sh = find_shape(argv[i + 1]);
-			if (!sh)
-				return 2;
-			struct kf_manifest m;
-			kb_build(sh, &m);
-			fwrite(m.text, 1, m.len, stdout);
-			kf_release(&m);
-			return 0;
-		} else if (!strcmp(argv[i], "--gantry") && i + 1 < argc) {
-			gantry = argv[++i];
-		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
-			only = argv[++i];
-		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
-			repeat = atoi(argv[++i]);
-		} else if (!strcmp(argv[i], "--instr")) {
-			instr = true;
-		} else {
-			fprintf(stderr, "usage: kai_bench [--gantry PATH] [--only SUBSTRING] [--instr] "
-					"[--repeat R]\n       kai_bench --manifest NAME/SIZE\n");
+	int64_t repeat = 1;
+	const struct gt_flag flags[] = {
+		{ .type = GT_FLAG_STRING, .name = "gantry", .dest = &gantry, .arg = "PATH",
+		  .help = "also run each row through `gantry simulate` (the KAI column's process figure)" },
+		{ .type = GT_FLAG_STRING, .name = "only", .dest = &only, .arg = "SUBSTRING",
+		  .help = "only the rows whose NAME/SIZE contains it" },
+		{ .type = GT_FLAG_BOOL, .name = "instr", .dest = &instr,
+		  .help = "count each row's instructions under callgrind (slow)" },
+		{ .type = GT_FLAG_INT, .name = "repeat", .dest = &repeat, .arg = "R", .min = 1, .max = 1000,
+		  .help = "measure each row R times, report the best (default 1)" },
+		{ .type = GT_FLAG_STRING, .name = "manifest", .dest = &manifest, .arg = "NAME/SIZE",
+		  .help = "write one row's cluster on stdout, for gantry simulate -f -" },
+		{ .type = GT_FLAG_STRING, .name = "child", .dest = &child, .arg = "NAME/SIZE",
+		  .help = "run one row in this process (what --instr runs under callgrind)" },
+	};
+	const struct gt_command cmd = {
+		.name = "kai_bench", .synopsis = "[flags]",
+		.about = "KAI v0.17's benchmarks, built as KAI builds them, beside KAI's measured figures\n"
+			 "(docs/benchmarks.md).",
+		.flags = flags, .n_flags = GT_FLAGS_N(flags),
+	};
+	int rc = gt_flags_parse(&cmd, argc, argv);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (child || manifest) {
+		const struct kb_shape *sh = find_shape(child ? child : manifest);
+		if (!sh) {
+			fprintf(stderr, "kai_bench: no benchmark row '%s' (NAME/SIZE as the table prints them)\n",
+				child ? child : manifest);
 			return 2;
 		}
+		if (child)
+			run_child(sh, open("/dev/null", 1));	/* does not return */
+		struct kf_manifest m;
+		kb_build(sh, &m);
+		fwrite(m.text, 1, m.len, stdout);
+		kf_release(&m);
+		return 0;
 	}
-	if (repeat < 1)
-		repeat = 1;
 	size_t n;
 	const struct kb_shape *shapes = kb_shapes(&n);
 	printf("%-50s %8s %8s %7s %8s %7s %8s %7s %6s %6s %6s %6s %15s  %s\n", "benchmark", "KAI s",

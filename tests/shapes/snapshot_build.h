@@ -17,6 +17,7 @@
 
 #include "core/cluster.h"
 #include "core/session.h"
+#include "util/flags.h"
 #include "util/mem.h"
 
 #define BENCH_BASE_TIME INT64_C(1767225600)	/* 2026-01-01T00:00:00Z */
@@ -26,6 +27,47 @@ static inline double bench_now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/*
+ * The size of a generated cluster and how often to measure it, as the
+ * benches' flags give it (util/flags.h rules). @sized: a size was given, so
+ * only that size runs.
+ */
+struct bench_size {
+	int64_t nodes, pods, queues, repeat, seed;
+	bool sized;
+};
+
+/* the seed the published figures were measured with (a uint64, kept in the flag's int64) */
+#define BENCH_SEED_DEFAULT ((int64_t)UINT64_C(0x9E3779B97F4A7C15))
+
+#define BENCH_SIZE_FLAGS(z)                                                                      \
+	{ .type = GT_FLAG_SECTION, .help = "Size" },                                             \
+	{ .type = GT_FLAG_INT, .name = "nodes", .dest = &(z)->nodes, .seen = &(z)->sized,         \
+	  .arg = "N", .min = 1, .max = 1000000, .help = "nodes of 8 GPUs" },                      \
+	{ .type = GT_FLAG_INT, .name = "pods", .dest = &(z)->pods, .seen = &(z)->sized,           \
+	  .arg = "P", .min = 1, .max = 10000000, .help = "pending pods" },                        \
+	{ .type = GT_FLAG_INT, .name = "queues", .dest = &(z)->queues, .seen = &(z)->sized,       \
+	  .arg = "Q", .min = 1, .max = 100000, .help = "leaf queues (default 50)" },              \
+	{ .type = GT_FLAG_INT, .name = "repeat", .dest = &(z)->repeat, .arg = "R", .min = 1,      \
+	  .max = 1000, .help = "measure R times, report the best (default 1)" },                  \
+	{ .type = GT_FLAG_INT, .name = "seed", .dest = &(z)->seed, .arg = "S", .min = 1,          \
+	  .max = INT64_MAX, .help = "the generator's seed: the same seed, the same cluster" }
+
+/* xorshift64 (Marsaglia): tiny, deterministic, good enough for a mix. @state must not be 0. */
+static inline uint64_t bench_rng_next(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *state = x;
+}
+
+static inline uint32_t bench_rng_below(uint64_t *state, uint32_t n)
+{
+	return n ? (uint32_t)(bench_rng_next(state) % n) : 0;
 }
 
 static inline uint32_t bench_intern(struct gt_strtab *names, const char *fmt, uint32_t i)
