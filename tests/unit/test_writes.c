@@ -25,6 +25,36 @@ static const struct gt_kop *find_op(const struct gt_writes *p, enum gt_kop_kind 
 	return NULL;
 }
 
+/* A cycle planned over a cache, and the writes its plan gives: what every test here looks at. */
+struct planned {
+	struct gt_kube_snapshot snap;
+	struct gt_session ss;
+	struct gt_plan cp;
+	struct gt_writes w;
+	char **pipelined;
+	size_t n_pipelined;
+};
+
+static void plan_cycle(struct gt_cache *c, struct planned *p)
+{
+	gt_snapshot_take(c, &sopts, NULL, &p->snap);
+	gt_cycle_run(&p->ss, &p->snap.c, 1767229200, 1u << GT_ACT_ALLOCATE);
+	struct gt_writes_opts po = { .node_pool = "default", .now = 1767229200 };
+	gt_plan_build(&p->cp, &p->ss, NULL);
+	gt_writes_build(&p->snap, &p->cp, &po, &p->w, &p->pipelined, &p->n_pipelined);
+}
+
+static void planned_release(struct planned *p)
+{
+	for (size_t i = 0; i < p->n_pipelined; i++)
+		free(p->pipelined[i]);
+	free(p->pipelined);
+	gt_writes_release(&p->w);
+	gt_plan_release(&p->cp);
+	gt_session_release(&p->ss);
+	gt_snapshot_release(&p->snap);
+}
+
 TEST(plan_binds_and_conditions)
 {
 	struct gt_cache *c = gt_cache_new();
@@ -35,19 +65,10 @@ TEST(plan_binds_and_conditions)
 	add(c, GT_KRES_PODGROUPS, pg_json);
 	add(c, GT_KRES_PODS, fmt(BIG_POD, "big-0", "big-0"));
 	add(c, GT_KRES_PODS, fmt(BIG_POD, "big-1", "big-1"));
-	struct gt_kube_snapshot s;
-	gt_snapshot_take(c, &sopts, NULL, &s);
-	struct gt_session ss;
-	gt_cycle_run(&ss, &s.c, 1767229200, 1u << GT_ACT_ALLOCATE);
-	struct gt_writes_opts po = { .node_pool = "default", .now = 1767229200 };
-	struct gt_plan cp;
-	gt_plan_build(&cp, &ss, NULL);
-	struct gt_writes plan;
-	char **pipelined;
-	size_t n_pipelined;
-	gt_writes_build(&s, &cp, &po, &plan, &pipelined, &n_pipelined);
+	struct planned p;
+	plan_cycle(c, &p);
 	/* the notebook's half GPU: bound, on a GPU group of its own named after the node */
-	const struct gt_kop *b = find_op(&plan, GT_KOP_BIND, "nb-x7k2p", NULL);
+	const struct gt_kop *b = find_op(&p.w, GT_KOP_BIND, "nb-x7k2p", NULL);
 	ASSERT_TRUE(b != NULL);
 	ASSERT_STR("gpu-1", b->node);
 	ASSERT_EQ(1, b->n_groups);
@@ -55,10 +76,10 @@ TEST(plan_binds_and_conditions)
 	ASSERT_STR("48213", b->rv);
 	ASSERT_CONTAINS(b->message, "Successfully assigned pod team-a/nb-x7k2p to node gpu-1 at node-pool default");
 	/* the gang of two 8-GPU pods cannot fit beside it: nothing of it is bound */
-	ASSERT_TRUE(find_op(&plan, GT_KOP_BIND, "big-0", NULL) == NULL);
-	ASSERT_TRUE(find_op(&plan, GT_KOP_BIND, "big-1", NULL) == NULL);
-	ASSERT_EQ(1, plan.n_binds);
-	const struct gt_kop *st = find_op(&plan, GT_KOP_PATCH, "big", "PodGroup status");
+	ASSERT_TRUE(find_op(&p.w, GT_KOP_BIND, "big-0", NULL) == NULL);
+	ASSERT_TRUE(find_op(&p.w, GT_KOP_BIND, "big-1", NULL) == NULL);
+	ASSERT_EQ(1, p.w.n_binds);
+	const struct gt_kop *st = find_op(&p.w, GT_KOP_PATCH, "big", "PodGroup status");
 	ASSERT_TRUE(st != NULL);
 	ASSERT_STR("status", st->sub);
 	/* our node pool's condition is added beside the other pool's, with the next transition id */
@@ -66,48 +87,32 @@ TEST(plan_binds_and_conditions)
 	ASSERT_CONTAINS(st->body, "\"nodePool\":\"default\"");
 	ASSERT_CONTAINS(st->body, "\"transitionID\":\"5\"");
 	ASSERT_CONTAINS(st->body, "\"reason\":\"PodSchedulingErrors\"");
-	ASSERT_CONTAINS(st->body, ss.jobs[s.c.pods[1].job].message);
-	const struct gt_kop *pc = find_op(&plan, GT_KOP_PATCH, "big-0", "pod condition");
+	ASSERT_CONTAINS(st->body, p.ss.jobs[p.snap.c.pods[1].job].message);
+	const struct gt_kop *pc = find_op(&p.w, GT_KOP_PATCH, "big-0", "pod condition");
 	ASSERT_TRUE(pc != NULL);
 	ASSERT_TRUE(pc->strategic);
 	ASSERT_CONTAINS(pc->body, "\"type\":\"PodScheduled\"");
 	ASSERT_CONTAINS(pc->body, "\"status\":\"False\"");
-	ASSERT_TRUE(find_op(&plan, GT_KOP_EVENT, "big", NULL) != NULL);
-	ASSERT_TRUE(find_op(&plan, GT_KOP_EVENT, "big-0", NULL) != NULL);
+	ASSERT_TRUE(find_op(&p.w, GT_KOP_EVENT, "big", NULL) != NULL);
+	ASSERT_TRUE(find_op(&p.w, GT_KOP_EVENT, "big-0", NULL) != NULL);
 	/* the PodGroup's last-start annotation is not touched: it never started */
-	ASSERT_TRUE(find_op(&plan, GT_KOP_PATCH, "big", "PodGroup annotations") == NULL);
-	gt_writes_release(&plan);
-	gt_plan_release(&cp);
-	free(pipelined);
-	gt_session_release(&ss);
-	gt_snapshot_release(&s);
+	ASSERT_TRUE(find_op(&p.w, GT_KOP_PATCH, "big", "PodGroup annotations") == NULL);
+	planned_release(&p);
 	gt_cache_free(c);
 }
 
 /* Plan a cycle over the cache; the plan's writes for pods and groups named @prefix*. */
 static size_t writes_for(struct gt_cache *c, const char *prefix, char *msg, size_t msg_len)
 {
-	struct gt_kube_snapshot s;
-	gt_snapshot_take(c, &sopts, NULL, &s);
-	struct gt_session ss;
-	gt_cycle_run(&ss, &s.c, 1767229200, 1u << GT_ACT_ALLOCATE);
-	struct gt_writes_opts po = { .node_pool = "default", .now = 1767229200 };
-	struct gt_plan cp;
-	gt_plan_build(&cp, &ss, NULL);
-	struct gt_writes plan;
-	char **pl;
-	size_t npl, n = 0;
-	gt_writes_build(&s, &cp, &po, &plan, &pl, &npl);
-	for (size_t i = 0; i < plan.n; i++)
-		n += !strncmp(plan.ops[i].name, prefix, strlen(prefix));
-	for (uint32_t j = 0; j < s.c.n_jobs; j++)
-		if (ss.jobs[j].message && msg)
-			snprintf(msg, msg_len, "%s", ss.jobs[j].message);
-	gt_writes_release(&plan);
-	gt_plan_release(&cp);
-	free(pl);
-	gt_session_release(&ss);
-	gt_snapshot_release(&s);
+	struct planned p;
+	plan_cycle(c, &p);
+	size_t n = 0;
+	for (size_t i = 0; i < p.w.n; i++)
+		n += !strncmp(p.w.ops[i].name, prefix, strlen(prefix));
+	for (uint32_t j = 0; j < p.snap.c.n_jobs; j++)
+		if (p.ss.jobs[j].message && msg)
+			snprintf(msg, msg_len, "%s", p.ss.jobs[j].message);
+	planned_release(&p);
 	return n;
 }
 
@@ -163,26 +168,13 @@ TEST(condition_reason_is_the_cores_code)
 	add(c, GT_KRES_PODGROUPS, pg_json);
 	add(c, GT_KRES_PODS, fmt(BIG_POD, "big-0", "big-0"));
 	add(c, GT_KRES_PODS, fmt(BIG_POD, "big-1", "big-1"));
-	struct gt_kube_snapshot s;
-	gt_snapshot_take(c, &sopts, NULL, &s);
-	struct gt_session ss;
-	gt_cycle_run(&ss, &s.c, 1767229200, 1u << GT_ACT_ALLOCATE);
-	struct gt_writes_opts po = { .node_pool = "default", .now = 1767229200 };
-	struct gt_plan cp;
-	gt_plan_build(&cp, &ss, NULL);
-	struct gt_writes plan;
-	char **pipelined;
-	size_t n_pipelined;
-	gt_writes_build(&s, &cp, &po, &plan, &pipelined, &n_pipelined);
-	const struct gt_kop *st = find_op(&plan, GT_KOP_PATCH, "big", "PodGroup status");
+	struct planned p;
+	plan_cycle(c, &p);
+	const struct gt_kop *st = find_op(&p.w, GT_KOP_PATCH, "big", "PodGroup status");
 	ASSERT_TRUE(st != NULL);
 	ASSERT_CONTAINS(st->body, "\"reason\":\"OverLimit\"");
 	ASSERT_CONTAINS(st->body, "quota has reached the allowable limit of GPUs");
-	gt_writes_release(&plan);
-	gt_plan_release(&cp);
-	free(pipelined);
-	gt_session_release(&ss);
-	gt_snapshot_release(&s);
+	planned_release(&p);
 	gt_cache_free(c);
 }
 
@@ -208,32 +200,17 @@ TEST(numa_bind_writes_predicted_zones)
 	    "\"tolerations\":[{\"operator\":\"Exists\"}],\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{"
 	    "\"cpu\":\"4\",\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"1\"}}}]},\"status\":{\"phase\":\"Pending\","
 	    "\"qosClass\":\"Guaranteed\"}}");
-	struct gt_kube_snapshot s;
-	gt_snapshot_take(c, &sopts, NULL, &s);
-	struct gt_session ss;
-	gt_cycle_run(&ss, &s.c, 1767229200, 1u << GT_ACT_ALLOCATE);
-	struct gt_writes_opts po = { .node_pool = "default", .now = 1767229200 };
-	struct gt_plan cp;
-	gt_plan_build(&cp, &ss, NULL);
-	struct gt_writes plan;
-	char **pipelined;
-	size_t n_pipelined;
-	gt_writes_build(&s, &cp, &po, &plan, &pipelined, &n_pipelined);
-	ASSERT_TRUE(find_op(&plan, GT_KOP_BIND, "g", NULL) != NULL);
-	const struct gt_kop *a = find_op(&plan, GT_KOP_PATCH, "g", "pod NUMA placement");
+	struct planned p;
+	plan_cycle(c, &p);
+	ASSERT_TRUE(find_op(&p.w, GT_KOP_BIND, "g", NULL) != NULL);
+	const struct gt_kop *a = find_op(&p.w, GT_KOP_PATCH, "g", "pod NUMA placement");
 	ASSERT_TRUE(a != NULL);
 	/* zone node-0 (the lowest NUMA node) has 2 cores only: node-1 holds the pod */
 	ASSERT_CONTAINS(a->body, "\"kai.scheduler/numa-placement-predicted\":"
 				 "\"[{\\\"zone\\\":\\\"node-1\\\",\\\"amount\\\":{\\\"cpu\\\":\\\"4\\\","
 				 "\\\"nvidia.com/gpu\\\":\\\"1\\\"}}]\"");
-	ASSERT_TRUE(a < find_op(&plan, GT_KOP_BIND, "g", NULL));	/* written before the bind */
-	for (size_t i = 0; i < n_pipelined; i++)
-		free(pipelined[i]);
-	free(pipelined);
-	gt_writes_release(&plan);
-	gt_plan_release(&cp);
-	gt_session_release(&ss);
-	gt_snapshot_release(&s);
+	ASSERT_TRUE(a < find_op(&p.w, GT_KOP_BIND, "g", NULL));	/* written before the bind */
+	planned_release(&p);
 	gt_cache_free(c);
 }
 
