@@ -457,7 +457,8 @@ static int serve_snapshots(struct sched *S)
 {
 	if (!S->o.snapshot_endpoint)
 		return 0;
-	struct gt_snapserve_opts so = { .port = (int)S->o.kai.plugin_server_port, .scheduler_name = S->o.scheduler_name,
+	struct gt_snapserve_opts so = { .port = (int)S->o.kai.plugin_server_port, .cl = S->cl,
+					.scheduler_name = S->o.scheduler_name,
 					.pool_key = S->o.node_pool_key, .actions = S->o.actions,
 					.schedule_period_s = S->o.period_s };
 	struct gt_err err = { 0 };

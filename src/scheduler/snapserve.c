@@ -1,6 +1,7 @@
 #include "scheduler/snapserve.h"
 
 #include <arpa/inet.h>
+#include <jansson.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -41,6 +42,26 @@ static const struct {
 };
 #define N_CACHED (sizeof(cached) / sizeof(cached[0]))
 
+/* The API server's gitVersion ("v1.37.2"), or NULL when it cannot be had (said). Free it. */
+static char *server_version(struct gt_kube_client *cl)
+{
+	if (!cl)
+		return NULL;
+	struct gt_kube_resp r;
+	char *v = NULL;
+	if (!gt_kube_request(cl, GT_VERB_GET, "GET", "/version", NULL, NULL, &r) && r.status == 200) {
+		json_t *o = json_loads(r.body, 0, NULL);
+		const char *g = json_string_value(json_object_get(o, "gitVersion"));
+		v = g ? gt_xstrdup(g) : NULL;
+		json_decref(o);
+	}
+	if (!v)
+		gt_log(GT_LOG_WARN, "snapshot", "GET /version: %s; the snapshot has no discovery",
+		       r.status == 200 ? "no gitVersion" : gt_kube_why(&r));
+	gt_kube_resp_release(&r);
+	return v;
+}
+
 /* snapshot.json from the cache as it is now, zipped. 0 or an error. */
 static int snapshot_zip(struct gt_snapserve *s, char **zip, size_t *zip_len, struct gt_err *err)
 {
@@ -63,12 +84,15 @@ static int snapshot_zip(struct gt_snapserve *s, char **zip, size_t *zip_len, str
 	pthread_mutex_unlock(&s->mu);
 	m.config = &cfg;
 	m.pool_value = pool;
+	char *version = server_version(s->o.cl);
+	m.server_version = version;
 	char *json;
 	size_t json_len;
 	gt_kai_snapshot_write(&m, (const struct gt_doc *const *const *)lists, n, &json, &json_len);
 	int rc = gt_zip_write(GT_KAISNAP_MEMBER, json, json_len, zip, zip_len, err);
 	free(json);
 	free(pool);
+	free(version);
 	for (size_t i = 0; i < N_CACHED; i++) {
 		for (size_t k = 0; k < n_objs[i]; k++)
 			gt_kobj_unref(objs[i][k]);

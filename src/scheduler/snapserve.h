@@ -20,12 +20,14 @@
 
 #include "core/cluster.h"
 #include "kube/cache.h"
+#include "kube/http.h"
 #include "util/err.h"
 
 struct gt_snapserve;
 
 struct gt_snapserve_opts {
 	int port;
+	struct gt_kube_client *cl;	/* asked the server's version (discovery); NULL: none written */
 	const char *scheduler_name;
 	const char *pool_key;		/* NULL: kai.scheduler/node-pool */
 	unsigned actions;

@@ -139,7 +139,7 @@ struct gt_kaisnap_meta {
 	const char *scheduler_name;
 	const char *pool_key, *pool_value;	/* partitionParams; value NULL: no partition */
 	double schedule_period_s;
-	const char *server_version;	/* NULL: discovery.serverVersion null */
+	const char *server_version;	/* gitVersion, "v1.37.2"; NULL: unknown, no discovery written */
 };
 
 /*

@@ -163,6 +163,8 @@ static json_t *params(const struct gt_kaisnap_meta *m)
 		json_object_set_new(p, "stuckInReleasingThreshold", json_integer(c->stuck_releasing_s * 1000000000LL));
 	if (m->schedule_period_s > 0)
 		json_object_set_new(p, "schedulePeriod", json_integer(llround(m->schedule_period_s * 1e9)));
+	/* KAI's DRA plugin checks a shared GPU claim's queue label under this key: without it, none passes */
+	json_object_set_new(p, "queueLabelKey", json_string("kai.scheduler/queue"));
 	return p;
 }
 
@@ -173,6 +175,60 @@ static json_t *object(const struct gt_doc *d)
 	json_object_del(o, "apiVersion");
 	json_object_del(json_object_get(o, "metadata"), "managedFields");
 	return o;
+}
+
+/*
+ * What KAI's readers take from discovery: the server's version (its DRA
+ * check wants major >= 1 and minor >= 26) and the API groups that say DRA
+ * (resource.k8s.io) and NodeResourceTopology are served. KAI's
+ * snapshot-tool decides by them whether to read claims and NRTs at all, so
+ * a snapshot must name the groups whose objects it carries. Without the
+ * server's version there is no discovery (KAI's tool then works it out
+ * from the objects, as for its own older snapshots).
+ */
+static json_t *api_group(const char *group_version, const char *const *names, const char *const *kinds,
+			 const bool *namespaced, size_t n)
+{
+	json_t *list = json_object(), *rs = json_array();
+	json_object_set_new(list, "groupVersion", json_string(group_version));
+	for (size_t i = 0; i < n; i++) {
+		json_t *r = json_object();
+		json_object_set_new(r, "name", json_string(names[i]));
+		json_object_set_new(r, "namespaced", json_boolean(namespaced[i]));
+		json_object_set_new(r, "kind", json_string(kinds[i]));
+		json_array_append_new(rs, r);
+	}
+	json_object_set_new(list, "resources", rs);
+	return list;
+}
+
+static json_t *discovery(const struct gt_kaisnap_meta *m, const size_t *n)
+{
+	unsigned major, minor;
+	if (!m->server_version || sscanf(m->server_version, "v%u.%u", &major, &minor) != 2)
+		return NULL;
+	json_t *disc = json_object(), *ver = json_object(), *res = json_array();
+	char buf[16];
+	snprintf(buf, sizeof(buf), "%u", major);
+	json_object_set_new(ver, "major", json_string(buf));
+	snprintf(buf, sizeof(buf), "%u", minor);
+	json_object_set_new(ver, "minor", json_string(buf));
+	json_object_set_new(ver, "gitVersion", json_string(m->server_version));
+	json_object_set_new(disc, "serverVersion", ver);
+	if (n[GT_KAISNAP_RESOURCECLAIMS] || n[GT_KAISNAP_RESOURCESLICES] || n[GT_KAISNAP_DEVICECLASSES]) {
+		static const char *const names[] = { "resourceclaims", "resourceslices", "deviceclasses" };
+		static const char *const kinds[] = { "ResourceClaim", "ResourceSlice", "DeviceClass" };
+		static const bool namespaced[] = { true, false, false };
+		json_array_append_new(res, api_group("resource.k8s.io/v1", names, kinds, namespaced, 3));
+	}
+	if (n[GT_KAISNAP_NRTS]) {
+		static const char *const names[] = { "noderesourcetopologies" };
+		static const char *const kinds[] = { "NodeResourceTopology" };
+		static const bool namespaced[] = { false };
+		json_array_append_new(res, api_group("topology.node.k8s.io/v1alpha2", names, kinds, namespaced, 1));
+	}
+	json_object_set_new(disc, "resources", res);
+	return disc;
 }
 
 void gt_kai_snapshot_write(const struct gt_kaisnap_meta *m, const struct gt_doc *const *const *lists,
@@ -192,14 +248,9 @@ void gt_kai_snapshot_write(const struct gt_kaisnap_meta *m, const struct gt_doc 
 		json_object_set_new(raw, gt_kaisnap_lists[l].key, a);
 	}
 	json_object_set_new(root, "rawObjects", raw);
-	json_t *disc = json_object(), *ver = json_null();
-	if (m->server_version) {
-		ver = json_object();
-		json_object_set_new(ver, "gitVersion", json_string(m->server_version));
-	}
-	json_object_set_new(disc, "serverVersion", ver);
-	json_object_set_new(disc, "resources", json_null());
-	json_object_set_new(root, "discovery", disc);
+	json_t *disc = discovery(m, n);
+	if (disc)
+		json_object_set_new(root, "discovery", disc);
 	*out = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	*out_len = strlen(*out);
 	json_decref(root);

@@ -92,12 +92,48 @@ def params_from(shard, partition):
                                                              "60s")),
          "schedulePeriod": 1000000000, "stuckInReleasingThreshold": 60000000000,
          "detailedFitErrors": True, "updatePodEvictionCondition": True,
-         "useSchedulingSignatures": True, "fullHierarchyFairness": True}
+         "useSchedulingSignatures": True, "fullHierarchyFairness": True,
+         "queueLabelKey": "kai.scheduler/queue"}
     # KAI always writes partitionParams (an empty value: no partition); its snapshot-tool
     # dereferences it
     key, _, value = (partition or "kai.scheduler/node-pool=").partition("=")
     p["partitionParams"] = {"NodePoolLabelKey": key, "NodePoolLabelValue": value}
     return p
+
+
+def server_defaults(kind, d):
+    """What the API server fills in on create, which KAI's snapshot-tool (a fake clientset) does
+    not: a new pod's phase, a claim request's allocationMode and count."""
+    if kind == "Pod":
+        d.setdefault("status", {}).setdefault("phase", "Pending")
+        spec = d.get("spec") or {}
+        for c in (spec.get("containers") or []) + (spec.get("initContainers") or []):
+            res = c.get("resources") or {}
+            for name, value in (res.get("limits") or {}).items():
+                res.setdefault("requests", {}).setdefault(name, value)
+    if kind == "ResourceClaim":
+        for req in ((d.get("spec") or {}).get("devices") or {}).get("requests") or []:
+            for sel in [req.get("exactly")] + list(req.get("firstAvailable") or []):
+                if sel is not None:
+                    sel.setdefault("allocationMode", "ExactCount")
+                    if sel["allocationMode"] == "ExactCount":
+                        sel.setdefault("count", 1)
+
+
+def discovery_resources(raw):
+    """The API groups a server holding these objects serves, as far as KAI reads them: its
+    snapshot-tool takes claims only when resource.k8s.io is listed, and NodeResourceTopologies only
+    when topology.node.k8s.io is."""
+    groups = []
+    if raw["resourceClaims"] or raw["resourceSlices"] or raw["deviceClasses"]:
+        groups.append({"groupVersion": "resource.k8s.io/v1", "resources": [
+            {"name": "resourceclaims", "namespaced": True, "kind": "ResourceClaim"},
+            {"name": "resourceslices", "namespaced": False, "kind": "ResourceSlice"},
+            {"name": "deviceclasses", "namespaced": False, "kind": "DeviceClass"}]})
+    if raw["nodeResourceTopologies"]:
+        groups.append({"groupVersion": "topology.node.k8s.io/v1alpha2", "resources": [
+            {"name": "noderesourcetopologies", "namespaced": False, "kind": "NodeResourceTopology"}]})
+    return groups
 
 
 def main():
@@ -134,9 +170,17 @@ def main():
             kind, meta.get("namespace", ""), meta.get("name", "")))))
         if kind == "Node" and "allocatable" in (d.get("status") or {}):
             d["status"].setdefault("capacity", dict(d["status"]["allocatable"]))
+        server_defaults(kind, d)
         meta["managedFields"] = [{"manager": "kubectl", "operation": "Update",
                                   "apiVersion": "v1", "fieldsType": "FieldsV1"}]
         raw[by_kind[kind]].append(d)
+    # the PriorityClasses KAI's chart installs, where the objects use them and do not define them
+    defined = {pc["metadata"]["name"] for pc in raw["priorityClasses"]}
+    used = {((d.get("spec") or {}).get("priorityClassName")) for key in ("pods", "podGroups") for d in raw[key]}
+    for name, value in (("train", 50), ("build-preemptible", 75), ("build", 100), ("inference", 125)):
+        if name in used and name not in defined:
+            raw["priorityClasses"].append({"metadata": {"name": name, "uid": str(uuid.uuid5(
+                uuid.NAMESPACE_URL, "PriorityClass//" + name))}, "value": value})
     if extras:
         raw["configMaps"].append({"metadata": {"name": "kube-root-ca.crt", "namespace": "default"},
                                   "data": {"ca.crt": "x"}})
@@ -145,7 +189,7 @@ def main():
     snap = {"config": config_from(shard, extras), "schedulerParams": params_from(shard, partition),
             "rawObjects": {k: (list(reversed(v)) or None) for k, v in raw.items()},
             "discovery": {"serverVersion": {"major": "1", "minor": "33", "gitVersion": "v1.33.4"},
-                          "resources": None}}
+                          "resources": discovery_resources(raw)}}
     if extras:
         snap["rawObjects"]["futureThings"] = None
         snap["config"]["futureSetting"] = {"on": True}

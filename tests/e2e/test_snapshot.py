@@ -89,6 +89,16 @@ def test_snapshot_round_trip(t):
     check(snap_nodes >= {"snap-a", "snap-b"}, "nodes in the snapshot: %s" % snap_nodes)
     # KAI's layout: no kind in list items, null for what is not cached, actions as one string
     check(set(snap) == {"config", "schedulerParams", "rawObjects", "discovery"}, "keys %s" % list(snap))
+    # the server's version as KAI's discovery gives it: KAI's snapshot-tool reads DRA only when the
+    # version is 1.26 or later and resource.k8s.io is listed
+    ver = snap["discovery"]["serverVersion"]
+    check(ver["major"] == "1" and int(ver["minor"]) >= 26 and ver["gitVersion"].startswith("v1."),
+          "discovery.serverVersion %r" % ver)
+    groups = [r["groupVersion"] for r in snap["discovery"]["resources"]]
+    check(("resource.k8s.io/v1" in groups) == bool(snap["rawObjects"]["resourceClaims"] or
+                                                   snap["rawObjects"]["resourceSlices"] or
+                                                   snap["rawObjects"]["deviceClasses"]),
+          "discovery.resources %r beside the DRA lists" % groups)
     check(all("kind" not in o and "apiVersion" not in o for lst in snap["rawObjects"].values() for o in lst or []),
           "list items carry kind or apiVersion")
     check(snap["rawObjects"]["persistentVolumes"] is None, "persistentVolumes: %r" % snap["rawObjects"]["persistentVolumes"])

@@ -205,7 +205,10 @@ TEST(write_then_read)
 	ASSERT_CONTAINS(json, "\"NodePoolLabelValue\":\"a\"");
 	ASSERT_CONTAINS(json, "\"globalDefaultStalenessGracePeriod\":60000000000");
 	ASSERT_CONTAINS(json, "\"stuckInReleasingThreshold\":120000000000");
+	ASSERT_CONTAINS(json, "\"queueLabelKey\":\"kai.scheduler/queue\"");
 	ASSERT_TRUE(!strstr(json, "\"kind\""));
+	/* no server version known: no discovery (KAI's snapshot-tool works it out from the objects) */
+	ASSERT_TRUE(!strstr(json, "\"discovery\""));
 	ASSERT_EQ(0, gt_zip_write(GT_KAISNAP_MEMBER, json, len, &zip, &zlen, &err));
 	struct gt_kai_snapshot back;
 	ASSERT_EQ(0, gt_kai_snapshot_read(zip, zlen, "back.zip", &back, &err));
@@ -221,9 +224,45 @@ TEST(write_then_read)
 	gt_kai_snapshot_release(&s);
 }
 
+/*
+ * With the server's version, discovery says it as KAI's readers take it
+ * (major and minor) and lists resource.k8s.io/v1 exactly when the snapshot
+ * carries DRA objects: KAI's snapshot-tool reads claims only then.
+ */
+TEST(discovery_names_the_groups_carried)
+{
+	struct gt_config cfg;
+	gt_config_defaults(&cfg);
+	struct gt_kaisnap_meta m = { .actions = 1u << GT_ACT_ALLOCATE, .config = &cfg, .scheduler_name = "kai-scheduler",
+				     .server_version = "v1.37.2" };
+	const struct gt_doc *none[GT_KAISNAP_N_LISTS][1] = { { 0 } };
+	const struct gt_doc *const *ptrs[GT_KAISNAP_N_LISTS];
+	for (int l = 0; l < GT_KAISNAP_N_LISTS; l++)
+		ptrs[l] = none[l];
+	size_t n[GT_KAISNAP_N_LISTS] = { 0 };
+	char *json;
+	size_t len;
+	gt_kai_snapshot_write(&m, ptrs, n, &json, &len);
+	ASSERT_CONTAINS(json, "\"discovery\":{\"serverVersion\":{\"major\":\"1\",\"minor\":\"37\","
+			      "\"gitVersion\":\"v1.37.2\"},\"resources\":[]}");
+	free(json);
+	struct gt_err err = { 0 };
+	struct gt_doc_list cls = { 0 };
+	const char *text = "{\"metadata\":{\"name\":\"gpu.nvidia.com\"}}";
+	ASSERT_EQ(0, gt_doc_parse_string(text, strlen(text), "c.json", &cls, &err));
+	none[GT_KAISNAP_DEVICECLASSES][0] = cls.docs[0];
+	n[GT_KAISNAP_DEVICECLASSES] = 1;
+	gt_kai_snapshot_write(&m, ptrs, n, &json, &len);
+	ASSERT_CONTAINS(json, "\"resources\":[{\"groupVersion\":\"resource.k8s.io/v1\"");
+	ASSERT_TRUE(!strstr(json, "topology.node.k8s.io"));
+	free(json);
+	gt_doc_list_release(&cls);
+}
+
 const struct gt_test gt_tests[] = {
 	T(reads_kai_layout),
 	T(bad_snapshots_name_the_part),
 	T(write_then_read),
+	T(discovery_names_the_groups_carried),
 	{ NULL, NULL },
 };
