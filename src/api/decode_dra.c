@@ -23,6 +23,7 @@
 #include "api/decode_int.h"
 #include "api/quantity.h"
 #include "core/cel.h"
+#include "core/order.h"
 #include "util/arena.h"
 #include "util/hash.h"
 #include "util/mem.h"
@@ -768,11 +769,16 @@ static void carriers(struct gt_dec *x)
 		struct gt_dra_claim *k = &d->claims[ki];
 		if (x->dra->claim_problem[ki])
 			continue;
-		for (uint32_t j = 0; j < k->n_consumers && k->carrier == GT_NONE; j++) {
+		/* an unallocated claim goes with the consumer placed first: the first in task order */
+		for (uint32_t j = 0; j < k->n_consumers; j++) {
 			const struct gt_pod *p = &c->pods[k->consumers[j]];
 			bool holds = p->node != GT_NONE && gt_status_active_used(p->status);
-			if (k->allocated ? holds && p->node == k->node : gt_status_alive(p->status))
+			if (!(k->allocated ? holds && p->node == k->node : gt_status_alive(p->status)))
+				continue;
+			if (k->carrier == GT_NONE || gt_task_static_cmp(c, k->consumers[j], k->carrier) < 0)
 				k->carrier = k->consumers[j];
+			if (k->allocated)
+				break;	/* one that holds it is as good as another */
 		}
 		/* what it holds: per request, allocated devices or the count to find */
 		for (uint32_t r = 0; r < k->n_requests; r++) {

@@ -772,6 +772,8 @@ int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 	const char *cs = gt_doc_str(gt_doc_get(o, "metadata"), "creationTimestamp");
 	if (cs && gt_time_parse(cs, &p.created))
 		return gt_dec_fail(x, o, "metadata.creationTimestamp", "not an RFC 3339 time", cs);
+	const char *uid = gt_doc_str(gt_doc_get(o, "metadata"), "uid");
+	p.uid = uid && *uid ? gt_dec_intern(x, uid) + 1 : 0;
 	gt_dec_labels(x, gt_doc_path(o, "metadata.labels"), &p.labels);
 	pod_claims(x, o, &p);
 	int rc = pod_resources(x, o, &p);

@@ -189,6 +189,9 @@ struct gt_pod {
 	int32_t task_prio;
 	bool role_first;	/* kubeflow master/launcher, ray head */
 	int64_t created;
+	/* metadata.uid, interned, plus 1; 0 without one (so a zeroed pod has none): pods created in
+	 * the same second (a job's pods always are) are ordered by it, as KAI's task order is */
+	uint32_t uid;
 	int64_t nominated_node;	/* node index or -1 */
 	/* placement constraints */
 	struct gt_labels labels;

@@ -75,9 +75,15 @@ struct task_key {
 	bool role_first, has_prio;
 	int32_t prio;
 	int64_t created;
-	const char *name;
+	const char *uid, *name;
 	int32_t pod;
 };
+
+/* KAI's last word on task order is the pod's UID ("" without one); the name breaks what is left. */
+static const char *uid_of(const struct gt_cluster *c, const struct gt_pod *p)
+{
+	return p->uid ? gt_strtab_str(c->names, p->uid - 1) : "";
+}
 
 static int task_key_cmp(const void *pa, const void *pb)
 {
@@ -90,8 +96,22 @@ static int task_key_cmp(const void *pa, const void *pb)
 		return a->prio > b->prio ? -1 : 1;
 	if (a->created != b->created)
 		return a->created < b->created ? -1 : 1;
-	int c = a->name == b->name ? 0 : strcmp(a->name, b->name);
+	int c = a->uid == b->uid ? 0 : strcmp(a->uid, b->uid);
+	c = c ? c : a->name == b->name ? 0 : strcmp(a->name, b->name);
 	return c ? c : (a->pod < b->pod ? -1 : a->pod > b->pod);
+}
+
+static struct task_key task_key_of(const struct gt_cluster *c, int32_t pod)
+{
+	const struct gt_pod *p = &c->pods[pod];
+	return (struct task_key){ p->role_first, p->has_task_prio, p->task_prio, p->created, uid_of(c, p),
+				  gt_strtab_str(c->names, p->name), pod };
+}
+
+int gt_task_static_cmp(const struct gt_cluster *c, int32_t a, int32_t b)
+{
+	struct task_key ka = task_key_of(c, a), kb = task_key_of(c, b);
+	return task_key_cmp(&ka, &kb);
 }
 
 /* @job's pods in task order, sorted on first use (task order does not change in a cycle). */
@@ -104,11 +124,8 @@ static const int32_t *task_order_of(const struct gt_session *cs, int32_t job)
 	const struct gt_job *j = &c->jobs[job];
 	struct task_key local[64];
 	struct task_key *keys = j->n_pods <= 64 ? local : gt_xmalloc(j->n_pods * sizeof(*keys));
-	for (uint32_t i = 0; i < j->n_pods; i++) {
-		const struct gt_pod *p = &c->pods[j->pods[i]];
-		keys[i] = (struct task_key){ p->role_first, p->has_task_prio, p->task_prio, p->created,
-					     gt_strtab_str(c->names, p->name), j->pods[i] };
-	}
+	for (uint32_t i = 0; i < j->n_pods; i++)
+		keys[i] = task_key_of(c, j->pods[i]);
 	qsort(keys, j->n_pods, sizeof(*keys), task_key_cmp);
 	int32_t *order = gt_arena_alloc(&s->arena, (j->n_pods + 1) * sizeof(*order));
 	for (uint32_t i = 0; i < j->n_pods; i++) {
@@ -231,7 +248,8 @@ int gt_task_cmp(const struct gt_session *s, int32_t a, int32_t b)
 		return pa->task_prio > pb->task_prio ? -1 : 1;
 	if (pa->created != pb->created)
 		return pa->created < pb->created ? -1 : 1;
-	int c = name_cmp(s, pa->name, pb->name);
+	int c = pa->uid == pb->uid ? 0 : strcmp(uid_of(s->c, pa), uid_of(s->c, pb));
+	c = c ? c : name_cmp(s, pa->name, pb->name);
 	return c ? c : (a < b ? -1 : a > b);
 }
 

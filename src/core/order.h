@@ -45,6 +45,12 @@ bool gt_job_is_ready(const struct gt_session *s, int32_t job);
 /* <0 when job @a goes before @b. */
 int gt_job_cmp(const struct gt_session *s, int32_t a, int32_t b);
 int gt_task_cmp(const struct gt_session *s, int32_t a, int32_t b);
+/*
+ * The part of task order that is the pods' own fields (role, task priority,
+ * creation, UID, name), without a session: for the decoder, which must
+ * know which of a shared claim's consumers KAI places first.
+ */
+int gt_task_static_cmp(const struct gt_cluster *c, int32_t a, int32_t b);
 
 /* Pending (or, in a simulation, evicted this session) and ours to place. */
 bool gt_task_wants_placement(const struct gt_session *s, int32_t pod);

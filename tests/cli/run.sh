@@ -511,6 +511,10 @@ python3 "$dir/kai-snapshot.py" "$dra" "$tmp/dra-snap.zip" >/dev/null
 check dra_snapshot_runs runs_ok simulate --snapshot "$tmp/dra-snap.zip" --now 2026-01-01T09:00:00Z
 check dra_snapshot_shared grep -q "ml/shared-a100: allocated this cycle on dgx-0: dgx-0/gpu-0; reserved for 2 pod(s)" "$tmp/out"
 check dra_snapshot_template_waits grep -q "the claim of gpus from ResourceClaimTemplate four-gpus is not made yet" "$tmp/out"
+# the claim goes with whichever consumer task order places first: here the helper (by name)
+sed 's/notebook-helper-0/a-helper-0/' "$dra" >"$tmp/dra-swap.yaml"
+check dra_shared_first_in_task_order runs_ok simulate -f "$tmp/dra-swap.yaml" --now 2026-01-01T09:00:00Z
+check dra_shared_first_in_task_order_bound grep -q "ml/shared-a100: allocated this cycle on dgx-[01]: dgx-[01]/gpu-0; reserved for 2 pod(s)" "$tmp/out"
 # the next cycles keep the allocations: nothing moves, the big claim still waits
 check dra_example_cycles runs_ok simulate -f "$dra" --now 2026-01-01T09:00:00Z --cycles 3
 check dra_example_cycles_stable grep -q "^3 cycles: 3 bound, 0 pipelined, 0 evicted" "$tmp/out"
