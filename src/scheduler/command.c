@@ -622,6 +622,7 @@ static void start(struct sched *S)
 		atomic_store(&S->metrics.podgrouper_extra, pgctl_metrics);
 	}
 	if (S->o.binder) {
+		/* no reservation_gc: the plan deletes idle reservation pods every cycle (one cleanup) */
 		struct gt_brctl_opts bo = { .reservation = S->o.reservation, .component = "binder",
 					    .instance = S->identity, .active = &S->metrics.leader };
 		S->brctl = gt_brctl_start(S->cl, S->cache, &bo);
