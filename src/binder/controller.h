@@ -36,9 +36,10 @@
  * reservation pods whose group has no fractional pod left and no bind on
  * the way (binder/reservations.h): at start, once the caches are listed (as
  * KAI's Sync), and after every change of pods or BindRequests, at most once
- * a second. In `gantry scheduler --binder` it is off: the scheduler's plan
- * deletes idle reservation pods every cycle by the same rule (one cleanup,
- * not two racing).
+ * a second. In `gantry scheduler --binder` it is on with --bind-requests
+ * only: binding directly, the scheduler's plan deletes idle reservation
+ * pods every cycle (scheduler/writes.h), and in BindRequest mode the plan
+ * leaves them to the binder (one cleanup, not two racing).
  *
  * One thread sleeps on the cache (BindRequests, pods, nodes) and at the
  * earliest retry; attempts run on a pool of --max-concurrent-reconciles

@@ -36,8 +36,9 @@
  * deadline.
  *
  * Garbage collection of reservation pods whose group has no more pods is
- * the plan's (plan.h), every cycle, in the scheduler; gantry binder's
- * (binder/reservations.h) otherwise.
+ * the plan's (writes.h), every cycle, when the scheduler binds directly;
+ * in BindRequest mode it is the binder's (binder/reservations.h,
+ * gt_binder_delete_idle()).
  */
 #ifndef GT_BINDER_H
 #define GT_BINDER_H

@@ -345,7 +345,7 @@ static void cycle(struct sched *S)
 	struct gt_plan plan;
 	gt_plan_build(&plan, &s, NULL);
 	struct gt_writes_opts wo = { .node_pool = "default", .reservation_ns = S->o.reservation.ns, .now = now,
-				     .announced = S->announced, .n_announced = S->n_announced };
+				     .binder_owns_reservations = S->o.bind_requests, .announced = S->announced, .n_announced = S->n_announced };
 	struct gt_writes writes;
 	char **pipelined;
 	size_t n_pipelined;
@@ -622,9 +622,10 @@ static void start(struct sched *S)
 		atomic_store(&S->metrics.podgrouper_extra, pgctl_metrics);
 	}
 	if (S->o.binder) {
-		/* no reservation_gc: the plan deletes idle reservation pods every cycle (one cleanup) */
+		/* one cleanup of idle reservation pods: the binder's in BindRequest mode, else the plan's */
 		struct gt_brctl_opts bo = { .reservation = S->o.reservation, .component = "binder",
-					    .instance = S->identity, .active = &S->metrics.leader };
+					    .instance = S->identity, .active = &S->metrics.leader,
+					    .reservation_gc = S->o.bind_requests };
 		S->brctl = gt_brctl_start(S->cl, S->cache, &bo);
 	}
 	if (S->o.queue_controller || S->o.podgroup_controller) {
