@@ -24,6 +24,12 @@ void gt_resv_judge(const struct gt_resv_view *v, struct gt_resv_verdict *out)
 {
 	*out = (struct gt_resv_verdict){ 0 };
 	const char *ns = v->ns ? v->ns : GT_RESERVATION;
+	out->inflight_done = gt_xcalloc(v->n_inflight + 1, sizeof(*out->inflight_done));
+	size_t n_resv = 0;
+	for (size_t i = 0; i < v->n_pods; i++)
+		n_resv += !strcmp(v->pods[i]->ns, ns);
+	if (!n_resv && !v->n_inflight)
+		return;	/* no GPU is shared: nothing to judge */
 	struct gt_smap groups, by_key;
 	gt_smap_init(&groups);
 	gt_smap_init(&by_key);
@@ -48,7 +54,6 @@ void gt_resv_judge(const struct gt_resv_view *v, struct gt_resv_verdict *out)
 		for (size_t k = 0; k < n; k++)
 			mark(&groups, g[k], BINDING);
 	}
-	out->inflight_done = gt_xcalloc(v->n_inflight + 1, sizeof(*out->inflight_done));
 	for (size_t i = 0; i < v->n_inflight; i++) {
 		const struct gt_inflight *e = &v->inflight[i];
 		const struct gt_kobj *pod = gt_smap_get(&by_key, e->key);

@@ -188,6 +188,27 @@ TEST(a_bind_on_the_way_keeps_its_reservation_pod)
 	world_free(&w);
 }
 
+TEST(no_reservation_pods_still_ends_finished_binds)
+{
+	/* no GPU is held by a reservation pod (the namespace is not there): a finished bind is still over */
+	struct world w = { 0 };
+	w.pods[w.n_pods++] = frac("team-a", "landed", "\"runai-gpu-group\":\"g\"", "n1", "Running");
+	char *groups[] = { "g" };
+	w.ifl[w.n_ifl++] = (struct gt_inflight){ .key = "team-a/landed", .uid = "u-landed", .node = "n1",
+						 .groups = groups, .n_groups = 1 };
+	struct gt_resv_verdict r;
+	judge(&w, &r);
+	ASSERT_EQ(0, r.n_idle);
+	ASSERT_EQ(0, r.n_reservations);
+	ASSERT_TRUE(r.inflight_done[0]);
+	gt_resv_verdict_release(&r);
+	w.n_ifl = 0;
+	judge(&w, &r);
+	ASSERT_EQ(0, r.n_idle);
+	gt_resv_verdict_release(&r);
+	world_free(&w);
+}
+
 TEST(pod_groups_from_labels)
 {
 	struct gt_kobj *p = frac("team-a", "p", "\"runai-gpu-group\":\"a\",\"runai-gpu-group/a\":\"a\","
@@ -206,6 +227,7 @@ const struct gt_test gt_tests[] = {
 	T(a_group_without_a_live_fractional_pod_is_idle),
 	T(a_pod_in_the_reservation_namespace_is_no_fractional_pod),
 	T(a_bind_on_the_way_keeps_its_reservation_pod),
+	T(no_reservation_pods_still_ends_finished_binds),
 	T(pod_groups_from_labels),
 	{ NULL, NULL },
 };
