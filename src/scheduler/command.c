@@ -587,6 +587,11 @@ static void write_status_metrics(void *ctl, FILE *f, const char *prefix)
 	gt_statusctl_write_metrics(ctl, f, prefix);
 }
 
+static void write_binder_metrics(void *ctl, FILE *f, const char *prefix)
+{
+	gt_brctl_write_metrics(ctl, f, prefix);
+}
+
 /* The threads: reflectors, the writer (and binder), the election, the podgrouper. */
 static void start(struct sched *S)
 {
@@ -627,6 +632,10 @@ static void start(struct sched *S)
 					    .instance = S->identity, .active = &S->metrics.leader,
 					    .reservation_gc = S->o.bind_requests };
 		S->brctl = gt_brctl_start(S->cl, S->cache, &bo);
+		pthread_mutex_lock(&S->metrics.mu);	/* /metrics is already served */
+		S->metrics.binder_extra_arg = S->brctl;
+		S->metrics.binder_extra = write_binder_metrics;
+		pthread_mutex_unlock(&S->metrics.mu);
 	}
 	if (S->o.queue_controller || S->o.podgroup_controller) {
 		struct gt_statusctl_opts so = { .podgroups = S->o.podgroup_controller, .queues = S->o.queue_controller,
