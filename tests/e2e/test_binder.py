@@ -585,6 +585,31 @@ def test_binder_reservation_cleanup(t):
     no_403(t)
 
 
+def test_bindrequest_mode_in_process_cleanup(t):
+    """`gantry scheduler --bind-requests --binder`: Gantry's scheduler writes the fractional pod's
+    BindRequest, the binder in its process makes the reservation pod and binds; when the pod goes,
+    that binder deletes the reservation pod, once (the plan leaves it alone in BindRequest mode)."""
+    t.setup()
+    t.create(node("n1", gpus=4), queue("e2e-share-q"))
+    t.create(shared_pod("frac", t.ns, fraction="0.5", cm="frac-q1w2e3r-shared-gpu"))
+    s = t.scheduler("--bind-requests", "--binder")
+    wait_for("frac bound", lambda: t.bound().get("frac") == "n1", timeout=30)
+    group = group_labels(t.pods()["frac"]).get("runai-gpu-group")
+    resv = resv_name("n1", group)
+    check(resv in reservation_pods(t), "no reservation pod %s: %s" % (resv, sorted(reservation_pods(t))))
+    br = t.c.get("BindRequest", "frac", t.ns)
+    check(br["spec"].get("selectedGPUGroups") == [group], "BindRequest %s" % br["spec"])
+    t.c.delete("Pod", "frac", t.ns, grace=0)
+    wait_for("the reservation pod deleted", lambda: resv not in reservation_pods(t), timeout=15)
+    out = s.output()
+    s.stop()
+    check("component=binder msg=\"GPU group %s has no fractional pod left" % group in out, out[-2000:])
+    evs = t.requests()
+    gone = by_uri(evs, "delete", "/namespaces/%s/pods/%s" % (RESV_NS, resv))
+    check(len(gone) == 1, "deletes of %s: %s" % (resv, gone))
+    no_403(t)
+
+
 TESTS = [test_shared_gpu_reservation, test_reservation_timeout, test_reservation_gc, test_bindrequests,
          test_node_pools, test_node_pool_flag, test_bindrequest_mode, test_bindrequest_retries,
-         test_binder_reservation_cleanup]
+         test_binder_reservation_cleanup, test_bindrequest_mode_in_process_cleanup]
