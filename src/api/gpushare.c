@@ -66,3 +66,21 @@ char *gt_pod_tolerations_json(const struct gt_doc *pod)
 	}
 	return gt_json_dump_take(j);
 }
+
+size_t gt_gpushare_pod_groups(const struct gt_doc *pod, const char **out, size_t cap)
+{
+	const struct gt_doc *labels = gt_doc_path(pod, "metadata.labels");
+	size_t n = 0, len = strlen(GT_GPU_GROUP_LABEL);
+	for (size_t i = 0; labels && labels->kind == GT_DOC_MAP && i < labels->n && n < cap; i++) {
+		const char *k = labels->keys[i];
+		const char *v = labels->items[i]->scalar;
+		if (!v || !*v || strncmp(k, GT_GPU_GROUP_LABEL, len) || (k[len] && k[len] != '/'))
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = !strcmp(out[j], v);
+		if (!seen)
+			out[n++] = v;
+	}
+	return n;
+}

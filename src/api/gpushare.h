@@ -29,6 +29,15 @@ struct gt_gpushare_cms {
 	bool visible_in_caps;		/* the container reads NVIDIA_VISIBLE_DEVICES from a ConfigMap */
 };
 
+/*
+ * The GPU groups a pod's labels put it in, as KAI's binder labels a shared
+ * pod and its reservation pod: runai-gpu-group=<group>, and
+ * runai-gpu-group/<group>=<group> per device of a multi-device fraction.
+ * At most @cap into @out (borrowed from @pod), each once; how many.
+ */
+#define GT_GPU_GROUP_LABEL "runai-gpu-group"
+size_t gt_gpushare_pod_groups(const struct gt_doc *pod, const char **out, size_t cap);
+
 /* The ConfigMaps of shared-GPU pod @pod; false when the webhook named none. */
 bool gt_gpushare_configmaps(const struct gt_doc *pod, struct gt_gpushare_cms *out);
 

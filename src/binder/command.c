@@ -111,8 +111,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	gt_log_set_level((enum gt_log_level)o->watch.log_level);
 	o->resv.timeout_s = (double)o->timeout_s;
 	o->resv.workers = (int)o->workers;
-	inert(o->seen_scheduler, "scheduler-name", "KAI's binder watches that scheduler's pods to free reservation "
-	      "pods; Gantry's scheduler frees them every cycle");
+	inert(o->seen_scheduler, "scheduler-name", "KAI's binder syncs reservation pods on that scheduler's pods' "
+	      "events; Gantry's binder syncs them on every pod's and BindRequest's");
 	inert(o->seen_app && strcmp(o->app_label, "kai-resource-reservation"), "resource-reservation-app-label",
 	      "reservation pods are labelled app=kai-resource-reservation");
 	inert(o->seen_res, "resource-reservation-pod-resources", "reservation pods request 1 GPU, 1m CPU, 10Mi");
@@ -216,7 +216,7 @@ int gt_binder_main(int argc, char **argv)
 	}
 	struct gt_brctl_opts bo = { .reservation = o.resv, .workers = (int)o.workers,
 				    .max_delay_s = (double)o.max_delay, .component = "binder",
-				    .instance = p.identity, .active = &m.leader };
+				    .instance = p.identity, .active = &m.leader, .reservation_gc = true };
 	ctl = gt_brctl_start(p.cl, p.cache, &bo);
 	pthread_mutex_lock(&m.mu);	/* /metrics is already served */
 	m.extra = write_metrics;

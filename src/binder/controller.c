@@ -10,6 +10,7 @@
 #include "api/gpushare.h"
 #include "api/json.h"
 #include "api/object.h"
+#include "binder/reservations.h"
 #include "scheduler/bind.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -21,6 +22,9 @@
 #define LOG "binder"
 #define DEFAULT_WORKERS 10
 #define MAX_DELAY_S 60.0	/* KAI's --rate-limiter-max-delay default */
+#define GC_KRES (GT_KRES_BIT(GT_KRES_PODS) | GT_KRES_BIT(GT_KRES_BINDREQUESTS))
+#define GC_INTERVAL_S 1.0	/* the shortest time between two reservation syncs */
+#define GC_RETRY_S 5.0		/* after a deletion failed */
 
 /* What the controller remembers of a BindRequest between passes. */
 struct track {
@@ -60,6 +64,10 @@ struct gt_brctl {
 	pthread_mutex_t mu;		/* tracks */
 	struct gt_smap tracks;		/* key -> struct track */
 	unsigned pass_no;
+	/* reservation_gc: the cache's version the last sync saw, and the earliest time of the next */
+	uint64_t gc_seen;
+	double gc_at;
+	bool gc_started;
 };
 
 static void attempt_free(struct attempt *a)
@@ -356,6 +364,82 @@ static double pass(struct gt_brctl *c)
 	return next;
 }
 
+/* ---------------------------------------------------------------- idle reservation pods */
+
+static void delete_idle(struct gt_brctl *c, const struct gt_resv_idle *r)
+{
+	const char *ns = r->pod->ns, *name = r->pod->name;
+	gt_log(GT_LOG_INFO, LOG, "GPU group %s has no fractional pod left: deleting its reservation pod %s/%s",
+	       r->group, ns, name);
+	switch (gt_binder_delete_idle(c->shared, r->group, name, r->pod->uid)) {
+	case GT_RESV_DELETED:
+		atomic_fetch_add(&c->stats.resv_deleted, 1);
+		break;
+	case GT_RESV_BUSY:
+		gt_log(GT_LOG_INFO, LOG, "reservation pod %s/%s kept: a bind for GPU group %s has just begun", ns, name,
+		       r->group);
+		break;
+	case GT_RESV_GONE:
+		gt_log(GT_LOG_INFO, LOG, "reservation pod %s/%s was gone already", ns, name);
+		break;
+	case GT_RESV_ERROR:
+		atomic_fetch_add(&c->stats.resv_delete_errors, 1);
+		c->gc_seen = 0;	/* look again, change or not */
+		c->gc_at = gt_mono_s() + GC_RETRY_S;
+		break;
+	}
+}
+
+/*
+ * KAI's resource-reservation sync on the cache: the reservation pods whose
+ * GPU group no pod, BindRequest or bind in flight uses are deleted. At most
+ * once per GC_INTERVAL_S, and only when pods or BindRequests changed; the
+ * time of the next sync when one is due later (0: none).
+ */
+static double sync_reservations(struct gt_brctl *c)
+{
+	double now = gt_mono_s();
+	uint64_t v = gt_cache_version(c->cache, GC_KRES);
+	if (c->gc_started && v == c->gc_seen)
+		return 0;
+	if (now < c->gc_at)
+		return c->gc_at;
+	if (!c->gc_started)
+		gt_log(GT_LOG_INFO, LOG, "syncing GPU reservation pods in namespace %s",
+		       c->o.reservation.ns ? c->o.reservation.ns : GT_RESERVATION);
+	c->gc_started = true;
+	c->gc_seen = v;
+	c->gc_at = now + GC_INTERVAL_S;
+	/* pods before binds in flight: a bind that ends between the two is still seen in flight */
+	struct gt_resv_view view = { .ns = c->o.reservation.ns };
+	struct gt_kobj **pods = gt_cache_list(c->cache, GT_KRES_PODS, &view.n_pods);
+	struct gt_kobj **brs = gt_cache_list(c->cache, GT_KRES_BINDREQUESTS, &view.n_brs);
+	struct gt_inflight *ifl = gt_cache_inflight_list(c->cache, &view.n_inflight);
+	view.pods = pods;
+	view.brs = brs;
+	view.inflight = ifl;
+	struct gt_resv_verdict r;
+	gt_resv_judge(&view, &r);
+	/* the binds in flight whose pods are bound or gone are over (no snapshot drops them here) */
+	for (size_t i = 0; i < view.n_inflight; i++)
+		if (r.inflight_done[i])
+			gt_cache_inflight_drop(c->cache, ifl[i].key, ifl[i].uid);
+	if (r.n_kept_binding)
+		gt_log(GT_LOG_DEBUG, LOG, "%zu reservation pods kept for a bind on the way", r.n_kept_binding);
+	for (size_t i = 0; i < r.n_idle; i++)
+		delete_idle(c, &r.idle[i]);
+	atomic_fetch_add(&c->stats.resv_syncs, 1);
+	gt_resv_verdict_release(&r);
+	gt_inflight_free(ifl, view.n_inflight);
+	for (size_t i = 0; i < view.n_pods; i++)
+		gt_kobj_unref(pods[i]);
+	for (size_t i = 0; i < view.n_brs; i++)
+		gt_kobj_unref(brs[i]);
+	free(pods);
+	free(brs);
+	return c->gc_seen ? 0 : c->gc_at;
+}
+
 static void *run(void *arg)
 {
 	struct gt_brctl *c = arg;
@@ -371,6 +455,9 @@ static void *run(void *arg)
 				gt_log(GT_LOG_INFO, LOG, "binding the pods of BindRequests");
 			said = true;
 			next = pass(c);
+			double gc = c->o.reservation_gc ? sync_reservations(c) : 0;
+			if (gc && (!next || gc < next))
+				next = gc;
 		}
 		gt_cache_wait(c->cache, mask, seen, next);
 	}
@@ -419,6 +506,18 @@ void gt_brctl_write_metrics(struct gt_brctl *c, FILE *f, const char *p)
 	fprintf(f, "# HELP %s_bind_request_status_errors_total BindRequest status patches that failed\n"
 		"# TYPE %s_bind_request_status_errors_total counter\n%s_bind_request_status_errors_total %lu\n", p, p,
 		p, atomic_load(&c->stats.status_errors));
+	if (c->o.reservation_gc) {
+		fprintf(f, "# HELP %s_reservation_syncs_total Looks at every GPU reservation pod for idle ones\n"
+			"# TYPE %s_reservation_syncs_total counter\n%s_reservation_syncs_total %lu\n", p, p, p,
+			atomic_load(&c->stats.resv_syncs));
+		fprintf(f, "# HELP %s_reservation_pods_deleted_total GPU reservation pods deleted: no fractional pod "
+			"left in their group\n# TYPE %s_reservation_pods_deleted_total counter\n"
+			"%s_reservation_pods_deleted_total %lu\n", p, p, p, atomic_load(&c->stats.resv_deleted));
+		fprintf(f, "# HELP %s_reservation_pod_delete_errors_total Deletions of idle GPU reservation pods "
+			"that failed\n# TYPE %s_reservation_pod_delete_errors_total counter\n"
+			"%s_reservation_pod_delete_errors_total %lu\n", p, p, p,
+			atomic_load(&c->stats.resv_delete_errors));
+	}
 	char name[128];
 	snprintf(name, sizeof(name), "%s_bind_request_latency_milliseconds", p);
 	gt_histogram_write(&c->stats.bind_ms, f, name, "A BindRequest's bind, its requests to the API server, ms",

@@ -31,6 +31,16 @@
  * owned by its pod (ownerReferences), so the garbage collector removes it
  * with the pod.
  *
+ * With reservation_gc (gantry binder; KAI v0.17's binder's pod watch and
+ * resource-reservation sync), the same thread also deletes the GPU
+ * reservation pods whose group has no fractional pod left and no bind on
+ * the way (binder/reservations.h): at start, once the caches are listed (as
+ * KAI's Sync), and after every change of pods or BindRequests, at most once
+ * a second. In `gantry scheduler --binder` it is on with --bind-requests
+ * only: binding directly, the scheduler's plan deletes idle reservation
+ * pods every cycle (scheduler/writes.h), and in BindRequest mode the plan
+ * leaves them to the binder (one cleanup, not two racing).
+ *
  * One thread sleeps on the cache (BindRequests, pods, nodes) and at the
  * earliest retry; attempts run on a pool of --max-concurrent-reconciles
  * workers (shared-GPU binds on the reservation flow's own pool), so a bind
@@ -58,12 +68,14 @@ struct gt_brctl_opts {
 	const char *component;			/* events' source; NULL: binder */
 	const char *instance;			/* events' reporting instance */
 	atomic_bool *active;			/* NULL: always */
+	bool reservation_gc;			/* delete idle reservation pods (gantry binder) */
 };
 
 struct gt_brctl_stats {
 	atomic_ulong succeeded, failed, retries, status_errors;
 	struct gt_histogram bind_ms;	/* each attempt's requests, ms */
 	atomic_ulong binds, bind_errors, events, event_errors;	/* the shared-GPU flow's counters */
+	atomic_ulong resv_syncs, resv_deleted, resv_delete_errors;	/* reservation_gc */
 };
 
 struct gt_brctl;

@@ -65,6 +65,9 @@ struct gt_binder {
 	pthread_cond_t idle;	/* a bind is done */
 	struct job *parked;	/* waiting for their reservation pods */
 	struct resv *resvs;
+	char **held;		/* groups whose idle reservation pod is being deleted (gt_binder_delete_idle) */
+	size_t n_held, cap_held;
+	pthread_cond_t unheld;	/* a group was let go */
 	size_t pending;
 	bool quit;
 	/* AUTO mode: did the namespace exist when last looked at, and when to look again */
@@ -315,19 +318,30 @@ static char *create_reservation(struct gt_binder *b, const struct resv *r, bool 
 	return NULL;
 }
 
-static void delete_reservation(struct gt_binder *b, const char *pod)
+/* Delete reservation pod @pod (when @uid, only that one); the HTTP status, 0 when unreachable. */
+static long delete_reservation_as(struct gt_binder *b, const char *pod, const char *uid, const char *then)
 {
-	char path[600];
+	char path[600], body[300];
 	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", b->o.ns, pod);
+	int n = snprintf(body, sizeof(body), "{\"apiVersion\":\"v1\",\"kind\":\"DeleteOptions\",\"gracePeriodSeconds\":0");
+	if (uid)
+		n += snprintf(body + n, sizeof(body) - (size_t)n, ",\"preconditions\":{\"uid\":\"%s\"}", uid);
+	snprintf(body + n, sizeof(body) - (size_t)n, "}");
 	struct gt_kube_resp resp;
-	gt_kube_call(b->kw.cl, GT_VERB_DELETE, "DELETE", path, "application/json",
-		     "{\"apiVersion\":\"v1\",\"kind\":\"DeleteOptions\",\"gracePeriodSeconds\":0}", &resp);
-	if (resp.status != 200 && resp.status != 202 && resp.status != 404)
-		gt_log(GT_LOG_WARN, "binder", "delete reservation pod %s/%s: %s (the plan's garbage collection "
-		       "will try again)", b->o.ns, pod, gt_kube_why(&resp));
-	else
+	gt_kube_call(b->kw.cl, GT_VERB_DELETE, "DELETE", path, "application/json", body, &resp);
+	long st = resp.status;
+	if (st != 200 && st != 202 && st != 404 && !(uid && st == 409))
+		gt_log(GT_LOG_WARN, "binder", "delete reservation pod %s/%s: %s (%s)", b->o.ns, pod, gt_kube_why(&resp),
+		       then);
+	else if (st != 404 && st != 409)
 		gt_log(GT_LOG_INFO, "binder", "deleted reservation pod %s/%s", b->o.ns, pod);
 	gt_kube_resp_release(&resp);
+	return st;
+}
+
+static void delete_reservation(struct gt_binder *b, const char *pod)
+{
+	delete_reservation_as(b, pod, NULL, "the plan's garbage collection will try again");
 }
 
 /* Find or create @r's reservation pod (a worker, lock not held, r->busy is ours). */
@@ -507,11 +521,59 @@ static void step_fail(struct gt_binder *b, struct job *j)
 	finish_job(b, j, false);
 }
 
+/* Is @group held for an idle reservation pod's deletion? Lock held. */
+static bool held(const struct gt_binder *b, const char *group)
+{
+	for (size_t i = 0; i < b->n_held; i++)
+		if (!strcmp(b->held[i], group))
+			return true;
+	return false;
+}
+
+/* Hold @group against new reservations; false when a bind has it now. */
+static bool hold_group(struct gt_binder *b, const char *group)
+{
+	pthread_mutex_lock(&b->mu);
+	bool busy = held(b, group);
+	for (struct resv *r = b->resvs; r && !busy; r = r->next)
+		busy = !strcmp(r->group, group);
+	if (!busy)
+		GT_PUSH(b->held, b->n_held, b->cap_held, gt_xstrdup(group));
+	pthread_mutex_unlock(&b->mu);
+	return !busy;
+}
+
+static void unhold_group(struct gt_binder *b, const char *group)
+{
+	pthread_mutex_lock(&b->mu);
+	for (size_t i = 0; i < b->n_held; i++)
+		if (!strcmp(b->held[i], group)) {
+			free(b->held[i]);
+			b->held[i] = b->held[--b->n_held];
+			break;
+		}
+	pthread_cond_broadcast(&b->unheld);
+	pthread_mutex_unlock(&b->mu);
+}
+
+enum gt_resv_delete gt_binder_delete_idle(struct gt_binder *b, const char *group, const char *pod, const char *uid)
+{
+	if (!hold_group(b, group))
+		return GT_RESV_BUSY;
+	long st = delete_reservation_as(b, pod, uid, "the next sync tries again");
+	unhold_group(b, group);
+	if (st == 200 || st == 202)
+		return GT_RESV_DELETED;
+	return st == 404 || st == 409 ? GT_RESV_GONE : GT_RESV_ERROR;
+}
+
 static void step_reserve(struct gt_binder *b, struct job *j)
 {
 	for (uint8_t g = 0; g < j->op.n_groups; g++) {
 		struct resv *r = j->r[g];
 		pthread_mutex_lock(&b->mu);
+		while (held(b, r->group) && !b->quit)
+			pthread_cond_wait(&b->unheld, &b->mu);
 		bool mine = !r->pod && !r->busy && !r->error;
 		if (mine)
 			r->busy = true;
@@ -651,6 +713,7 @@ struct gt_binder *gt_binder_new(const struct gt_kw *kw, struct gt_cache *cache,
 	b->seed = (unsigned)ts.tv_nsec ^ ((unsigned)getpid() << 16);
 	pthread_mutex_init(&b->mu, NULL);
 	pthread_cond_init(&b->idle, NULL);
+	pthread_cond_init(&b->unheld, NULL);
 	b->pool = gt_pool_new(o->workers > 0 ? o->workers : DEFAULT_WORKERS, "binder");
 	if (pthread_create(&b->waiter, NULL, waiter, b)) {
 		fprintf(stderr, "gantry: cannot start the binder's waiter\n");
@@ -736,6 +799,7 @@ void gt_binder_free(struct gt_binder *b)
 		return;
 	pthread_mutex_lock(&b->mu);
 	b->quit = true;
+	pthread_cond_broadcast(&b->unheld);
 	pthread_mutex_unlock(&b->mu);
 	gt_cache_wake(b->cache);
 	pthread_join(b->waiter, NULL);
@@ -748,5 +812,9 @@ void gt_binder_free(struct gt_binder *b)
 	b->parked = NULL;
 	pthread_mutex_destroy(&b->mu);
 	pthread_cond_destroy(&b->idle);
+	pthread_cond_destroy(&b->unheld);
+	for (size_t i = 0; i < b->n_held; i++)
+		free(b->held[i]);
+	free(b->held);
 	free(b);
 }

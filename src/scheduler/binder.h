@@ -36,7 +36,9 @@
  * deadline.
  *
  * Garbage collection of reservation pods whose group has no more pods is
- * the plan's (plan.h), every cycle.
+ * the plan's (writes.h), every cycle, when the scheduler binds directly;
+ * in BindRequest mode it is the binder's (binder/reservations.h,
+ * gt_binder_delete_idle()).
  */
 #ifndef GT_BINDER_H
 #define GT_BINDER_H
@@ -91,6 +93,21 @@ void gt_binder_submit(struct gt_binder *b, const struct gt_kop *op);
 typedef void (*gt_binder_done_fn)(void *arg, bool bound, const char *why);
 /* gt_binder_submit(), then @done(@arg, ...) with the outcome. */
 void gt_binder_submit_then(struct gt_binder *b, const struct gt_kop *op, gt_binder_done_fn done, void *arg);
+
+/*
+ * Delete reservation pod @pod (uid @uid, a precondition: a pod re-made
+ * under its name stays) of GPU group @group, which the caller found idle
+ * (binder/reservations.h), with grace period 0 as KAI does. Ordered
+ * against this binder's binds as KAI's per-group mutex orders its sync and
+ * its reservations: when a bind of this binder has the group now, nothing
+ * is done; otherwise a bind that comes for the group meanwhile waits
+ * before it looks for the group's reservation pod, so it finds the pod
+ * gone (and makes another) rather than one being deleted.
+ * GT_RESV_DELETED, GT_RESV_BUSY (a bind has the group), GT_RESV_GONE
+ * (already gone, or re-made), GT_RESV_ERROR (logged).
+ */
+enum gt_resv_delete { GT_RESV_DELETED, GT_RESV_BUSY, GT_RESV_GONE, GT_RESV_ERROR };
+enum gt_resv_delete gt_binder_delete_idle(struct gt_binder *b, const char *group, const char *pod, const char *uid);
 
 /* "gpu-reservation-" and 16 hex digits: the reservation pod of GPU group @group on @node. */
 #define GT_RESERVATION_NAME_LEN 40

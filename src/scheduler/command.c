@@ -345,7 +345,7 @@ static void cycle(struct sched *S)
 	struct gt_plan plan;
 	gt_plan_build(&plan, &s, NULL);
 	struct gt_writes_opts wo = { .node_pool = "default", .reservation_ns = S->o.reservation.ns, .now = now,
-				     .announced = S->announced, .n_announced = S->n_announced };
+				     .binder_owns_reservations = S->o.bind_requests, .announced = S->announced, .n_announced = S->n_announced };
 	struct gt_writes writes;
 	char **pipelined;
 	size_t n_pipelined;
@@ -587,6 +587,11 @@ static void write_status_metrics(void *ctl, FILE *f, const char *prefix)
 	gt_statusctl_write_metrics(ctl, f, prefix);
 }
 
+static void write_binder_metrics(void *ctl, FILE *f, const char *prefix)
+{
+	gt_brctl_write_metrics(ctl, f, prefix);
+}
+
 /* The threads: reflectors, the writer (and binder), the election, the podgrouper. */
 static void start(struct sched *S)
 {
@@ -622,9 +627,15 @@ static void start(struct sched *S)
 		atomic_store(&S->metrics.podgrouper_extra, pgctl_metrics);
 	}
 	if (S->o.binder) {
+		/* one cleanup of idle reservation pods: the binder's in BindRequest mode, else the plan's */
 		struct gt_brctl_opts bo = { .reservation = S->o.reservation, .component = "binder",
-					    .instance = S->identity, .active = &S->metrics.leader };
+					    .instance = S->identity, .active = &S->metrics.leader,
+					    .reservation_gc = S->o.bind_requests };
 		S->brctl = gt_brctl_start(S->cl, S->cache, &bo);
+		pthread_mutex_lock(&S->metrics.mu);	/* /metrics is already served */
+		S->metrics.binder_extra_arg = S->brctl;
+		S->metrics.binder_extra = write_binder_metrics;
+		pthread_mutex_unlock(&S->metrics.mu);
 	}
 	if (S->o.queue_controller || S->o.podgroup_controller) {
 		struct gt_statusctl_opts so = { .podgroups = S->o.podgroup_controller, .queues = S->o.queue_controller,

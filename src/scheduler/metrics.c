@@ -493,9 +493,13 @@ void gt_metrics_write(struct gt_metrics *m, FILE *f)
 	}
 	void (*extra)(void *, FILE *, const char *) = m->extra;
 	void *extra_arg = m->extra_arg;
+	void (*binder_extra)(void *, FILE *, const char *) = m->binder_extra;
+	void *binder_arg = m->binder_extra_arg;
 	pthread_mutex_unlock(&m->mu);
 	if (extra)
 		extra(extra_arg, f, p);
+	if (binder_extra)
+		binder_extra(binder_arg, f, p);
 	if (m->writer)
 		write_writer(m->writer, f, p);
 	if (m->api)

@@ -97,6 +97,9 @@ struct gt_metrics {
 	 */
 	_Atomic(gt_metrics_extra_fn) podgrouper_extra;
 	void *podgrouper_extra_arg;
+	/* the in-process binder's series (binder/controller.h), or NULL; set like @extra, under @mu */
+	void (*binder_extra)(void *arg, FILE *f, const char *prefix);
+	void *binder_extra_arg;
 	struct gt_httpd *server;
 	int port;
 };

@@ -583,7 +583,8 @@ void gt_writes_build(struct gt_kube_snapshot *snap, struct gt_plan *plan, const 
 	}
 	for (size_t i = 0; i < snap->n_stale_brs; i++)
 		plan_delete(p, GT_KRES_BINDREQUESTS, snap->stale_brs[i], -1, "stale BindRequest");
-	plan_reservation_gc(p, snap, o);
+	if (!o->binder_owns_reservations)
+		plan_reservation_gc(p, snap, o);
 	plan_rejections(p, snap);
 	if (n_pl)
 		qsort(pl, n_pl, sizeof(*pl), cmp_str);

@@ -21,7 +21,10 @@
  *  - delete the BindRequests the snapshot found stale (as KAI's scheduler
  *    does), and the GPU reservation pods whose group no active pod uses any
  *    more (as KAI's binder's sync does): a shared GPU goes back to the node
- *    when its last fractional pod is gone.
+ *    when its last fractional pod is gone. Not in BindRequest mode, where
+ *    the binder that makes reservation pods deletes them (KAI's, or
+ *    gantry binder's, binder/reservations.h), as KAI's scheduler leaves them
+ *    alone: one cleanup, not two.
  *
  * A bind of a shared-GPU pod (gpu-fraction or gpu-memory) carries what the
  * binder's reservation flow needs (writer.h, binder.h): the portion each
@@ -87,6 +90,7 @@ struct gt_writes {
 struct gt_writes_opts {
 	const char *node_pool;		/* "default"; the snapshot's partition value when it has one */
 	const char *reservation_ns;	/* GPU reservation pods' namespace; NULL: kai-resource-reservation */
+	bool binder_owns_reservations;	/* BindRequest mode: the binder deletes idle reservation pods, not the plan */
 	int64_t now;			/* for condition times */
 	/* pipelined pods already announced ("uid@node", sorted); NULL for none */
 	char **announced;

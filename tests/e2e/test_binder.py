@@ -531,5 +531,85 @@ def test_bindrequest_retries(t):
     no_403(t)
 
 
+def test_binder_reservation_cleanup(t):
+    """`gantry binder` behind a scheduler in BindRequest mode (the test writes the BindRequests, as KAI's
+    scheduler does) frees a shared GPU as KAI v0.17's binder does: the first BindRequest for a GPU
+    group makes its reservation pod; it stays while a fractional pod of the group is left, and the
+    binder deletes it (grace period 0) once the last one is gone."""
+    t.setup()
+    group = "e2e-cleanup-" + t.ns[-6:]
+    resv = resv_name("n1", group)
+    t.create(node("n1", gpus=4))
+    made = {p["metadata"]["name"]: p for p in t.create(
+        shared_pod("frac-a", t.ns, fraction="0.5", scheduler="e2e-nobody"),
+        shared_pod("frac-b", t.ns, fraction="0.5", scheduler="e2e-nobody"),
+        pod("whole", t.ns, scheduler="e2e-nobody"))}
+
+    def request(name, groups=None):
+        t.c.create(bindrequest(name, t.ns, "n1", made[name]["metadata"]["uid"], groups=groups,
+                               resource_type="Fraction" if groups else "Regular"))
+
+    def bound(name):
+        return t.pods()[name]["spec"].get("nodeName") == "n1"
+    request("frac-a", [group])
+    b = binder(t)
+    wait_for("frac-a bound", lambda: bound("frac-a"), timeout=30)
+    check(resv in reservation_pods(t), "no reservation pod %s: %s" % (resv, sorted(reservation_pods(t))))
+    request("frac-b", [group])
+    wait_for("frac-b bound", lambda: bound("frac-b"), timeout=30)
+    pods = t.pods()
+    for name in ("frac-a", "frac-b"):
+        check(group_labels(pods[name]) == {"runai-gpu-group": group}, "%s: %s" % (name, pods[name]["metadata"]))
+    uid = reservation_pods(t)[resv]["metadata"]["uid"]
+    # frac-a goes; a later pod's bind shows the binder has seen that, then a sync after it keeps the GPU
+    t.c.delete("Pod", "frac-a", t.ns, grace=0)
+    wait_for("frac-a gone", lambda: "frac-a" not in t.pods())
+    request("whole")
+    wait_for("whole bound", lambda: bound("whole"), timeout=30)
+    syncs = sample(scrape(b), "kai_reservation_syncs_total")
+    wait_for("a sync after it", lambda: sample(scrape(b), "kai_reservation_syncs_total") > syncs, timeout=10)
+    left = reservation_pods(t).get(resv)
+    check(left and left["metadata"]["uid"] == uid and not left["metadata"].get("deletionTimestamp"),
+          "the reservation pod went while frac-b still shares the GPU: %s" % left)
+    # the last fractional pod of the group goes: so does the reservation pod
+    t.c.delete("Pod", "frac-b", t.ns, grace=0)
+    wait_for("the reservation pod deleted by the binder", lambda: resv not in reservation_pods(t), timeout=15)
+    evs = t.requests()
+    gone = [i for i in by_uri(evs, "delete", "/namespaces/%s/pods/%s" % (RESV_NS, resv))]
+    check(len(gone) == 1, "deletes of %s by Gantry: %s" % (resv, gone))
+    check(sample(scrape(b), "kai_reservation_pods_deleted_total") >= 1, "not counted")
+    out = b.output()
+    check("GPU group %s has no fractional pod left: deleting its reservation pod %s/%s" % (group, RESV_NS, resv)
+          in out, out[-2000:])
+    b.stop()
+    no_403(t)
+
+
+def test_bindrequest_mode_in_process_cleanup(t):
+    """`gantry scheduler --bind-requests --binder`: Gantry's scheduler writes the fractional pod's
+    BindRequest, the binder in its process makes the reservation pod and binds; when the pod goes,
+    that binder deletes the reservation pod, once (the plan leaves it alone in BindRequest mode)."""
+    t.setup()
+    t.create(node("n1", gpus=4), queue("e2e-share-q"))
+    t.create(shared_pod("frac", t.ns, fraction="0.5", cm="frac-q1w2e3r-shared-gpu"))
+    s = t.scheduler("--bind-requests", "--binder")
+    wait_for("frac bound", lambda: t.bound().get("frac") == "n1", timeout=30)
+    group = group_labels(t.pods()["frac"]).get("runai-gpu-group")
+    resv = resv_name("n1", group)
+    check(resv in reservation_pods(t), "no reservation pod %s: %s" % (resv, sorted(reservation_pods(t))))
+    br = t.c.get("BindRequest", "frac", t.ns)
+    check(br["spec"].get("selectedGPUGroups") == [group], "BindRequest %s" % br["spec"])
+    t.c.delete("Pod", "frac", t.ns, grace=0)
+    wait_for("the reservation pod deleted", lambda: resv not in reservation_pods(t), timeout=15)
+    out = s.output()
+    s.stop()
+    check("component=binder msg=\"GPU group %s has no fractional pod left" % group in out, out[-2000:])
+    evs = t.requests()
+    gone = by_uri(evs, "delete", "/namespaces/%s/pods/%s" % (RESV_NS, resv))
+    check(len(gone) == 1, "deletes of %s: %s" % (resv, gone))
+    no_403(t)
+
+
 TESTS = [test_shared_gpu_reservation, test_reservation_timeout, test_reservation_gc, test_bindrequests,
-         test_node_pools, test_node_pool_flag, test_bindrequest_mode, test_bindrequest_retries]
+         test_node_pools, test_node_pool_flag, test_bindrequest_mode, test_bindrequest_retries,
+         test_binder_reservation_cleanup, test_bindrequest_mode_in_process_cleanup]

@@ -214,7 +214,47 @@ TEST(numa_bind_writes_predicted_zones)
 	gt_cache_free(c);
 }
 
+/* The plan's deletes of idle reservation pods, binding directly (@binder_owns false) or not. */
+static size_t reservation_deletes(bool binder_owns)
+{
+	struct gt_cache *c = gt_cache_new();
+	add(c, GT_KRES_NODES, node_json);
+	add(c, GT_KRES_QUEUES, queue_json);
+	add(c, GT_KRES_PODS, "{\"metadata\":{\"name\":\"gpu-reservation-idle\",\"namespace\":"
+			     "\"kai-resource-reservation\",\"uid\":\"r-1\",\"labels\":{\"app\":"
+			     "\"kai-resource-reservation\",\"runai-gpu-group\":\"gpu-1-gpu3\"}},\"spec\":{"
+			     "\"nodeName\":\"gpu-1\",\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":"
+			     "{\"nvidia.com/gpu\":\"1\"}}}]},\"status\":{\"phase\":\"Running\"}}");
+	struct gt_kube_snapshot s;
+	gt_snapshot_take(c, &sopts, NULL, &s);
+	struct gt_session ss;
+	gt_cycle_run(&ss, &s.c, 1767229200, 1u << GT_ACT_ALLOCATE);
+	struct gt_writes_opts po = { .node_pool = "default", .now = 1767229200, .binder_owns_reservations = binder_owns };
+	struct gt_plan cp;
+	gt_plan_build(&cp, &ss, NULL);
+	struct gt_writes plan;
+	char **pl;
+	size_t npl;
+	gt_writes_build(&s, &cp, &po, &plan, &pl, &npl);
+	size_t n = find_op(&plan, GT_KOP_DELETE, "gpu-reservation-idle", "reservation pod") != NULL;
+	gt_writes_release(&plan);
+	gt_plan_release(&cp);
+	free(pl);
+	gt_session_release(&ss);
+	gt_snapshot_release(&s);
+	gt_cache_free(c);
+	return n;
+}
+
+TEST(idle_reservation_pod_deleted_by_one_cleanup)
+{
+	/* binding directly, the scheduler made it and deletes it; in BindRequest mode the binder does */
+	ASSERT_EQ(1, reservation_deletes(false));
+	ASSERT_EQ(0, reservation_deletes(true));
+}
+
 const struct gt_test gt_tests[] = {
+	T(idle_reservation_pod_deleted_by_one_cleanup),
 	T(plan_binds_and_conditions),
 	T(plan_steady_state_writes_nothing),
 	T(condition_reason_is_the_cores_code),
