@@ -385,16 +385,22 @@ static int read_queues(json_t *queues, const char *name, struct gt_usage_history
 	return rc;
 }
 
-/* Part @i the manifest names, into @h; a part that cannot be used is told to @warn and skipped. */
-static void read_part(gt_usage_store_fetch_fn fetch, void *ctx, gt_usage_store_warn_fn warn, void *wctx,
+/*
+ * Part @i the manifest names, into @h; a part that cannot be used is told to
+ * @warn and skipped. GT_EIO with @eio when it could not be read at all (the
+ * whole read is tried again: skipping it would lose its queues for good).
+ */
+static int read_part(gt_usage_store_fetch_fn fetch, void *ctx, gt_usage_store_warn_fn warn, void *wctx,
 		      const char *base, uint32_t i, uint32_t n, struct gt_usage_store_part *sp,
-		      struct gt_usage_history *h)
+		     struct gt_usage_history *h, struct gt_err *eio)
 {
 	char name[320];
 	gt_usage_store_part_name(base, sp->slot, i, name, sizeof(name));
 	struct gt_err err = { 0 };
 	char *text = NULL;
 	int rc = fetch(ctx, name, &text, &err);
+	if (rc == GT_EIO)
+		return gt_errf(eio, GT_EIO, "%s", err.msg);
 	if (rc == GT_ENOTFOUND)
 		gt_errf(&err, GT_ENOTFOUND, "ConfigMap %s is missing", name);
 	json_t *root = NULL;
@@ -426,6 +432,7 @@ static void read_part(gt_usage_store_fetch_fn fetch, void *ctx, gt_usage_store_w
 	}
 	json_decref(root);
 	free(text);
+	return 0;
 }
 
 int gt_usage_store_read(gt_usage_store_fetch_fn fetch, void *ctx, gt_usage_store_warn_fn warn, void *wctx,
@@ -477,7 +484,7 @@ int gt_usage_store_read(gt_usage_store_fetch_fn fetch, void *ctx, gt_usage_store
 						.generation = (uint64_t)json_integer_value(g), .slot = slot[0] };
 			}
 			for (uint32_t i = 0; i < st->n_parts && !rc; i++)
-				read_part(fetch, ctx, warn, wctx, base, i, st->n_parts, &st->part[i], h);
+				rc = read_part(fetch, ctx, warn, wctx, base, i, st->n_parts, &st->part[i], h, err);
 		}
 	}
 	json_decref(root);
@@ -486,7 +493,7 @@ int gt_usage_store_read(gt_usage_store_fetch_fn fetch, void *ctx, gt_usage_store
 		if (h->cap)
 			gt_usage_release(h);
 		gt_usage_init(h, p, now);
-		if (rc != GT_ENOTFOUND) {
+		if (rc != GT_ENOTFOUND && rc != GT_EIO) {
 			/* the manifest is unusable: the next write starts a new one, parts in slot a */
 			memset(st, 0, sizeof(*st));
 			st->high_water = GT_USAGE_STORE_MAX_PARTS;

@@ -121,8 +121,10 @@ typedef void (*gt_usage_store_warn_fn)(void *ctx, const char *msg);
  * Read the history at @base through @fetch into @h (initialised here, and
  * fitted to @p) and what the cluster holds into @st. 0 when it was there
  * (parts that cannot be used are skipped, each told to @warn),
- * GT_ENOTFOUND when not (an empty @h), another code with @err when the
- * manifest cannot be read or used (an empty @h).
+ * GT_ENOTFOUND when not (an empty @h), GT_EIO with @err when the manifest
+ * or a part could not be fetched (an empty @h: read again later, for a new
+ * history would overwrite the stored one), GT_EPARSE with @err when the
+ * manifest cannot be used (an empty @h, and @st set to replace everything).
  */
 int gt_usage_store_read(gt_usage_store_fetch_fn fetch, void *ctx, gt_usage_store_warn_fn warn, void *wctx,
 			const char *base, const struct gt_usage_params *p, int64_t now,

@@ -27,6 +27,7 @@ struct cms {
 	size_t written;		/* bytes written, all told */
 	char warnings[8192];
 	int n_warnings;
+	const char *unreachable;	/* this one answers with an I/O error */
 };
 
 static char **cm_slot(struct cms *c, const char *name, bool add)
@@ -43,7 +44,9 @@ static char **cm_slot(struct cms *c, const char *name, bool add)
 
 static int cm_fetch(void *ctx, const char *name, char **text, struct gt_err *err)
 {
-	(void)err;
+	struct cms *c = ctx;
+	if (c->unreachable && !strcmp(c->unreachable, name))
+		return gt_errf(err, GT_EIO, "cannot read ConfigMap kai-scheduler/%s: connection refused", name);
 	char **t = cm_slot(ctx, name, false);
 	if (!t || !*t)
 		return GT_ENOTFOUND;
@@ -448,6 +451,33 @@ TEST(bad_manifest_starts_a_new_history)
 	cm_free(&c);
 }
 
+/*
+ * A part the API server does not answer for fails the whole read (to be
+ * tried again): skipping it would write a history without its queues.
+ */
+TEST(an_unreachable_part_fails_the_read)
+{
+	struct gt_usage_history h, back;
+	struct gt_usage_store st = { 0 }, got;
+	struct cms c = { 0 };
+	busy(&h, 100, 7 * 24 * 60);
+	save(&c, &st, &h, -1);
+	c.unreachable = BASE "-a-5";
+	struct gt_usage_params p = { .on = true, .window_s = 7 * 86400, .window = GT_WINDOW_SLIDING };
+	struct gt_err err = { 0 };
+	ASSERT_EQ(GT_EIO, gt_usage_store_read(cm_fetch, &c, cm_warn, &c, BASE, &p, h.until, &back, &got, &err));
+	ASSERT_STR("cannot read ConfigMap kai-scheduler/" BASE "-a-5: connection refused", err.msg);
+	ASSERT_EQ(0u, back.n_queues);
+	ASSERT_EQ(0, c.n_warnings);
+	gt_usage_release(&back);
+	c.unreachable = NULL;
+	ASSERT_EQ(0, load(&c, &back, &got, h.until));
+	ASSERT_TRUE(same(&h, &back));
+	gt_usage_release(&back);
+	gt_usage_release(&h);
+	cm_free(&c);
+}
+
 /* What Gantry wrote before the split (version 1, one ConfigMap) is read, and replaced by parts. */
 TEST(version_1_is_read_and_replaced)
 {
@@ -496,6 +526,7 @@ const struct gt_test gt_tests[] = {
 	T(stale_parts_deleted_after_a_crash),
 	T(bad_parts_are_warned_about_and_skipped),
 	T(bad_manifest_starts_a_new_history),
+	T(an_unreachable_part_fails_the_read),
 	T(version_1_is_read_and_replaced),
 	T(what_no_split_can_hold_is_refused),
 	{ 0 },
