@@ -417,7 +417,8 @@ static int read_part(gt_usage_store_fetch_fn fetch, void *ctx, gt_usage_store_wa
 				     "ConfigMap %s: data.%s: generation is %lld, the manifest %s names generation %llu",
 				     name, DATA_KEY, json_is_integer(g) ? (long long)json_integer_value(g) : -1LL, base,
 				     (unsigned long long)sp->generation);
-		else if (json_integer_value(json_object_get(root, "part")) != i ||
+		else if (!json_is_integer(json_object_get(root, "part")) ||
+			 json_integer_value(json_object_get(root, "part")) != i ||
 			 json_integer_value(json_object_get(root, "parts")) != n)
 			rc = gt_errf(&err, GT_EPARSE, "ConfigMap %s: data.%s: part/parts is not %u of %u", name,
 				     DATA_KEY, i, n);
