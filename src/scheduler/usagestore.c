@@ -25,7 +25,9 @@ void gt_usage_store_part_name(const char *base, char slot, uint32_t i, char *buf
 /*
  * A sum as JSON: an integer when it is one (allocations in milli-units and
  * bytes over whole seconds nearly always are), exact and several times
- * quicker to print than a real; otherwise a real to 12 digits.
+ * quicker to print than a real; otherwise a real to 17 digits, which reads
+ * back as the same double (so a part read and written again is the same
+ * text, and is not written again: stored_hash).
  */
 static json_t *number(double v)
 {
@@ -70,7 +72,7 @@ static json_t *series(const struct gt_usage_history *h, const double *rate, cons
 
 static char *dump(json_t *j)
 {
-	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(12) | JSON_ENCODE_ANY);
+	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
 	json_decref(j);
 	return s;
 }
@@ -243,7 +245,7 @@ int gt_usage_store_plan(const struct gt_usage_store *cur, const char *base, cons
 	char name[320];
 	for (uint32_t i = 0; i < n; i++) {
 		char *queues = part_queues(e, h->n_queues, i);
-		uint64_t hash = gt_hash_mix(gt_hash_str(queues), n) | 1;	/* never 0: 0 is unknown */
+		uint64_t hash = gt_hash_mix(gt_hash_str(queues), n) | 1;	/* never 0: 0 is unknown (as stored_hash) */
 		struct gt_usage_store_part *p = &next->part[i];
 		bool named = i < cur->n_parts && cur->part[i].slot;
 		if (named && n == cur->n_parts && cur->part[i].generation && cur->part[i].hash == hash) {
@@ -386,6 +388,25 @@ static int read_queues(json_t *queues, const char *name, struct gt_usage_history
 }
 
 /*
+ * The hash a write compares with (gt_usage_store_plan) of a part as read:
+ * that of its queues' text when the part is exactly as Gantry writes it,
+ * so that a part whose queues did not change since is not written again
+ * after a restart; 0 (unknown: written again) when it is not. @text is cut.
+ */
+static uint64_t stored_hash(char *text, uint64_t gen, uint32_t i, uint32_t n)
+{
+	char head[128];
+	static const char tail[] = ",\"version\":2}";
+	int hl = snprintf(head, sizeof(head), "{\"generation\":%llu,\"part\":%u,\"parts\":%u,\"queues\":",
+			  (unsigned long long)gen, i, n);
+	size_t len = strlen(text), tl = sizeof(tail) - 1;
+	if (len < (size_t)hl + tl || strncmp(text, head, (size_t)hl) || strcmp(text + len - tl, tail))
+		return 0;
+	text[len - tl] = 0;
+	return gt_hash_mix(gt_hash_str(text + hl), n) | 1;
+}
+
+/*
  * Part @i the manifest names, into @h; a part that cannot be used is told to
  * @warn and skipped. GT_EIO with @eio when it could not be read at all (the
  * whole read is tried again: skipping it would lose its queues for good).
@@ -430,6 +451,8 @@ static int read_part(gt_usage_store_fetch_fn fetch, void *ctx, gt_usage_store_wa
 		snprintf(msg, sizeof(msg), "%s: its queues start with no usage", err.msg);
 		warn(wctx, msg);
 		sp->generation = 0;	/* written again at the next write, into the other slot */
+	} else {
+		sp->hash = stored_hash(text, sp->generation, i, n);
 	}
 	json_decref(root);
 	free(text);

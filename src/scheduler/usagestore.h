@@ -29,7 +29,8 @@
  * Crash-safe: each part has two slots, a and b. A write puts every part
  * whose content changed into the slot the manifest does not name, stamped
  * with the new generation, and writes the manifest last; a part that did
- * not change is not written (the manifest keeps naming it). A restart in
+ * not change is not written (the manifest keeps naming it), since the last
+ * write or since the load (its text hashed as read). A restart in
  * the middle of a write finds the old manifest, which names only slots the
  * write did not touch: it loads the old generation whole, never a mix.
  * Once the manifest is written, the parts of an earlier, larger set (index
