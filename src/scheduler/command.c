@@ -239,9 +239,11 @@ struct sched {
 	struct gt_snapserve *snapserve;	/* NULL: no --snapshot-endpoint */
 	/* time-based fair share: the usage history, loaded from its ConfigMap once */
 	struct gt_usage_history usage;
+	struct gt_usage_store usage_store;	/* what the cluster holds of it */
 	bool usage_loaded;
 	int64_t usage_saved;	/* when it was last written */
 	bool usage_save_failing;	/* the last write failed (said once) */
+	bool usage_load_failing;	/* the read failed (said once); tried again every cycle */
 };
 
 /* The usage history to the cluster, so that the next leader or a restart keeps it. */
@@ -251,15 +253,22 @@ static void usage_save(struct sched *S, int64_t now)
 	struct gt_err err = { 0 };
 	gt_usage_store_name(S->o.shard, name, sizeof(name));
 	/* a write that keeps failing is said when it starts failing and when it works again */
-	if (gt_usage_store_save(S->cl, S->o.ns, name, &S->usage, &err)) {
+	if (gt_usage_store_save(S->cl, S->o.ns, name, &S->usage, &S->usage_store, NULL, &err)) {
 		if (!S->usage_save_failing)
 			gt_log(GT_LOG_WARN, "usage", "%s", err.msg);
 		S->usage_save_failing = true;
 	} else if (S->usage_save_failing) {
-		gt_log(GT_LOG_INFO, "usage", "the usage history is written to ConfigMap %s/%s again", S->o.ns, name);
+		gt_log(GT_LOG_INFO, "usage", "the usage history is written to ConfigMap %s/%s and its %u parts again",
+		       S->o.ns, name, S->usage_store.n_parts);
 		S->usage_save_failing = false;
 	}
 	S->usage_saved = now;
+}
+
+/* A part of the stored usage history that cannot be used. */
+static void usage_warn(void *sched, const char *msg)
+{
+	gt_log(GT_LOG_WARN, "usage", "namespace %s: %s", ((struct sched *)sched)->o.ns, msg);
 }
 
 /*
@@ -275,14 +284,34 @@ static void usage_before(struct sched *S, struct gt_cluster *c, int64_t now)
 		char name[300];
 		struct gt_err err = { 0 };
 		gt_usage_store_name(S->o.shard, name, sizeof(name));
-		int rc = gt_usage_store_load(S->cl, S->o.ns, name, &c->config.usage, now, &S->usage, &err);
-		if (rc && rc != GT_ENOTFOUND)
-			gt_log(GT_LOG_WARN, "usage", "starting a new usage history: %s", err.msg);
-		else
-			gt_log(GT_LOG_INFO, "usage", "time-based fair share: %s usage history in ConfigMap %s/%s",
-			       rc ? "a new" : "the", S->o.ns, name);
-		S->usage_loaded = true;
-		S->usage_saved = now;
+		if (S->usage.cap)	/* an empty history from a read that failed */
+			gt_usage_release(&S->usage);
+		int rc = gt_usage_store_load(S->cl, S->o.ns, name, &c->config.usage, now, usage_warn, S,
+					     &S->usage, &S->usage_store, &err);
+		if (rc == GT_EIO) {
+			/*
+			 * The API server did not answer: a new history now would overwrite
+			 * the stored one at the next write. Read again next cycle, and
+			 * meanwhile divide with no usage (said once).
+			 */
+			if (!S->usage_load_failing)
+				gt_log(GT_LOG_WARN, "usage", "%s: fair shares without the usage history until it can be "
+				       "read (tried again every cycle)", err.msg);
+			S->usage_load_failing = true;
+		} else {
+			if (rc && rc != GT_ENOTFOUND)
+				gt_log(GT_LOG_WARN, "usage", "starting a new usage history: %s", err.msg);
+			else if (rc)
+				gt_log(GT_LOG_INFO, "usage", "time-based fair share: a new usage history in ConfigMap %s/%s",
+				       S->o.ns, name);
+			else
+				gt_log(GT_LOG_INFO, "usage", "time-based fair share: the usage history in ConfigMap %s/%s "
+				       "(generation %llu, %u parts, %u queues)", S->o.ns, name,
+				       (unsigned long long)S->usage_store.generation, S->usage_store.n_parts,
+				       S->usage.n_queues);
+			S->usage_loaded = true;
+			S->usage_saved = now;
+		}
 	}
 	gt_usage_configure(&S->usage, &c->config.usage, now);
 	gt_usage_advance(&S->usage, now);
@@ -294,7 +323,7 @@ static void usage_after(struct sched *S, const struct gt_session *s, int64_t now
 	if (!s->c->config.usage.on)
 		return;
 	gt_usage_set_rates(&S->usage, s);
-	if (now - S->usage_saved >= s->c->config.usage.fetch_interval_s)
+	if (S->usage_loaded && now - S->usage_saved >= s->c->config.usage.fetch_interval_s)
 		usage_save(S, now);
 }
 
@@ -711,7 +740,7 @@ int gt_scheduler_main(int argc, char **argv)
 	}
 	gt_metrics_release(&S.metrics);
 	gt_snapserve_stop(S.snapserve);	/* when start() was never reached */
-	if (S.usage_loaded)
+	if (S.usage.cap)
 		gt_usage_release(&S.usage);
 	gt_cache_free(S.cache);
 	gt_kube_client_free(S.cl);

@@ -1,6 +1,6 @@
 """KAI's snapshots and time-based fair share against the real control plane: /get-snapshot from a
-running `gantry scheduler`, read back by `gantry simulate --snapshot`, and the usage history kept
-in its ConfigMap across a restart."""
+running `gantry scheduler`, read back by `gantry simulate --snapshot`. (The usage history kept in
+ConfigMaps across a restart: test_usage.py.)"""
 
 import datetime
 import io
@@ -127,52 +127,4 @@ def test_snapshot_round_trip(t):
     no_403(t)
 
 
-def usage_configmap(t):
-    cm = t.c.get_or_none("ConfigMap", "gantry-usage-default", "kai-scheduler")
-    return json.loads(cm["data"]["usage.json"]) if cm else None
-
-
-def test_usage_history_survives_restart(t):
-    """With the shard's usageDBConfig, the scheduler keeps the queues' usage in ConfigMap
-    gantry-usage-default (with the ServiceAccount's least-privilege Role), writes it every
-    fetchInterval and on SIGTERM, and a restarted scheduler carries on from it."""
-    t.setup()
-    shard = t.c.get_any("kai.scheduler/v1", "SchedulingShard", "default")
-    before = shard["spec"].get("usageDBConfig")
-    t.c.patch_any("kai.scheduler/v1", "SchedulingShard", "default",
-                  {"spec": {"usageDBConfig": {"clientType": "prometheus",
-                                              "usageParams": {"windowSize": "1h", "fetchInterval": "1s"}}}})
-    try:
-        t.create(node("use-a", gpus=8), queue("e2e-use-q"))
-        t.nodes_ready()
-        t.create(*[pod("u-%d" % i, t.ns, gpus=2, q="e2e-use-q") for i in range(2)])
-        s = t.scheduler("--gpu-sharing-reservation", "false", name="first")
-        wait_for("both pods bound", lambda: len(t.bound()) == 2, timeout=30)
-
-        def used():
-            h = usage_configmap(t)
-            q = h and h["queues"].get("e2e-use-q")
-            return h if q and q["rate"][0] == 4000 and q["buckets"] else None
-        h1 = wait_for("the queue's usage in the ConfigMap", used, timeout=30)
-        check(h1["capacity"]["rate"][0] >= 8000, "capacity %s" % h1["capacity"])
-        s.stop()
-        check("usage history" in s.output(), "no word of the usage history:\n" + s.output()[-1500:])
-        saved = usage_configmap(t)
-        check(saved["until"] >= h1["until"], "the history on SIGTERM is older than before")
-        time.sleep(1.1)
-        s2 = t.scheduler("--gpu-sharing-reservation", "false", name="second")
-        wait_for("the history read back", lambda: "the usage history in ConfigMap" in s2.output(), timeout=30)
-        h3 = wait_for("the history carried on", lambda: (lambda h: h if h["until"] > saved["until"] else None)(
-            usage_configmap(t)), timeout=30)
-        old = {b[0] for b in saved["queues"]["e2e-use-q"]["buckets"]}
-        new = {b[0] for b in h3["queues"]["e2e-use-q"]["buckets"]}
-        check(old <= new, "buckets from before the restart were lost: %s not in %s" % (old - new, new))
-        s2.stop()
-        no_403(t)
-    finally:
-        t.c.patch_any("kai.scheduler/v1", "SchedulingShard", "default", {"spec": {"usageDBConfig": before}})
-        if t.c.get_or_none("ConfigMap", "gantry-usage-default", "kai-scheduler"):
-            t.c.delete("ConfigMap", "gantry-usage-default", "kai-scheduler")
-
-
-TESTS = [test_snapshot_round_trip, test_usage_history_survives_restart]
+TESTS = [test_snapshot_round_trip]

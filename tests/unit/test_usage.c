@@ -1,14 +1,12 @@
 /*
  * test_usage.c - time-based fair share: the usage history (core/usage.h),
  * its effect on the over-quota division (KAI's calcShareWeights), the
- * windows' starts (util/cron, Prometheus durations) and the history's
- * ConfigMap form (scheduler/usagestore). Expected values are worked out
- * in the comments.
+ * windows' starts (util/cron, Prometheus durations). Its ConfigMaps:
+ * test_usagestore.c. Expected values are worked out in the comments.
  */
 #include <math.h>
 
 #include "core/usage.h"
-#include "scheduler/usagestore.h"
 #include "testlib.h"
 #include "util/cron.h"
 #include "util/time.h"
@@ -259,85 +257,6 @@ TEST(reconfigure_keeps_the_totals)
 	tl_free(&w);
 }
 
-/* The ConfigMap's JSON reads back into the same history. */
-TEST(store_round_trip)
-{
-	struct tl_world w;
-	world(&w, "2", true);
-	TL_BUILD(&w);
-	tl_open(&w);
-	struct gt_usage_params p = sliding(600, 60);
-	struct gt_usage_history h, back;
-	gt_usage_init(&h, &p, T0);
-	gt_usage_advance(&h, T0);
-	gt_usage_set_rates(&h, &w.s);
-	gt_usage_advance(&h, T0 + 300);
-	char *text = gt_usage_store_encode(&h);
-	struct gt_err err = { 0 };
-	ASSERT_EQ(0, gt_usage_store_decode(text, &back, &err));
-	free(text);
-	ASSERT_EQ(h.bucket_s, back.bucket_s);
-	ASSERT_EQ(h.until, back.until);
-	struct tl_world w2;
-	world(&w2, "2", true);
-	TL_BUILD(&w2);
-	gt_usage_apply(&h, &p, &w.c, T0 + 300);
-	gt_usage_apply(&back, &p, &w2.c, T0 + 300);
-	ASSERT_NEAR(w.c.queues[tl_queue_idx(&w, "a")].usage[GT_QGPU],
-		    w2.c.queues[tl_queue_idx(&w2, "a")].usage[GT_QGPU]);
-	ASSERT_NEAR(0.25, w2.c.queues[tl_queue_idx(&w2, "a")].usage[GT_QGPU]);
-	ASSERT_NEAR(2000.0, gt_usage_queue(&back, "a")->rate[GT_QGPU]);
-	struct gt_usage_history bad;
-	ASSERT_TRUE(gt_usage_store_decode("{\"version\": 2}", &bad, &err) != 0);
-	gt_usage_release(&h);
-	gt_usage_release(&back);
-	tl_free(&w);
-	tl_free(&w2);
-}
-
-/*
- * A week's window is 514 buckets of 1182 s; a queue allocated all week has
- * a non-zero sum in each, about 25 kB of JSON. 100 such queues are 2.5 MB:
- * more than a ConfigMap holds, so the write is refused before any request
- * (no client is needed) with a message that says what it means; 10 fit.
- */
-static void busy_week(struct gt_usage_history *h, int queues)
-{
-	struct gt_usage_params p = sliding(7 * 86400, 0);
-	gt_usage_init(h, &p, T0);
-	gt_usage_advance(h, T0);
-	h->cap_rate[GT_QGPU] = 512000;
-	for (int q = 0; q < queues; q++) {
-		char name[32];
-		snprintf(name, sizeof(name), "team-%03d", q);
-		struct gt_usage_queue *u = gt_usage_queue(h, name);
-		u->rate[GT_QGPU] = 8000 + 37.0 * q;
-		u->rate[1] = 64000 + q;
-		u->rate[2] = 1e12 / 3 + q;
-	}
-	for (int m = 1; m <= 7 * 24 * 60; m++)
-		gt_usage_advance(h, T0 + 60LL * m);
-}
-
-TEST(store_refuses_what_a_configmap_cannot_hold)
-{
-	struct gt_usage_history h;
-	struct gt_err err = { 0 };
-	busy_week(&h, 100);
-	char *text = gt_usage_store_encode(&h);
-	ASSERT_TRUE(strlen(text) > GT_USAGE_STORE_MAX);
-	free(text);
-	ASSERT_EQ(GT_EINVAL, gt_usage_store_save(NULL, "kai-scheduler", "gantry-usage-default", &h, &err));
-	ASSERT_CONTAINS(err.msg, "the usage history of 100 queues is ");
-	ASSERT_CONTAINS(err.msg, "more than ConfigMap kai-scheduler/gantry-usage-default can hold (1 MiB)");
-	gt_usage_release(&h);
-	busy_week(&h, 10);
-	text = gt_usage_store_encode(&h);
-	ASSERT_TRUE(strlen(text) < GT_USAGE_STORE_MAX);
-	free(text);
-	gt_usage_release(&h);
-}
-
 const struct gt_test gt_tests[] = {
 	T(usage_is_allocation_over_capacity),
 	T(half_life_decays_old_usage),
@@ -347,7 +266,5 @@ const struct gt_test gt_tests[] = {
 	T(cron_previous_firing),
 	T(prometheus_durations),
 	T(reconfigure_keeps_the_totals),
-	T(store_round_trip),
-	T(store_refuses_what_a_configmap_cannot_hold),
 	{ NULL, NULL },
 };
