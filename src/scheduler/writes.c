@@ -355,9 +355,14 @@ static char *claim_status_patch(const struct gt_kube_snapshot *snap, const struc
 		json_t *results = json_array();
 		for (uint32_t i = 0; i < e->n_devices; i++) {
 			const struct gt_dra_device *dev = &d->devices[e->devices[i]];
-			json_array_append_new(results, json_pack("{s:s, s:s, s:s, s:s}",
-				"request", str(snap, k->requests[e->requests[i]].name), "driver", str(snap, dev->driver),
-				"pool", str(snap, dev->pool), "device", str(snap, dev->name)));
+			char name[600];
+			json_t *r = json_pack("{s:s, s:s, s:s, s:s}", "request",
+					      gt_dra_result_name(c, k, e->requests[i], e->alts[i], name, sizeof(name)),
+					      "driver", str(snap, dev->driver), "pool", str(snap, dev->pool), "device",
+					      str(snap, dev->name));
+			if (k->requests[e->requests[i]].alts[e->alts[i]].admin)
+				json_object_set_new(r, "adminAccess", json_true());
+			json_array_append_new(results, r);
 		}
 		json_t *sel = json_pack("{s:[{s:[{s:s, s:s, s:[s]}]}]}", "nodeSelectorTerms", "matchFields", "key",
 					"metadata.name", "operator", "In", "values", str(snap, c->nodes[e->node].name));

@@ -514,6 +514,22 @@ check dra_snapshot_template_waits grep -q "the claim of gpus from ResourceClaimT
 # the next cycles keep the allocations: nothing moves, the big claim still waits
 check dra_example_cycles runs_ok simulate -f "$dra" --now 2026-01-01T09:00:00Z --cycles 3
 check dra_example_cycles_stable grep -q "^3 cycles: 3 bound, 0 pipelined, 0 evicted" "$tmp/out"
+# structured requests (examples/dra-structured.yaml): allocationMode All takes every L4 of a node,
+# matchAttribute goes back from gpu-0 (NUMA 0) past gpu-1 and gpu-2 (NUMA 1) to gpu-3, firstAvailable
+# takes its second subrequest and names it; nothing is warned about
+drs="$dir/../../examples/dra-structured.yaml"
+check dra_structured_runs runs_ok simulate -f "$drs" --now 2026-01-01T09:00:00Z
+check dra_structured_no_warning test ! -s "$tmp/err"
+check dra_structured_all grep -q "ml/every-l4: allocated this cycle on l4-0: l4-0/gpu-0 l4-0/gpu-1; reserved for 1 pod" "$tmp/out"
+check dra_structured_match grep -q "ml/a100-pair: allocated this cycle on dgx-0: dgx-0/gpu-0 dgx-0/gpu-3; reserved" "$tmp/out"
+check dra_structured_first grep -q "ml/eight-or-two: allocated this cycle on dgx-0: dgx-0/gpu-1 dgx-0/gpu-2; reserved" "$tmp/out"
+check dra_structured_quota grep -qE "^research +- +100 +8 +unlimited +3 +3$" "$tmp/out"	# KAI: All 1, firstAvailable 0
+"$gantry" simulate -f "$drs" --now 2026-01-01T09:00:00Z -o json >"$tmp/drs.json" 2>/dev/null
+check dra_structured_json python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c={k["name"]: k for k in d["resourceClaims"]}; assert [(r["request"], r["device"]) for r in c["eight-or-two"]["devices"]] == [("gpus/two", "gpu-1"), ("gpus/two", "gpu-2")], c' "$tmp/drs.json"
+# three A100s on one NUMA node are nowhere: the pod waits, saying the claims are not satisfied
+awk '/name: a100-pair/{f=1} f && /count: 2/{sub(/count: 2/,"count: 3"); f=0} {print}' "$drs" >"$tmp/drs3.yaml"
+check dra_structured_waits runs_ok simulate -f "$tmp/drs3.yaml" --now 2026-01-01T09:00:00Z
+check dra_structured_waits_why grep -q "ml/pair-0 due to: no nodes with enough resources were found: 2 node(s) didn't satisfy the pod's resource claims" "$tmp/out"
 # KAI's ConfigMap predicate applies only when the input holds ConfigMaps: said when it does not
 cat >"$tmp/cm.yaml" <<'Y'
 apiVersion: v1
