@@ -21,6 +21,7 @@
 #include <strings.h>
 
 #include "api/decode_int.h"
+#include "api/json.h"
 #include "api/quantity.h"
 #include "core/cel.h"
 #include "util/arena.h"
@@ -225,6 +226,77 @@ static int device_extra(struct gt_dec *x, const struct gt_doc *o, const struct g
 	return 0;
 }
 
+/* Does node @n satisfy the matchFields of a node selector term (metadata.name In / NotIn)? */
+static int fields_match(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *fields, const char *field,
+			const struct gt_node *n, bool *ok)
+{
+	*ok = true;
+	for (size_t i = 0; fields && fields->kind == GT_DOC_SEQ && i < fields->n; i++) {
+		const char *key = gt_doc_str(fields->items[i], "key"), *op = gt_doc_str(fields->items[i], "operator");
+		const struct gt_doc *vals = gt_doc_get(fields->items[i], "values");
+		if (!key || strcmp(key, "metadata.name") || !op || (strcmp(op, "In") && strcmp(op, "NotIn"))) {
+			char f[300];
+			snprintf(f, sizeof(f), "%.250s.matchFields[%zu]", field, i);
+			return gt_dec_fail(x, o, f, "must be metadata.name with In or NotIn", NULL);
+		}
+		bool in = false;
+		for (size_t v = 0; vals && vals->kind == GT_DOC_SEQ && v < vals->n; v++)
+			in |= vals->items[v]->kind == GT_DOC_SCALAR &&
+			      !strcmp(vals->items[v]->scalar, gt_strtab_str(x->names, n->name));
+		*ok &= !strcmp(op, "In") ? in : !in;
+	}
+	return 0;
+}
+
+/*
+ * The nodes that can use the devices of @at (a slice's spec, or a device with
+ * perDeviceNodeSelection): allNodes, or a nodeSelector of one term (as the API allows),
+ * matched on the nodes' labels and names. *out: a new reach, or GT_NONE when @at says neither.
+ */
+static int slice_reach(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *at, const char *field,
+		       int32_t *out)
+{
+	struct gt_dra *d = &x->c->dra;
+	*out = GT_NONE;
+	struct gt_dra_reach r = { .all = gt_dec_bool(gt_doc_str(at, "allNodes"), false) };
+	const struct gt_doc *sel = gt_doc_get(at, "nodeSelector");
+	if (!r.all && (!sel || gt_doc_is_null(sel))) {
+		gt_dec_note(x, o, field, "neither nodeName, allNodes nor a nodeSelector: its devices are left out%s", "");
+		return 0;
+	}
+	if (!r.all) {
+		const struct gt_doc *terms = gt_doc_get(sel, "nodeSelectorTerms");
+		char f[300];
+		snprintf(f, sizeof(f), "%s.nodeSelector.nodeSelectorTerms", field);
+		if (!terms || terms->kind != GT_DOC_SEQ || terms->n != 1)
+			return gt_dec_fail(x, o, f, "must hold exactly one term (as resource.k8s.io allows)", NULL);
+		const struct gt_doc *term = terms->items[0];
+		snprintf(f, sizeof(f), "%s.nodeSelector.nodeSelectorTerms[0]", field);
+		struct gt_selector ls = { 0 };
+		int rc = gt_dec_selector(x, o, gt_doc_get(term, "matchExpressions"), NULL, f, &ls);
+		r.nodes = gt_xcalloc(x->c->n_nodes + 1, 1);
+		for (uint32_t n = 0; !rc && n < x->c->n_nodes; n++) {
+			bool ok;
+			rc = fields_match(x, o, gt_doc_get(term, "matchFields"), f, &x->c->nodes[n], &ok);
+			r.nodes[n] = !rc && ok && gt_selector_matches(&ls, &x->c->nodes[n].labels, x->names);
+		}
+		gt_selector_release(&ls);
+		if (rc) {
+			free(r.nodes);
+			return rc;
+		}
+		json_t *j = gt_doc_to_json(term);
+		char *text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+		r.has_selector = true;
+		r.selector = gt_dec_intern(x, text ? text : "{}");
+		free(text);
+		json_decref(j);
+	}
+	*out = (int32_t)d->n_reaches;
+	GT_PUSH(d->reaches, d->n_reaches, d->cap_reaches, r);
+	return 0;
+}
+
 int gt_dec_resource_slice(struct gt_dec *x, const struct gt_doc *o)
 {
 	int rc = check_version(x, o);
@@ -269,13 +341,40 @@ int gt_dec_resource_slice(struct gt_dec *x, const struct gt_doc *o)
 			gt_dec_note(x, o, f, "device taints, counters and binding conditions are not acted on by "
 				    "Gantry%s", "");
 	}
-	if (!node_name) {
-		gt_dec_note(x, o, "spec", "only node-local pools (spec.nodeName) are scheduled by Gantry; its %zu "
-			    "device(s) are left out", n);
-		n = 0;
-	} else if (node == GT_NONE && n) {
+	/* where the devices can be used from: a node, or a reach (network-attached) */
+	int32_t reach = GT_NONE;
+	bool per_device = gt_dec_bool(gt_doc_str(spec, "perDeviceNodeSelection"), false);
+	if (node_name && node == GT_NONE && n) {
 		gt_dec_note(x, o, "spec.nodeName", "node %s is not in the cluster; its devices are left out", node_name);
 		n = 0;
+	} else if (!node_name && !per_device) {
+		rc = slice_reach(x, o, spec, "spec", &reach);
+		if (rc) {
+			free(extra);
+			return rc;
+		}
+		if (reach == GT_NONE)
+			n = 0;
+	}
+	int32_t *dev_node = gt_xmalloc((n + 1) * sizeof(*dev_node)), *dev_reach = gt_xmalloc((n + 1) * sizeof(*dev_reach));
+	for (size_t i = 0; i < n; i++) {
+		dev_node[i] = node;
+		dev_reach[i] = reach;
+		if (!per_device || node_name)
+			continue;
+		char f[64];
+		snprintf(f, sizeof(f), "spec.devices[%zu]", i);
+		const char *dn_node = gt_doc_str(devs->items[i], "nodeName");
+		if (dn_node) {
+			dev_node[i] = gt_dec_lookup(x, x->node_by_name, dn_node);
+			if (dev_node[i] == GT_NONE)
+				gt_dec_note(x, o, f, "node %s is not in the cluster; the device is left out", dn_node);
+		} else if ((rc = slice_reach(x, o, devs->items[i], f, &dev_reach[i]))) {
+			free(dev_node);
+			free(dev_reach);
+			free(extra);
+			return rc;
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		const char *dn = gt_doc_str(devs->items[i], "name");
@@ -283,7 +382,7 @@ int gt_dec_resource_slice(struct gt_dec *x, const struct gt_doc *o)
 		snprintf(key, sizeof(key), "%s/%s/%s", driver, pool, dn);
 		uint32_t idx = d->n_devices;
 		struct gt_dra_device dev = { .name = gt_dec_intern(x, dn), .driver = gt_dec_intern(x, driver),
-					     .pool = gt_dec_intern(x, pool), .node = node };
+					     .pool = gt_dec_intern(x, pool), .node = dev_node[i], .reach = dev_reach[i] };
 		GT_PUSH(d->devices, d->n_devices, d->cap_devices, dev);
 		GT_GROW(s->devs, d->n_devices, s->cap_devs);
 		s->devs[idx] = extra[i];
@@ -291,6 +390,8 @@ int gt_dec_resource_slice(struct gt_dec *x, const struct gt_doc *o)
 		if (!prev || s->devs[prev - 1].generation <= generation)
 			gt_smap_put(&s->device_by_key, key, (void *)(uintptr_t)(idx + 1));
 	}
+	free(dev_node);
+	free(dev_reach);
 	free(extra);
 	return 0;
 }
@@ -556,10 +657,11 @@ static int claim_status(struct gt_dec *x, const struct gt_doc *o, struct gt_dra_
 			if (di && k->node == GT_NONE)
 				k->node = x->c->dra.devices[di - 1].node;
 		}
-		if (k->node == GT_NONE && !*problem)
-			*problem = keep(x, "its allocation names no device of a node-local pool");
-		if (gt_doc_path(st, "allocation.nodeSelector") && k->node == GT_NONE)
-			gt_dec_note(x, o, "status.allocation.nodeSelector", "allocation node selectors are not read by Gantry%s", "");
+		bool any = false;
+		for (uint32_t i = 0; i < k->n_alloc; i++)
+			any |= k->alloc_devices[i] >= 0;
+		if (!any && n && !*problem)
+			*problem = keep(x, "its allocation names no device a ResourceSlice publishes");
 	}
 	const struct gt_doc *rf = gt_doc_get(st, "reservedFor");
 	if (rf && rf->kind == GT_DOC_SEQ) {
@@ -757,7 +859,7 @@ static void drop_stale(struct gt_dec *x)
 			if (pass == 0 && s->devs[i].generation > g)
 				gt_smap_put(&newest, key, (void *)(intptr_t)(s->devs[i].generation + 1));
 			if (pass == 1 && s->devs[i].generation < g)
-				d->devices[i].node = GT_NONE;
+				d->devices[i].node = d->devices[i].reach = GT_NONE;
 		}
 	gt_smap_release(&newest);
 }
@@ -772,7 +874,8 @@ static void class_devices(struct gt_dec *x)
 			continue;
 		cl->devices = gt_xmalloc((d->n_devices + 1) * sizeof(*cl->devices));
 		for (uint32_t i = 0; i < d->n_devices; i++)
-			if (d->devices[i].node != GT_NONE && eval_all(&s->class_progs[c], &s->devs[i].cel))
+			if ((d->devices[i].node != GT_NONE || d->devices[i].reach != GT_NONE) &&
+			    eval_all(&s->class_progs[c], &s->devs[i].cel))
 				cl->devices[cl->n_devices++] = (int32_t)i;
 	}
 }
@@ -797,6 +900,11 @@ static void alt_candidates(struct gt_dec *x, struct gt_dra_claim *k, struct gt_d
 		int8_t kept = !p->n || eval_all(p, &x->dra->devs[cl->devices[i]].cel);
 		if (kept)
 			al->devices[al->n_devices++] = cl->devices[i];
+		if (n == GT_NONE) {	/* network-attached: counted on every node that reaches it */
+			k->searched |= kept;
+			k->network |= kept;
+			continue;
+		}
 		split |= keeps[n] >= 0 && keeps[n] != kept;
 		keeps[n] = kept;
 		all &= kept;
@@ -831,8 +939,17 @@ static int32_t class_column(struct gt_dec *x, int32_t cls)
 		gpu = !strncasecmp(p, "gpu", 3);
 	c->ext_gpu_milli[e] = gpu ? 1000 : 0;	/* KAI counts a DRA GPU as one GPU */
 	c->ext_dra[e] = true;
-	for (uint32_t i = 0; i < cl->n_devices; i++)
-		c->nodes[c->dra.devices[cl->devices[i]].node].ext[e]++;
+	for (uint32_t i = 0; i < cl->n_devices; i++) {
+		const struct gt_dra_device *dv = &c->dra.devices[cl->devices[i]];
+		if (dv->node != GT_NONE) {
+			c->nodes[dv->node].ext[e]++;
+			continue;
+		}
+		/* network-attached: on every node that reaches it (the device search decides) */
+		const struct gt_dra_reach *r = &c->dra.reaches[dv->reach];
+		for (uint32_t m = 0; m < c->n_nodes; m++)
+			c->nodes[m].ext[e] += r->all || r->nodes[m];
+	}
 	return e;
 }
 
@@ -909,7 +1026,8 @@ static void carriers(struct gt_dec *x)
 		for (uint32_t j = 0; j < k->n_consumers && k->carrier == GT_NONE; j++) {
 			const struct gt_pod *p = &c->pods[k->consumers[j]];
 			bool holds = p->node != GT_NONE && gt_status_active_used(p->status);
-			if (k->allocated ? holds && p->node == k->node : gt_status_alive(p->status))
+			bool there = k->node != GT_NONE ? p->node == k->node : gt_dra_claim_usable_from(d, k, p->node);
+			if (k->allocated ? holds && there : gt_status_alive(p->status))
 				k->carrier = k->consumers[j];
 		}
 		/* what it holds: its allocated devices, or per request what it surely takes */
@@ -1023,6 +1141,18 @@ void gt_dec_dra_finish(struct gt_dec *x)
 		const struct gt_dra_class *cl = &d->classes[ci];
 		if (!cl->has_ext_resource)
 			continue;
+		if (!strcmp(gt_strtab_str(x->names, cl->ext_resource), "nvidia.com/gpu")) {
+			/* the GPU resource itself: whole GPUs, on nodes without device-plugin GPUs */
+			int32_t *gpus = gt_xcalloc(c->n_nodes + 1, sizeof(*gpus));
+			for (uint32_t i = 0; i < cl->n_devices; i++)
+				if (d->devices[cl->devices[i]].node != GT_NONE)
+					gpus[d->devices[cl->devices[i]].node]++;
+			for (uint32_t n = 0; n < c->n_nodes; n++)
+				if (!c->nodes[n].gpus)
+					c->nodes[n].gpus = gpus[n];
+			free(gpus);
+			continue;
+		}
 		int e = GT_NONE;
 		for (uint32_t i = 0; i < c->n_ext; i++)
 			if (c->ext_names[i] == cl->ext_resource)
@@ -1031,7 +1161,8 @@ void gt_dec_dra_finish(struct gt_dec *x)
 			continue;	/* no pod asks for it */
 		int64_t *have = gt_xcalloc(c->n_nodes + 1, sizeof(*have));
 		for (uint32_t i = 0; i < cl->n_devices; i++)
-			have[d->devices[cl->devices[i]].node]++;
+			if (d->devices[cl->devices[i]].node != GT_NONE)	/* (network-attached ones not) */
+				have[d->devices[cl->devices[i]].node]++;
 		for (uint32_t n = 0; n < c->n_nodes; n++)
 			if (!c->nodes[n].ext[e])	/* a device plugin's resource wins where there is one */
 				c->nodes[n].ext[e] = have[n];

@@ -41,6 +41,9 @@ void gt_dra_release(struct gt_dra *d)
 		free(d->uses[i].claims);
 	for (uint32_t i = 0; i < d->n_devices; i++)
 		free(d->devices[i].attrs);
+	for (uint32_t i = 0; i < d->n_reaches; i++)
+		free(d->reaches[i].nodes);
+	free(d->reaches);
 	free(d->devices);
 	free(d->classes);
 	free(d->claims);
@@ -119,7 +122,15 @@ struct search {
 
 static bool usable_from(const struct gt_dra *d, int32_t dev, int32_t node)
 {
-	return d->devices[dev].node == node && node != GT_NONE;
+	return gt_dra_usable_from(d, dev, node);
+}
+
+bool gt_dra_claim_usable_from(const struct gt_dra *d, const struct gt_dra_claim *k, int32_t node)
+{
+	for (uint32_t i = 0; i < k->n_alloc; i++)
+		if (k->alloc_devices[i] >= 0 && !gt_dra_usable_from(d, k->alloc_devices[i], node))
+			return false;
+	return true;
 }
 
 static uint32_t device_attr(const struct gt_dra_device *dv, uint32_t name)
@@ -316,14 +327,17 @@ static bool devices_fit(const struct gt_session *s, int32_t pod, int32_t node, c
 	const struct gt_dra *d = &c->dra;
 	const struct gt_dra_use *u = &d->uses[pod];
 	int32_t *claims = gt_xmalloc((d->n_claims + 1) * sizeof(*claims));
+	int32_t *nodes = gt_xmalloc((d->n_claims + 1) * sizeof(*nodes));
 	uint32_t n = 0;
 	bool searched = false;
-	for (uint32_t i = 0; i < d->n_claims; i++) {
+	for (uint32_t i = 0; i < d->n_claims; i++) {	/* also those elsewhere that may want the same devices */
 		const struct gt_dra_claim *k = &d->claims[i];
 		if (k->allocated || k->carrier == GT_NONE || k->carrier == pod)
 			continue;
 		int32_t cp = k->carrier;
-		if (holds_node(s, cp) && s->pods[cp].node == node && gt_status_active_allocated(s->pods[cp].status)) {
+		if (holds_node(s, cp) && (s->pods[cp].node == node || k->network) &&
+		    gt_status_active_allocated(s->pods[cp].status)) {
+			nodes[n] = s->pods[cp].node;
 			claims[n++] = (int32_t)i;
 			searched |= k->searched;
 		}
@@ -337,15 +351,13 @@ static bool devices_fit(const struct gt_session *s, int32_t pod, int32_t node, c
 		for (uint32_t j = mine; j < n; j++)
 			again |= claims[j] == u->claims[i];
 		if (!again) {
+			nodes[n] = node;
 			claims[n++] = u->claims[i];
 			searched |= k->searched;
 		}
 	}
 	bool ok = true;
 	if (searched && n > mine) {
-		int32_t *nodes = gt_xmalloc((n + 1) * sizeof(*nodes));
-		for (uint32_t i = 0; i < n; i++)
-			nodes[i] = node;
 		uint8_t *busy = gt_xcalloc(d->n_devices + 1, 1);
 		mark_held(s, busy);
 		struct search sr;
@@ -355,8 +367,8 @@ static bool devices_fit(const struct gt_session *s, int32_t pod, int32_t node, c
 				 " candidates" : "no devices of the node satisfy the pod's resource claims");
 		search_free(&sr);
 		free(busy);
-		free(nodes);
 	}
+	free(nodes);
 	free(claims);
 	return ok;
 }
@@ -393,6 +405,9 @@ bool gt_dra_check(const struct gt_session *s, int32_t pod, int32_t node, char *w
 		if (where != GT_NONE && where != node)
 			return say(why, cap, "resource claim %s is allocated on node %s", kname,
 				   gt_strtab_str(c->names, c->nodes[where].name));
+		if (k->allocated && where == GT_NONE && !gt_dra_claim_usable_from(d, k, node))
+			return say(why, cap, "resource claim %s is allocated devices node %s cannot reach", kname,
+				   gt_strtab_str(c->names, c->nodes[node].name));
 		for (uint32_t r = 0; where == GT_NONE && r < k->n_requests; r++)
 			if (k->requests[r].node_limited && !node_listed(&k->requests[r], node))
 				return say(why, cap, "the selectors of resource claim %s keep no device of node %s", kname,
@@ -548,7 +563,7 @@ void gt_dra_advance(struct gt_cluster *c, const struct gt_plan *p)
 			memcpy(k->alloc_alts, e->alts, e->n_devices * sizeof(*e->alts));
 			k->n_alloc = e->n_devices;
 			k->allocated = true;
-			k->node = e->node;
+			k->node = e->node;	/* (network-attached devices only: kept to its first node) */
 		}
 		k->reserved_names = gt_xrealloc(k->reserved_names, (k->n_reserved + e->n_pods + 1) * sizeof(uint32_t));
 		for (uint32_t j = 0; j < e->n_pods; j++)

@@ -45,9 +45,21 @@
 #define GT_DRA_MAX_RESULTS 32		/* resource.k8s.io's AllocationResultsMaxSize: devices a claim gets */
 #define GT_DRA_SEARCH_STEPS 20000	/* candidate devices one search may try before it gives up */
 
+/*
+ * Where a network-attached device can be used from (a ResourceSlice with allNodes or a
+ * nodeSelector instead of nodeName, or per device with perDeviceNodeSelection).
+ */
+struct gt_dra_reach {
+	bool all;			/* allNodes */
+	uint8_t *nodes;			/* else per node: 1 when it can use the device */
+	bool has_selector;
+	uint32_t selector;		/* the slice's node selector term as JSON (interned), for allocations */
+};
+
 struct gt_dra_device {
 	uint32_t name, driver, pool;	/* interned */
-	int32_t node;			/* node index; every device here is node-local */
+	int32_t node;			/* node index of a node-local device; GT_NONE: network-attached or left out */
+	int32_t reach;			/* network-attached: index into reaches; else GT_NONE */
 	uint32_t *attrs;		/* (qualified name, typed value + 1) pairs, interned, when constraints need them */
 	uint32_t n_attrs;
 };
@@ -110,6 +122,7 @@ struct gt_dra_claim {
 	struct gt_dra_constraint *constraints;
 	uint32_t n_constraints;
 	bool searched;			/* counts are not exact for it: devices are searched (see above) */
+	bool network;			/* some candidate is network-attached: it competes across nodes */
 	/* status.allocation: the devices (index into devices) per result, with its request */
 	bool allocated;
 	int32_t node;			/* where its devices are, GT_NONE when not allocated */
@@ -140,6 +153,8 @@ struct gt_dra {
 	uint32_t n_classes, cap_classes;
 	struct gt_dra_claim *claims;
 	uint32_t n_claims, cap_claims;
+	struct gt_dra_reach *reaches;
+	uint32_t n_reaches, cap_reaches;
 	struct gt_dra_use *uses;	/* per pod (n_pods of them) when any pod uses a claim; else NULL */
 	uint32_t n_uses;
 	bool search;			/* some claim is searched: gt_dra_check searches devices */
@@ -150,6 +165,18 @@ struct gt_session;
 struct gt_plan;
 
 void gt_dra_release(struct gt_dra *d);
+
+/* Can @node use device @dev (on it, or network-attached and reachable)? */
+static inline bool gt_dra_usable_from(const struct gt_dra *d, int32_t dev, int32_t node)
+{
+	const struct gt_dra_device *v = &d->devices[dev];
+	if (v->node >= 0 || v->reach < 0)
+		return v->node == node && node >= 0;
+	return node >= 0 && (d->reaches[v->reach].all || d->reaches[v->reach].nodes[node]);
+}
+
+/* Can @node use every device of allocated claim @k? */
+bool gt_dra_claim_usable_from(const struct gt_dra *d, const struct gt_dra_claim *k, int32_t node);
 void gt_dra_claim_release(struct gt_dra_claim *k);
 
 /* Does the pod use resource claims? */

@@ -192,3 +192,50 @@ def test_dra_structured_allocation(t):
 
 
 TESTS.append(test_dra_structured_allocation)
+
+
+def network_slice(t, name, where, devices):
+    """A network-attached pool: @where is {"allNodes": True} or {"nodeSelector": ...}."""
+    t.cleanup.append((RV1, "ResourceSlice", name))
+    spec = {"driver": DRIVER, "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": d, "attributes": {"model": {"string": m}}} for d, m in devices]}
+    spec.update(where)
+    return {"apiVersion": RV1, "kind": "ResourceSlice", "metadata": {"name": name}, "spec": spec}
+
+
+def test_dra_network_pool(t):
+    """Network-attached pools: a device behind a nodeSelector goes to a pod on a node it selects,
+    and the allocation carries the slice's selector term; a device of an allNodes pool gets an
+    allocation without a node selector. The API server takes both."""
+    t.setup()
+    c = t.c
+    q = "e2e-dra-nq"
+    cls = "e2e-dra-ngpu"
+    t.create(node("dra-w1", gpus=0, labels={"e2e.gantry.test/fabric": "west"}), node("dra-w2", gpus=0), queue(q))
+    c.create_any(device_class(t, cls))
+    term = {"matchExpressions": [{"key": "e2e.gantry.test/fabric", "operator": "In", "values": ["west"]}]}
+    c.create_any(network_slice(t, "dra-fabric-west", {"nodeSelector": {"nodeSelectorTerms": [term]}},
+                               [("f0", "fabric")]))
+    c.create_any(network_slice(t, "dra-everywhere", {"allNodes": True}, [("e0", "everywhere")]))
+    for claim, model in (("fabric", "fabric"), ("everywhere", "everywhere")):
+        c.create_any(claim_of(claim, t.ns, q, {"requests": [{"name": "dev", "exactly": {
+            "deviceClassName": cls, "selectors": model_is(model)}}]}))
+        t.create(podgroup(claim, t.ns, q, 1), claim_pod(claim + "-0", t.ns, claim, q, claim))
+    t.nodes_ready()
+    s = t.scheduler()
+    try:
+        for claim in ("fabric", "everywhere"):
+            wait_for(claim + "-0 bound", lambda cl=claim: t.bound().get(cl + "-0"), timeout=45)
+        check(t.bound()["fabric-0"] == "dra-w1", "fabric-0 on %s" % t.bound()["fabric-0"])
+        got = c.request("GET", c.resource_path(RV1, "ResourceClaim", "fabric", t.ns))["status"]["allocation"]
+        check([(r["pool"], r["device"]) for r in got["devices"]["results"]] == [("dra-fabric-west", "f0")] and
+              got.get("nodeSelector") == {"nodeSelectorTerms": [term]}, "fabric's allocation: %s" % got)
+        got = c.request("GET", c.resource_path(RV1, "ResourceClaim", "everywhere", t.ns))["status"]["allocation"]
+        check([(r["pool"], r["device"]) for r in got["devices"]["results"]] == [("dra-everywhere", "e0")] and
+              not got.get("nodeSelector"), "everywhere's allocation: %s" % got)
+    finally:
+        s.stop()
+    no_403(t)
+
+
+TESTS.append(test_dra_network_pool)

@@ -517,6 +517,91 @@ TEST(admin_access_sees_a_held_device)
 	tl_free(&w);
 }
 
+/* A network-attached pool: a slice of @devices ("{name: a}, ...") with @where (allNodes or nodeSelector). */
+static void network_slice(struct tl_world *w, const char *name, const char *where, const char *devices)
+{
+	tl_yaml(w, "---\n{apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {name: %s}, spec: {driver: "
+		   "gpu.example.com, %s, pool: {name: %s, generation: 1, resourceSliceCount: 1}, devices: [%s]}}\n",
+		name, where, name, devices);
+}
+
+/* Network-attached devices: usable from the nodes their slice reaches, held across nodes. */
+TEST(network_attached_pool_is_shared_by_its_nodes)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .labels = "zone: a" });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .labels = "zone: b" });
+	tl_node(&w, &(struct tl_node){ .name = "n3", .labels = "zone: b" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q", .quota = "-1" });
+	tl_yaml(&w, CLASS);
+	network_slice(&w, "fabric", "allNodes: true", "{name: net-0}");
+	network_slice(&w, "zone-b", "nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, "
+		      "values: [b]}], matchFields: [{key: metadata.name, operator: NotIn, values: [n3]}]}]}",
+		      "{name: b-0, attributes: {model: {string: h100}}}");
+	claim(&w, "first", 1, NULL);
+	claim(&w, "second", 1, NULL);
+	claim_spec_of(&w, "zoned", "{requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, selectors: [{cel: "
+		      "{expression: 'device.attributes[\"gpu.example.com\"].model == \"h100\"'}}]}}]}");
+	tl_pg(&w, &(struct tl_pg){ .name = "j1", .queue = "q" });
+	claim_pod(&w, "z", "j1", "zoned", NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "j2", .queue = "q" });
+	claim_pod(&w, "p", "j2", "first", NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "j3", .queue = "q" });
+	claim_pod(&w, "r", "j3", "second", NULL);
+	TL_BUILD(&w);
+	ASSERT_EQ(0, w.dec.n_warnings);
+	ASSERT_EQ(2, w.c.dra.n_reaches);
+	ASSERT_TRUE(w.c.dra.claims[0].network && w.c.dra.claims[0].searched);
+	/* the node columns count what each node reaches */
+	int32_t e = w.c.dra.classes[0].ext;
+	ASSERT_EQ(1, w.c.nodes[tl_node_idx(&w, "n1")].ext[e]);
+	ASSERT_EQ(2, w.c.nodes[tl_node_idx(&w, "n2")].ext[e]);
+	ASSERT_EQ(1, w.c.nodes[tl_node_idx(&w, "n3")].ext[e]);
+	tl_cycle(&w);
+	ASSERT_STR("n2", tl_node_of(&w, "z"));	/* zone b, and not n3 */
+	ASSERT_TRUE(tl_node_of(&w, "p") != NULL);
+	/* the fabric's one device is p's, whichever node r would go to */
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "r"));
+	struct gt_plan plan;
+	char got[200];
+	gt_plan_build(&plan, &w.s, NULL);
+	ASSERT_STR("b-0", plan_devices(&w, &plan, "zoned", got, sizeof(got)));
+	ASSERT_STR("net-0", plan_devices(&w, &plan, "first", got, sizeof(got)));
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+/* A claim allocated network-attached devices goes where they can be used; its devices stay taken. */
+TEST(allocated_network_claim_follows_its_reach)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .labels = "zone: a" });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .labels = "zone: b" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q", .quota = "-1" });
+	tl_yaml(&w, CLASS);
+	network_slice(&w, "zone-b", "nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, "
+		      "values: [b]}]}]}", "{name: b-0}");
+	claim(&w, "shared", 1, "status: {allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, pool: "
+	      "zone-b, device: b-0}]}, nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, "
+	      "values: [b]}]}]}}}");
+	claim(&w, "other", 1, NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "j", .queue = "q" });
+	claim_pod(&w, "a", "j", "shared", NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "k", .queue = "q" });
+	claim_pod(&w, "b", "k", "other", NULL);
+	TL_BUILD(&w);
+	ASSERT_EQ(0, w.dec.n_warnings);
+	tl_cycle(&w);
+	ASSERT_STR("n2", tl_node_of(&w, "a"));
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "b"));
+	char why[300] = "";
+	ASSERT_TRUE(!gt_dra_check(&w.s, tl_pod_idx(&w, "a"), tl_node_idx(&w, "n1"), why, sizeof(why)));
+	ASSERT_CONTAINS(why, "allocated devices node n1 cannot reach");
+	tl_free(&w);
+}
+
 /* What Gantry does not act on waits with a reason: a constraint other than matchAttribute. */
 TEST(unknown_constraint_waits_with_a_reason)
 {
@@ -678,6 +763,8 @@ const struct gt_test gt_tests[] = {
 	T(allocated_subrequest_is_read),
 	T(admin_access_sees_a_held_device),
 	T(unknown_constraint_waits_with_a_reason),
+	T(network_attached_pool_is_shared_by_its_nodes),
+	T(allocated_network_claim_follows_its_reach),
 	T(request_selector_keeping_whole_nodes_limits_the_nodes),
 	T(selector_that_does_not_compile_selects_nothing),
 	T(stale_pool_generation_is_left_out),
