@@ -10,9 +10,11 @@
  *
  * A malformed object (a request without a name, a count that is no positive integer, an
  * allocation mode Kubernetes does not know) is a rejection naming its field. Something
- * well-formed that Gantry cannot schedule (a selector it cannot evaluate, a constraint, a
- * request for a subset of a class's devices) is a warning, and the pods using it wait with
- * the reason: never a silent match.
+ * well-formed that Gantry cannot schedule (a selector it cannot evaluate, a constraint other
+ * than matchAttribute) is a warning, and the pods using it wait with the reason: never a
+ * silent match. Claims the counts cannot judge exactly (allocationMode All, firstAvailable,
+ * matchAttribute, selectors that split a node's devices, admin access, network-attached
+ * devices) are marked searched (core/dra.h).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -909,7 +911,7 @@ static void alt_candidates(struct gt_dec *x, struct gt_dra_claim *k, struct gt_d
 		keeps[n] = kept;
 		all &= kept;
 	}
-	if (split || rq->first_available || al->all)
+	if (split || rq->first_available || al->all || al->admin)	/* (admin: asks the counts for nothing) */
 		k->searched = true;
 	else if (!all && !rq->node_limited) {
 		rq->node_limited = true;

@@ -498,7 +498,7 @@ TEST(admin_access_sees_a_held_device)
 	claim(&w, "held", 1, "status: {allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, "
 		  "pool: n1, device: gpu-0}]}}, reservedFor: [{resource: pods, name: runner, uid: u1}]}");
 	claim_spec_of(&w, "monitor", "{requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, "
-		      "adminAccess: true, allocationMode: All}}]}");
+		      "adminAccess: true}}]}");
 	tl_pg(&w, &(struct tl_pg){ .name = "run", .queue = "q", .preemptibility = "non-preemptible" });
 	claim_pod(&w, "runner", "run", "held", "n1");
 	tl_pg(&w, &(struct tl_pg){ .name = "j", .queue = "q" });
@@ -507,6 +507,8 @@ TEST(admin_access_sees_a_held_device)
 	ASSERT_EQ(0, w.c.pods[tl_pod_idx(&w, "m")].ext[w.c.dra.classes[0].ext]);
 	tl_cycle(&w);
 	ASSERT_STR("n1", tl_node_of(&w, "m"));
+	/* the counts ask nothing of it: the search keeps it off a node without the device */
+	ASSERT_TRUE(!gt_dra_check(&w.s, tl_pod_idx(&w, "m"), tl_node_idx(&w, "n2"), NULL, 0));
 	struct gt_plan plan;
 	char got[200];
 	gt_plan_build(&plan, &w.s, NULL);
