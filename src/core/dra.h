@@ -26,13 +26,18 @@
  * does. The selectors are evaluated by the decoder (core/cel.h), once per device.
  *
  * Where counts are not exact (a claim is *searched*): allocationMode All, firstAvailable,
- * constraints (matchAttribute), a request whose selectors keep only some of a node's devices.
- * Such a claim asks the counts for what it surely takes (KAI's bookkeeping: one device for
- * All, nothing for firstAvailable), and whether it fits is decided device by device: on a
- * node, gt_dra_check searches devices for every claim the session allocates there (the
- * others' and the pod's) with backtracking over the candidates, the constraints checked as
- * devices are added, as kube-scheduler's structured allocator does; the search stops after
- * GT_DRA_SEARCH_STEPS candidates tried (then: no fit). The plan's picks run the same search.
+ * constraints (matchAttribute), admin access, a request whose selectors keep only some of a
+ * node's devices, network-attached candidates. Such a claim asks the counts for what it surely
+ * takes (KAI's bookkeeping: one device for All, nothing for firstAvailable or admin access),
+ * and whether it fits is decided device by device: on a node, gt_dra_check searches devices
+ * for every claim the session allocates there (the others' and the pod's; for network-attached
+ * devices, the claims placed on other nodes too) with backtracking over the candidates, the
+ * constraints checked as devices are added, as kube-scheduler's structured allocator does; the
+ * search stops after GT_DRA_SEARCH_STEPS candidates tried (then: no fit). The plan's picks run
+ * the same search, node by node.
+ *
+ * Network-attached devices (node GT_NONE, a reach) count on every node they reach, so those
+ * counts are an upper bound and the search decides.
  */
 #ifndef GT_DRA_H
 #define GT_DRA_H
