@@ -896,22 +896,22 @@ static void alt_candidates(struct gt_dec *x, struct gt_dra_claim *k, struct gt_d
 	al->devices = gt_xmalloc((cl->n_devices + 1) * sizeof(*al->devices));
 	int8_t *keeps = gt_xmalloc(n_nodes + 1);	/* per node: -1 no device yet, 0 none kept, 1 all kept */
 	memset(keeps, -1, n_nodes + 1);
-	bool split = false, all = true;
+	bool split = false, all = true, network = false;
 	for (uint32_t i = 0; i < cl->n_devices; i++) {
 		int32_t n = x->c->dra.devices[cl->devices[i]].node;
 		int8_t kept = !p->n || eval_all(p, &x->dra->devs[cl->devices[i]].cel);
 		if (kept)
 			al->devices[al->n_devices++] = cl->devices[i];
 		if (n == GT_NONE) {	/* network-attached: counted on every node that reaches it */
-			k->searched |= kept;
-			k->network |= kept;
+			network |= kept;
 			continue;
 		}
 		split |= keeps[n] >= 0 && keeps[n] != kept;
 		keeps[n] = kept;
 		all &= kept;
 	}
-	if (split || rq->first_available || al->all || al->admin)	/* (admin: asks the counts for nothing) */
+	k->network |= network;
+	if (split || network || rq->first_available || al->all || al->admin)	/* (admin: asks the counts for nothing) */
 		k->searched = true;
 	else if (!all && !rq->node_limited) {
 		rq->node_limited = true;

@@ -465,9 +465,10 @@ static void keep_picks(const struct search *sr, uint32_t ci, struct gt_plan_clai
 
 /*
  * The devices of the claims the plan allocates, node by node (in the order of their first
- * bind): the node's claims searched together, so a searched claim the session fitted next to
- * the others fits here too; when they cannot all be had, one after the other, and a claim
- * that cannot be had gets no device and short_of_devices.
+ * bind; all at once when network-attached devices tie nodes together): the node's claims
+ * searched together, so a searched claim the session fitted next to the others fits here too;
+ * when they cannot all be had, one after the other, and a claim that cannot be had gets no
+ * device and short_of_devices.
  */
 static void pick_devices(const struct gt_cluster *c, struct gt_plan_claim *v, uint32_t n, uint8_t *taken)
 {
@@ -475,12 +476,15 @@ static void pick_devices(const struct gt_cluster *c, struct gt_plan_claim *v, ui
 	bool *done = gt_xcalloc(n + 1, sizeof(*done));
 	int32_t *claims = gt_xmalloc((n + 1) * sizeof(*claims)), *nodes = gt_xmalloc((n + 1) * sizeof(*nodes));
 	uint32_t *which = gt_xmalloc((n + 1) * sizeof(*which));
+	bool network = false;	/* network-attached devices tie the nodes: one search for all */
+	for (uint32_t i = 0; i < n; i++)
+		network |= v[i].allocate && d->claims[v[i].claim].network;
 	for (uint32_t i = 0; i < n; i++) {
 		if (done[i] || !v[i].allocate)
 			continue;
 		uint32_t m = 0;
 		for (uint32_t j = i; j < n; j++)
-			if (!done[j] && v[j].allocate && v[j].node == v[i].node) {
+			if (!done[j] && v[j].allocate && (network || v[j].node == v[i].node)) {
 				done[j] = true;
 				which[m] = j;
 				claims[m] = v[j].claim;

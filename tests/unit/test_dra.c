@@ -574,6 +574,42 @@ TEST(network_attached_pool_is_shared_by_its_nodes)
 	tl_free(&w);
 }
 
+/* The plan searches claims on different nodes together when network-attached devices tie them. */
+TEST(plan_searches_across_nodes_for_network_devices)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .labels = "pin: one" });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .labels = "pin: two" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q", .quota = "-1" });
+	tl_yaml(&w, CLASS);
+	/* the fabric's device comes first in slice order: n1's claim would take it first */
+	network_slice(&w, "fabric", "allNodes: true", "{name: net-0, attributes: {kind: {string: net}}}");
+	slice_of(&w, "n1", "{name: gpu-0, attributes: {kind: {string: local}}}");
+	claim(&w, "a", 1, NULL);
+	claim_spec_of(&w, "b", "{requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, selectors: [{cel: "
+		      "{expression: 'device.attributes[\"gpu.example.com\"].kind == \"net\"'}}]}}]}");
+	tl_pg(&w, &(struct tl_pg){ .name = "ja", .queue = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "pa", .pg = "ja", .queue = "q",
+				     .spec = "nodeSelector: {pin: one}, resourceClaims: [{name: gpu, resourceClaimName: a}]" });
+	tl_pg(&w, &(struct tl_pg){ .name = "jb", .queue = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "pb", .pg = "jb", .queue = "q",
+				     .spec = "nodeSelector: {pin: two}, resourceClaims: [{name: gpu, resourceClaimName: b}]" });
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_STR("n1", tl_node_of(&w, "pa"));
+	ASSERT_STR("n2", tl_node_of(&w, "pb"));
+	struct gt_plan plan;
+	char got[200];
+	gt_plan_build(&plan, &w.s, NULL);
+	ASSERT_STR("gpu-0", plan_devices(&w, &plan, "a", got, sizeof(got)));
+	ASSERT_STR("net-0", plan_devices(&w, &plan, "b", got, sizeof(got)));
+	for (uint32_t i = 0; i < plan.n_claims; i++)
+		ASSERT_TRUE(!plan.claims[i].short_of_devices);
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
 /* A claim allocated network-attached devices goes where they can be used; its devices stay taken. */
 TEST(allocated_network_claim_follows_its_reach)
 {
@@ -767,6 +803,7 @@ const struct gt_test gt_tests[] = {
 	T(unknown_constraint_waits_with_a_reason),
 	T(network_attached_pool_is_shared_by_its_nodes),
 	T(allocated_network_claim_follows_its_reach),
+	T(plan_searches_across_nodes_for_network_devices),
 	T(request_selector_keeping_whole_nodes_limits_the_nodes),
 	T(selector_that_does_not_compile_selects_nothing),
 	T(stale_pool_generation_is_left_out),
