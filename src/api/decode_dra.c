@@ -10,9 +10,11 @@
  *
  * A malformed object (a request without a name, a count that is no positive integer, an
  * allocation mode Kubernetes does not know) is a rejection naming its field. Something
- * well-formed that Gantry cannot schedule (a selector it cannot evaluate, a constraint, a
- * request for a subset of a class's devices) is a warning, and the pods using it wait with
- * the reason: never a silent match.
+ * well-formed that Gantry cannot schedule (a selector it cannot evaluate, a constraint other
+ * than matchAttribute) is a warning, and the pods using it wait with the reason: never a
+ * silent match. Claims the counts cannot judge exactly (allocationMode All, firstAvailable,
+ * matchAttribute, selectors that split a node's devices, admin access, network-attached
+ * devices) are marked searched (core/dra.h).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include <strings.h>
 
 #include "api/decode_int.h"
+#include "api/json.h"
 #include "api/quantity.h"
 #include "core/cel.h"
 #include "core/order.h"
@@ -226,6 +229,77 @@ static int device_extra(struct gt_dec *x, const struct gt_doc *o, const struct g
 	return 0;
 }
 
+/* Does node @n satisfy the matchFields of a node selector term (metadata.name In / NotIn)? */
+static int fields_match(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *fields, const char *field,
+			const struct gt_node *n, bool *ok)
+{
+	*ok = true;
+	for (size_t i = 0; fields && fields->kind == GT_DOC_SEQ && i < fields->n; i++) {
+		const char *key = gt_doc_str(fields->items[i], "key"), *op = gt_doc_str(fields->items[i], "operator");
+		const struct gt_doc *vals = gt_doc_get(fields->items[i], "values");
+		if (!key || strcmp(key, "metadata.name") || !op || (strcmp(op, "In") && strcmp(op, "NotIn"))) {
+			char f[300];
+			snprintf(f, sizeof(f), "%.250s.matchFields[%zu]", field, i);
+			return gt_dec_fail(x, o, f, "must be metadata.name with In or NotIn", NULL);
+		}
+		bool in = false;
+		for (size_t v = 0; vals && vals->kind == GT_DOC_SEQ && v < vals->n; v++)
+			in |= vals->items[v]->kind == GT_DOC_SCALAR &&
+			      !strcmp(vals->items[v]->scalar, gt_strtab_str(x->names, n->name));
+		*ok &= !strcmp(op, "In") ? in : !in;
+	}
+	return 0;
+}
+
+/*
+ * The nodes that can use the devices of @at (a slice's spec, or a device with
+ * perDeviceNodeSelection): allNodes, or a nodeSelector of one term (as the API allows),
+ * matched on the nodes' labels and names. *out: a new reach, or GT_NONE when @at says neither.
+ */
+static int slice_reach(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *at, const char *field,
+		       int32_t *out)
+{
+	struct gt_dra *d = &x->c->dra;
+	*out = GT_NONE;
+	struct gt_dra_reach r = { .all = gt_dec_bool(gt_doc_str(at, "allNodes"), false) };
+	const struct gt_doc *sel = gt_doc_get(at, "nodeSelector");
+	if (!r.all && (!sel || gt_doc_is_null(sel))) {
+		gt_dec_note(x, o, field, "neither nodeName, allNodes nor a nodeSelector: its devices are left out%s", "");
+		return 0;
+	}
+	if (!r.all) {
+		const struct gt_doc *terms = gt_doc_get(sel, "nodeSelectorTerms");
+		char f[300];
+		snprintf(f, sizeof(f), "%s.nodeSelector.nodeSelectorTerms", field);
+		if (!terms || terms->kind != GT_DOC_SEQ || terms->n != 1)
+			return gt_dec_fail(x, o, f, "must hold exactly one term (as resource.k8s.io allows)", NULL);
+		const struct gt_doc *term = terms->items[0];
+		snprintf(f, sizeof(f), "%s.nodeSelector.nodeSelectorTerms[0]", field);
+		struct gt_selector ls = { 0 };
+		int rc = gt_dec_selector(x, o, gt_doc_get(term, "matchExpressions"), NULL, f, &ls);
+		r.nodes = gt_xcalloc(x->c->n_nodes + 1, 1);
+		for (uint32_t n = 0; !rc && n < x->c->n_nodes; n++) {
+			bool ok;
+			rc = fields_match(x, o, gt_doc_get(term, "matchFields"), f, &x->c->nodes[n], &ok);
+			r.nodes[n] = !rc && ok && gt_selector_matches(&ls, &x->c->nodes[n].labels, x->names);
+		}
+		gt_selector_release(&ls);
+		if (rc) {
+			free(r.nodes);
+			return rc;
+		}
+		json_t *j = gt_doc_to_json(term);
+		char *text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+		r.has_selector = true;
+		r.selector = gt_dec_intern(x, text ? text : "{}");
+		free(text);
+		json_decref(j);
+	}
+	*out = (int32_t)d->n_reaches;
+	GT_PUSH(d->reaches, d->n_reaches, d->cap_reaches, r);
+	return 0;
+}
+
 int gt_dec_resource_slice(struct gt_dec *x, const struct gt_doc *o)
 {
 	int rc = check_version(x, o);
@@ -270,13 +344,40 @@ int gt_dec_resource_slice(struct gt_dec *x, const struct gt_doc *o)
 			gt_dec_note(x, o, f, "device taints, counters and binding conditions are not acted on by "
 				    "Gantry%s", "");
 	}
-	if (!node_name) {
-		gt_dec_note(x, o, "spec", "only node-local pools (spec.nodeName) are scheduled by Gantry; its %zu "
-			    "device(s) are left out", n);
-		n = 0;
-	} else if (node == GT_NONE && n) {
+	/* where the devices can be used from: a node, or a reach (network-attached) */
+	int32_t reach = GT_NONE;
+	bool per_device = gt_dec_bool(gt_doc_str(spec, "perDeviceNodeSelection"), false);
+	if (node_name && node == GT_NONE && n) {
 		gt_dec_note(x, o, "spec.nodeName", "node %s is not in the cluster; its devices are left out", node_name);
 		n = 0;
+	} else if (!node_name && !per_device) {
+		rc = slice_reach(x, o, spec, "spec", &reach);
+		if (rc) {
+			free(extra);
+			return rc;
+		}
+		if (reach == GT_NONE)
+			n = 0;
+	}
+	int32_t *dev_node = gt_xmalloc((n + 1) * sizeof(*dev_node)), *dev_reach = gt_xmalloc((n + 1) * sizeof(*dev_reach));
+	for (size_t i = 0; i < n; i++) {
+		dev_node[i] = node;
+		dev_reach[i] = reach;
+		if (!per_device || node_name)
+			continue;
+		char f[64];
+		snprintf(f, sizeof(f), "spec.devices[%zu]", i);
+		const char *dn_node = gt_doc_str(devs->items[i], "nodeName");
+		if (dn_node) {
+			dev_node[i] = gt_dec_lookup(x, x->node_by_name, dn_node);
+			if (dev_node[i] == GT_NONE)
+				gt_dec_note(x, o, f, "node %s is not in the cluster; the device is left out", dn_node);
+		} else if ((rc = slice_reach(x, o, devs->items[i], f, &dev_reach[i]))) {
+			free(dev_node);
+			free(dev_reach);
+			free(extra);
+			return rc;
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		const char *dn = gt_doc_str(devs->items[i], "name");
@@ -284,7 +385,7 @@ int gt_dec_resource_slice(struct gt_dec *x, const struct gt_doc *o)
 		snprintf(key, sizeof(key), "%s/%s/%s", driver, pool, dn);
 		uint32_t idx = d->n_devices;
 		struct gt_dra_device dev = { .name = gt_dec_intern(x, dn), .driver = gt_dec_intern(x, driver),
-					     .pool = gt_dec_intern(x, pool), .node = node };
+					     .pool = gt_dec_intern(x, pool), .node = dev_node[i], .reach = dev_reach[i] };
 		GT_PUSH(d->devices, d->n_devices, d->cap_devices, dev);
 		GT_GROW(s->devs, d->n_devices, s->cap_devs);
 		s->devs[idx] = extra[i];
@@ -292,6 +393,8 @@ int gt_dec_resource_slice(struct gt_dec *x, const struct gt_doc *o)
 		if (!prev || s->devs[prev - 1].generation <= generation)
 			gt_smap_put(&s->device_by_key, key, (void *)(uintptr_t)(idx + 1));
 	}
+	free(dev_node);
+	free(dev_reach);
 	free(extra);
 	return 0;
 }
@@ -312,7 +415,52 @@ int gt_dec_claim_template(struct gt_dec *x, const struct gt_doc *o)
 	return 0;
 }
 
-/* One request of spec.devices.requests[]. */
+/* A request's way to be had (exactly, or a firstAvailable subrequest @ex at @field) into @out. */
+static int claim_alt(struct gt_dec *x, const struct gt_doc *o, const char *field, const struct gt_doc *ex,
+		     struct gt_dra_alt *out, struct progs *progs, const char **problem)
+{
+	char f[600];
+	const char *cls = gt_doc_str(ex, "deviceClassName");
+	snprintf(f, sizeof(f), "%s.deviceClassName", field);
+	if (!cls || !*cls)
+		return gt_dec_fail(x, o, f, "is missing", NULL);
+	uintptr_t ci = (uintptr_t)gt_smap_get(&x->dra->class_by_name, cls);
+	out->cls = ci ? (int32_t)(ci - 1) : GT_NONE;
+	out->count = 1;
+	const char *mode = gt_doc_str(ex, "allocationMode");
+	snprintf(f, sizeof(f), "%s.allocationMode", field);
+	if (mode && strcmp(mode, "ExactCount") && strcmp(mode, "All"))
+		return gt_dec_fail(x, o, f, "must be ExactCount or All, not", mode);
+	out->all = mode && !strcmp(mode, "All");
+	const char *count = gt_doc_str(ex, "count");
+	snprintf(f, sizeof(f), "%s.count", field);
+	if (count && (gt_quantity_parse(count, &out->count) || out->count < 1 || out->count > 1000000 ||
+		      strpbrk(count, ".eEkKmMgGiTP")))
+		return gt_dec_fail(x, o, f, "must be a whole number of devices, at least 1, not", count);
+	out->admin = gt_dec_bool(gt_doc_str(ex, "adminAccess"), false);
+	snprintf(f, sizeof(f), "%s.selectors", field);
+	int rc = compile_selectors(x, o, gt_doc_get(ex, "selectors"), f, progs);
+	if (!rc && progs->problem && !*problem)
+		*problem = progs->problem;
+	if (!rc && gt_doc_get(ex, "tolerations"))
+		gt_dec_note(x, o, field, "device tolerations are not acted on by Gantry%s", "");
+	if (!rc && gt_doc_get(ex, "capacity"))
+		gt_dec_note(x, o, field, "capacity requests (consumable capacity) are not acted on by Gantry%s", "");
+	return rc;
+}
+
+/* How many ways of being had the requests of @reqs have (one each, or its subrequests). */
+static size_t alt_slots(const struct gt_doc *reqs)
+{
+	size_t n = 0;
+	for (size_t i = 0; reqs && reqs->kind == GT_DOC_SEQ && i < reqs->n; i++) {
+		const struct gt_doc *fa = gt_doc_get(reqs->items[i], "firstAvailable");
+		n += fa && fa->kind == GT_DOC_SEQ && fa->n ? fa->n : 1;
+	}
+	return n;
+}
+
+/* One request of spec.devices.requests[]; its selectors' programs from @progs on. */
 static int claim_request(struct gt_dec *x, const struct gt_doc *o, const char *field, const struct gt_doc *rq,
 			 struct gt_dra_request *out, struct progs *progs, const char **problem)
 {
@@ -322,39 +470,83 @@ static int claim_request(struct gt_dec *x, const struct gt_doc *o, const char *f
 	if (!name || !*name)
 		return gt_dec_fail(x, o, f, "is missing", NULL);
 	*out = (struct gt_dra_request){ .name = gt_dec_intern(x, name), .cls = GT_NONE, .count = 1 };
-	if (gt_doc_get(rq, "firstAvailable")) {
-		*problem = keep(x, "firstAvailable (prioritized alternatives) is not supported by Gantry yet");
+	const struct gt_doc *fa = gt_doc_get(rq, "firstAvailable");
+	if (fa && !gt_doc_is_null(fa)) {
+		snprintf(f, sizeof(f), "%s.firstAvailable", field);
+		if (fa->kind != GT_DOC_SEQ || !fa->n)
+			return gt_dec_fail(x, o, f, "must be a list of subrequests", NULL);
+		out->first_available = true;
+		out->alts = gt_xcalloc(fa->n + 1, sizeof(*out->alts));
+		for (size_t i = 0; i < fa->n; i++) {
+			char sf[480], full[600];
+			snprintf(sf, sizeof(sf), "%.400s.firstAvailable[%zu]", field, i);
+			const char *sub = gt_doc_str(fa->items[i], "name");
+			if (!sub || !*sub) {
+				snprintf(f, sizeof(f), "%s.name", sf);
+				return gt_dec_fail(x, o, f, "is missing", NULL);
+			}
+			struct gt_dra_alt *al = &out->alts[i];
+			al->name = gt_dec_intern(x, sub);
+			snprintf(full, sizeof(full), "%s/%s", name, sub);
+			al->full_name = gt_dec_intern(x, full);
+			out->n_alts = (uint32_t)i + 1;
+			int rc = claim_alt(x, o, sf, fa->items[i], al, &progs[i], problem);
+			if (rc)
+				return rc;
+		}
 		return 0;
 	}
 	const struct gt_doc *ex = gt_doc_get(rq, "exactly");
 	if (!ex)	/* v1beta1's flat request: deviceClassName at the request */
 		ex = rq;
-	const char *cls = gt_doc_str(ex, "deviceClassName");
-	snprintf(f, sizeof(f), "%s.exactly.deviceClassName", field);
-	if (!cls || !*cls)
-		return gt_dec_fail(x, o, f, "is missing", NULL);
-	uintptr_t ci = (uintptr_t)gt_smap_get(&x->dra->class_by_name, cls);
-	out->cls = ci ? (int32_t)(ci - 1) : GT_NONE;
-	const char *mode = gt_doc_str(ex, "allocationMode");
-	snprintf(f, sizeof(f), "%s.exactly.allocationMode", field);
-	if (mode && strcmp(mode, "ExactCount") && strcmp(mode, "All"))
-		return gt_dec_fail(x, o, f, "must be ExactCount or All, not", mode);
-	if (mode && !strcmp(mode, "All"))
-		*problem = keep(x, "allocationMode All is not supported by Gantry yet");
-	const char *count = gt_doc_str(ex, "count");
-	snprintf(f, sizeof(f), "%s.exactly.count", field);
-	if (count && (gt_quantity_parse(count, &out->count) || out->count < 1 || out->count > 1000000 ||
-		      strpbrk(count, ".eEkKmMgGiTP")))
-		return gt_dec_fail(x, o, f, "must be a whole number of devices, at least 1, not", count);
-	out->admin = gt_dec_bool(gt_doc_str(ex, "adminAccess"), false);
-	char sf[512];
-	snprintf(sf, sizeof(sf), "%s.exactly.selectors", field);
-	int rc = compile_selectors(x, o, gt_doc_get(ex, "selectors"), sf, progs);
-	if (!rc && progs->problem && !*problem)
-		*problem = progs->problem;
-	if (!rc && gt_doc_get(ex, "tolerations"))
-		gt_dec_note(x, o, field, "device tolerations are not acted on by Gantry%s", "");
+	out->alts = gt_xcalloc(1, sizeof(*out->alts));
+	out->n_alts = 1;
+	struct gt_dra_alt *al = &out->alts[0];
+	al->name = al->full_name = out->name;
+	snprintf(f, sizeof(f), "%s.exactly", field);
+	int rc = claim_alt(x, o, f, ex, al, progs, problem);
+	out->cls = al->cls;
+	out->count = al->count;
+	out->admin = al->admin;
+	out->all = al->all;
 	return rc;
+}
+
+/* spec.devices.constraints: matchAttribute ones into @k; another kind is the claim's problem. */
+static int claim_constraints(struct gt_dec *x, const struct gt_doc *o, const struct gt_doc *cons, const char *at,
+			     struct gt_dra_claim *k, const char **problem)
+{
+	if (!cons || gt_doc_is_null(cons))
+		return 0;
+	char f[300];
+	snprintf(f, sizeof(f), "%s.devices.constraints", at);
+	if (cons->kind != GT_DOC_SEQ)
+		return gt_dec_fail(x, o, f, "must be a list", NULL);
+	k->constraints = gt_xcalloc(cons->n + 1, sizeof(*k->constraints));
+	for (size_t i = 0; i < cons->n; i++) {
+		const struct gt_doc *c = cons->items[i];
+		const char *attr = gt_doc_str(c, "matchAttribute");
+		if (!attr) {
+			if (!*problem)
+				*problem = keep(x, "a constraint other than matchAttribute is not supported by Gantry");
+			continue;
+		}
+		if (!strchr(attr, '/')) {
+			snprintf(f, sizeof(f), "%s.devices.constraints[%zu].matchAttribute", at, i);
+			return gt_dec_fail(x, o, f, "must be a fully qualified name (domain/name), not", attr);
+		}
+		struct gt_dra_constraint *kc = &k->constraints[k->n_constraints++];
+		kc->attribute = gt_dec_intern(x, attr);
+		const struct gt_doc *rq = gt_doc_get(c, "requests");
+		size_t n = rq && rq->kind == GT_DOC_SEQ ? rq->n : 0;
+		kc->requests = gt_xcalloc(n + 1, sizeof(*kc->requests));
+		for (size_t j = 0; j < n; j++) {
+			const char *name = rq->items[j]->kind == GT_DOC_SCALAR ? rq->items[j]->scalar : NULL;
+			if (name)
+				kc->requests[kc->n_requests++] = gt_dec_intern(x, name);
+		}
+	}
+	return 0;
 }
 
 /* spec.devices of a claim (or a template's spec.spec.devices) into @k; its problem in @problem. */
@@ -369,26 +561,36 @@ static int claim_spec(struct gt_dec *x, const struct gt_doc *o, const struct gt_
 		return gt_dec_fail(x, o, f, "must be a list", NULL);
 	size_t n = reqs ? reqs->n : 0;
 	k->requests = gt_xcalloc(n + 1, sizeof(*k->requests));
-	struct progs *progs = gt_xcalloc(n + 1, sizeof(*progs));
+	struct progs *progs = gt_xcalloc(alt_slots(reqs) + 1, sizeof(*progs));
 	*progs_out = progs;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, slot = 0; i < n; i++) {
 		char rf[256];
 		snprintf(rf, sizeof(rf), "%.200s[%zu]", f, i);
-		int rc = claim_request(x, o, rf, reqs->items[i], &k->requests[i], &progs[i], problem);
+		int rc = claim_request(x, o, rf, reqs->items[i], &k->requests[i], &progs[slot], problem);
 		k->n_requests = (uint32_t)i + 1;
 		if (rc)
 			return rc;
+		slot += k->requests[i].n_alts;
 		const char *cls = gt_doc_str(gt_doc_get(reqs->items[i], "exactly"), "deviceClassName");
 		for (const char *c = cls; c && *c && !k->gpu; c++)	/* KAI: "gpu" in any case */
 			k->gpu = !strncasecmp(c, "gpu", 3);
 	}
-	const struct gt_doc *cons = gt_doc_get(devices, "constraints");
-	if (cons && cons->kind == GT_DOC_SEQ && cons->n && !*problem)
-		*problem = keep(x, "constraints (matchAttribute) are not supported by Gantry yet");
+	int rc = claim_constraints(x, o, gt_doc_get(devices, "constraints"), at, k, problem);
+	if (rc)
+		return rc;
 	const struct gt_doc *config = gt_doc_get(devices, "config");
 	if (config && config->kind == GT_DOC_SEQ && config->n)
 		gt_dec_note(x, o, f, "spec.devices.config is not copied into the allocation by Gantry%s", "");
 	return 0;
+}
+
+/* The programs' slots of claim @k (its requests' alternatives). */
+static uint32_t claim_slots(const struct gt_dra_claim *k)
+{
+	uint32_t n = 0;
+	for (uint32_t r = 0; r < k->n_requests; r++)
+		n += k->requests[r].n_alts ? k->requests[r].n_alts : 1;
+	return n;
 }
 
 static void progs_release(struct progs *p, uint32_t n)
@@ -426,6 +628,7 @@ static int claim_status(struct gt_dec *x, const struct gt_doc *o, struct gt_dra_
 		size_t n = results && results->kind == GT_DOC_SEQ ? results->n : 0;
 		k->alloc_devices = gt_xmalloc((n + 1) * sizeof(*k->alloc_devices));
 		k->alloc_requests = gt_xmalloc((n + 1) * sizeof(*k->alloc_requests));
+		k->alloc_alts = gt_xcalloc(n + 1, sizeof(*k->alloc_alts));
 		for (size_t i = 0; i < n; i++) {
 			const struct gt_doc *r = results->items[i];
 			char f[128], key[900];
@@ -445,6 +648,9 @@ static int claim_status(struct gt_dec *x, const struct gt_doc *o, struct gt_dra_
 				ri++;
 			if (ri == k->n_requests)
 				ri = 0;	/* KAI's fakes name results after the claim: count them on the first request */
+			for (uint32_t a = 0; slash && ri < k->n_requests && a < k->requests[ri].n_alts; a++)
+				if (!strcmp(gt_strtab_str(x->names, k->requests[ri].alts[a].name), slash + 1))
+					k->alloc_alts[k->n_alloc] = a;
 			snprintf(key, sizeof(key), "%s/%s/%s", drv, pool, dev);
 			uintptr_t di = (uintptr_t)gt_smap_get(&x->dra->device_by_key, key);
 			k->alloc_devices[k->n_alloc] = di ? (int32_t)(di - 1) : GT_NONE;
@@ -454,10 +660,11 @@ static int claim_status(struct gt_dec *x, const struct gt_doc *o, struct gt_dra_
 			if (di && k->node == GT_NONE)
 				k->node = x->c->dra.devices[di - 1].node;
 		}
-		if (k->node == GT_NONE && !*problem)
-			*problem = keep(x, "its allocation names no device of a node-local pool");
-		if (gt_doc_path(st, "allocation.nodeSelector") && k->node == GT_NONE)
-			gt_dec_note(x, o, "status.allocation.nodeSelector", "allocation node selectors are not read by Gantry%s", "");
+		bool any = false;
+		for (uint32_t i = 0; i < k->n_alloc; i++)
+			any |= k->alloc_devices[i] >= 0;
+		if (!any && n && !*problem)
+			*problem = keep(x, "its allocation names no device a ResourceSlice publishes");
 	}
 	const struct gt_doc *rf = gt_doc_get(st, "reservedFor");
 	if (rf && rf->kind == GT_DOC_SEQ) {
@@ -497,7 +704,7 @@ int gt_dec_resource_claim(struct gt_dec *x, const struct gt_doc *o)
 	rc = claim_spec(x, o, gt_doc_get(o, "spec"), "spec", &k, &progs, &problem);
 	rc = rc ? rc : claim_status(x, o, &k, &problem);
 	if (rc) {
-		progs_release(progs, k.n_requests);
+		progs_release(progs, claim_slots(&k));
 		gt_dra_claim_release(&k);
 		return rc;
 	}
@@ -554,7 +761,7 @@ static int32_t make_template_claim(struct gt_dec *x, const struct gt_doc *o, con
 	struct progs *progs = NULL;
 	int rc = claim_spec(x, o, spec, claim_field, &k, &progs, &claim_problem);
 	if (rc) {
-		progs_release(progs, k.n_requests);
+		progs_release(progs, claim_slots(&k));
 		gt_dra_claim_release(&k);
 		return -2;
 	}
@@ -655,7 +862,7 @@ static void drop_stale(struct gt_dec *x)
 			if (pass == 0 && s->devs[i].generation > g)
 				gt_smap_put(&newest, key, (void *)(intptr_t)(s->devs[i].generation + 1));
 			if (pass == 1 && s->devs[i].generation < g)
-				d->devices[i].node = GT_NONE;
+				d->devices[i].node = d->devices[i].reach = GT_NONE;
 		}
 	gt_smap_release(&newest);
 }
@@ -670,32 +877,44 @@ static void class_devices(struct gt_dec *x)
 			continue;
 		cl->devices = gt_xmalloc((d->n_devices + 1) * sizeof(*cl->devices));
 		for (uint32_t i = 0; i < d->n_devices; i++)
-			if (d->devices[i].node != GT_NONE && eval_all(&s->class_progs[c], &s->devs[i].cel))
+			if ((d->devices[i].node != GT_NONE || d->devices[i].reach != GT_NONE) &&
+			    eval_all(&s->class_progs[c], &s->devs[i].cel))
 				cl->devices[cl->n_devices++] = (int32_t)i;
 	}
 }
 
-/* A request's own selectors must keep every device of its class (else: not modelled). */
 /*
- * A request's own selectors: keeping every device of its class is no limit; keeping all of some
- * nodes' devices and none of the others' limits the request to those nodes; splitting a node's
- * devices is not modelled (the counts could not say which ones).
+ * The candidates of a request's way to be had: its class's devices its own selectors keep.
+ * For an exactly request, keeping all of some nodes' devices and none of the others' limits
+ * it to those nodes (counts stay exact); keeping some of a node's devices makes its claim
+ * searched (core/dra.h).
  */
-static const char *request_subset(struct gt_dec *x, struct gt_dra_request *rq, const struct progs *p)
+static void alt_candidates(struct gt_dec *x, struct gt_dra_claim *k, struct gt_dra_request *rq,
+			   struct gt_dra_alt *al, const struct progs *p)
 {
-	const struct gt_dra_class *cl = &x->c->dra.classes[rq->cls];
+	const struct gt_dra_class *cl = &x->c->dra.classes[al->cls];
 	uint32_t n_nodes = x->c->n_nodes;
+	al->devices = gt_xmalloc((cl->n_devices + 1) * sizeof(*al->devices));
 	int8_t *keeps = gt_xmalloc(n_nodes + 1);	/* per node: -1 no device yet, 0 none kept, 1 all kept */
 	memset(keeps, -1, n_nodes + 1);
-	bool split = false, all = true;
-	for (uint32_t i = 0; p->n && i < cl->n_devices && !split; i++) {
+	bool split = false, all = true, network = false;
+	for (uint32_t i = 0; i < cl->n_devices; i++) {
 		int32_t n = x->c->dra.devices[cl->devices[i]].node;
-		int8_t k = eval_all(p, &x->dra->devs[cl->devices[i]].cel);
-		split = keeps[n] >= 0 && keeps[n] != k;
-		keeps[n] = k;
-		all &= k;
+		int8_t kept = !p->n || eval_all(p, &x->dra->devs[cl->devices[i]].cel);
+		if (kept)
+			al->devices[al->n_devices++] = cl->devices[i];
+		if (n == GT_NONE) {	/* network-attached: counted on every node that reaches it */
+			network |= kept;
+			continue;
+		}
+		split |= keeps[n] >= 0 && keeps[n] != kept;
+		keeps[n] = kept;
+		all &= kept;
 	}
-	if (!split && !all) {
+	k->network |= network;
+	if (split || network || rq->first_available || al->all || al->admin)	/* (admin: asks the counts for nothing) */
+		k->searched = true;
+	else if (!all && !rq->node_limited) {
 		rq->node_limited = true;
 		rq->nodes = gt_xmalloc((n_nodes + 1) * sizeof(*rq->nodes));
 		for (uint32_t n = 0; n < n_nodes; n++)
@@ -703,10 +922,6 @@ static const char *request_subset(struct gt_dec *x, struct gt_dra_request *rq, c
 				rq->nodes[rq->n_nodes++] = (int32_t)n;
 	}
 	free(keeps);
-	if (split)
-		return keep(x, "a request whose selectors keep some but not all of a node's devices of its class is "
-			    "not supported by Gantry yet");
-	return NULL;
 }
 
 static int32_t class_column(struct gt_dec *x, int32_t cls)
@@ -727,8 +942,17 @@ static int32_t class_column(struct gt_dec *x, int32_t cls)
 		gpu = !strncasecmp(p, "gpu", 3);
 	c->ext_gpu_milli[e] = gpu ? 1000 : 0;	/* KAI counts a DRA GPU as one GPU */
 	c->ext_dra[e] = true;
-	for (uint32_t i = 0; i < cl->n_devices; i++)
-		c->nodes[c->dra.devices[cl->devices[i]].node].ext[e]++;
+	for (uint32_t i = 0; i < cl->n_devices; i++) {
+		const struct gt_dra_device *dv = &c->dra.devices[cl->devices[i]];
+		if (dv->node != GT_NONE) {
+			c->nodes[dv->node].ext[e]++;
+			continue;
+		}
+		/* network-attached: on every node that reaches it (the device search decides) */
+		const struct gt_dra_reach *r = &c->dra.reaches[dv->reach];
+		for (uint32_t m = 0; m < c->n_nodes; m++)
+			c->nodes[m].ext[e] += r->all || r->nodes[m];
+	}
 	return e;
 }
 
@@ -738,26 +962,59 @@ static const char *claim_blocker(struct gt_dec *x, uint32_t ki)
 	struct gt_dra_claim *k = &d->claims[ki];
 	if (x->dra->claim_problem[ki])
 		return x->dra->claim_problem[ki];
-	for (uint32_t r = 0; r < k->n_requests; r++) {
+	k->searched |= k->n_constraints > 0;
+	for (uint32_t r = 0, slot = 0; r < k->n_requests; r++) {
 		struct gt_dra_request *rq = &k->requests[r];
-		char msg[600];
-		if (rq->cls == GT_NONE) {
-			if (k->allocated)
-				continue;
-			snprintf(msg, sizeof(msg), "its request %s asks for a DeviceClass that does not exist",
-				 gt_strtab_str(x->names, rq->name));
-			return keep(x, msg);
+		for (uint32_t a = 0; a < rq->n_alts; a++, slot++) {
+			struct gt_dra_alt *al = &rq->alts[a];
+			char msg[600];
+			if (al->cls == GT_NONE) {
+				if (k->allocated)
+					continue;
+				snprintf(msg, sizeof(msg), "its request %s asks for a DeviceClass that does not exist",
+					 gt_strtab_str(x->names, al->full_name));
+				return keep(x, msg);
+			}
+			const struct gt_dra_class *cl = &d->classes[al->cls];
+			if (cl->problem)
+				return cl->problem;
+			alt_candidates(x, k, rq, al, &x->dra->request_progs[ki][slot]);
+			if (!al->admin && class_column(x, al->cls) == GT_NONE)
+				return keep(x, "too many extended resources and device classes (at most " GT_STR(GT_MAX_EXT) ")");
 		}
-		const struct gt_dra_class *cl = &d->classes[rq->cls];
-		if (cl->problem)
-			return cl->problem;
-		const char *sub = request_subset(x, rq, &x->dra->request_progs[ki][r]);
-		if (sub)
-			return sub;
-		if (!rq->admin && class_column(x, rq->cls) == GT_NONE)
-			return keep(x, "too many extended resources and device classes (at most " GT_STR(GT_MAX_EXT) ")");
 	}
 	return NULL;
+}
+
+/* Every device's attributes as (qualified name, typed value) pairs, for matchAttribute. */
+static void device_attributes(struct gt_dec *x)
+{
+	struct gt_dra *d = &x->c->dra;
+	for (uint32_t i = 0; i < d->n_devices; i++) {
+		const gt_cel_device *cd = &x->dra->devs[i].cel;
+		struct gt_dra_device *dv = &d->devices[i];
+		dv->attrs = gt_xmalloc((2 * cd->n_attributes + 1) * sizeof(*dv->attrs));
+		for (size_t a = 0; a < cd->n_attributes; a++) {
+			const gt_cel_attribute *at = &cd->attributes[a];
+			char v[600];
+			switch (at->kind) {	/* a value equals another of its own type only */
+			case GT_CEL_BOOL:
+				snprintf(v, sizeof(v), "bool:%s", at->b ? "true" : "false");
+				break;
+			case GT_CEL_INT:
+				snprintf(v, sizeof(v), "int:%lld", (long long)at->i);
+				break;
+			case GT_CEL_VERSION:
+				snprintf(v, sizeof(v), "version:%s", at->s);
+				break;
+			default:
+				snprintf(v, sizeof(v), "string:%s", at->s);
+				break;
+			}
+			dv->attrs[2 * dv->n_attrs] = gt_dec_intern(x, at->name);
+			dv->attrs[2 * dv->n_attrs++ + 1] = gt_dec_intern(x, v) + 1;	/* 0: no such attribute */
+		}
+	}
 }
 
 /* The carrier of every claim, and what it asks for or the node gives up. */
@@ -773,29 +1030,39 @@ static void carriers(struct gt_dec *x)
 		for (uint32_t j = 0; j < k->n_consumers; j++) {
 			const struct gt_pod *p = &c->pods[k->consumers[j]];
 			bool holds = p->node != GT_NONE && gt_status_active_used(p->status);
-			if (!(k->allocated ? holds && p->node == k->node : gt_status_alive(p->status)))
+			bool there = k->node != GT_NONE ? p->node == k->node : gt_dra_claim_usable_from(d, k, p->node);
+			if (!(k->allocated ? holds && there : gt_status_alive(p->status)))
 				continue;
 			if (k->carrier == GT_NONE || gt_task_static_cmp(c, k->consumers[j], k->carrier) < 0)
 				k->carrier = k->consumers[j];
 			if (k->allocated)
 				break;	/* one that holds it is as good as another */
 		}
-		/* what it holds: per request, allocated devices or the count to find */
-		for (uint32_t r = 0; r < k->n_requests; r++) {
-			const struct gt_dra_request *rq = &k->requests[r];
-			if (rq->admin || rq->cls == GT_NONE || d->classes[rq->cls].ext == GT_NONE)
-				continue;
-			int32_t e = d->classes[rq->cls].ext;
-			int64_t n = rq->count;
-			if (k->allocated) {
-				n = 0;
-				for (uint32_t a = 0; a < k->n_alloc; a++)
-					n += k->alloc_requests[a] == r && k->alloc_devices[a] >= 0;
+		/* what it holds: its allocated devices, or per request what it surely takes */
+		int64_t take[GT_MAX_EXT] = { 0 };
+		if (k->allocated) {
+			for (uint32_t a = 0; a < k->n_alloc; a++) {
+				const struct gt_dra_request *rq = &k->requests[k->alloc_requests[a]];
+				const struct gt_dra_alt *al = &rq->alts[k->alloc_alts[a] < rq->n_alts ? k->alloc_alts[a] : 0];
+				if (k->alloc_devices[a] >= 0 && !al->admin && al->cls != GT_NONE && d->classes[al->cls].ext != GT_NONE)
+					take[d->classes[al->cls].ext]++;
 			}
+		} else {
+			for (uint32_t r = 0; r < k->n_requests; r++) {
+				const struct gt_dra_request *rq = &k->requests[r];
+				/* KAI's bookkeeping: nothing for firstAvailable, one device for All */
+				if (rq->first_available || rq->admin || rq->cls == GT_NONE || d->classes[rq->cls].ext == GT_NONE)
+					continue;
+				take[d->classes[rq->cls].ext] += rq->all ? 1 : rq->count;
+			}
+		}
+		for (uint32_t e = 0; e < GT_MAX_EXT; e++) {
+			if (!take[e])
+				continue;
 			if (k->carrier != GT_NONE)
-				c->pods[k->carrier].ext[e] += n;
+				c->pods[k->carrier].ext[e] += take[e];
 			else if (k->allocated && k->node != GT_NONE)
-				c->nodes[k->node].ext[e] -= n;	/* taken while allocated, held by no pod here */
+				c->nodes[k->node].ext[e] -= take[e];	/* taken while allocated, held by no pod here */
 		}
 	}
 }
@@ -840,11 +1107,16 @@ void gt_dec_dra_finish(struct gt_dec *x)
 			s->uses[i].claims = NULL;
 		}
 	}
+	bool constraints = false;
 	for (uint32_t ki = 0; ki < d->n_claims; ki++) {
 		const char *b = claim_blocker(x, ki);
 		if (b && !s->claim_problem[ki])
 			s->claim_problem[ki] = b;
+		d->search |= d->claims[ki].searched && !s->claim_problem[ki];
+		constraints |= d->claims[ki].n_constraints > 0;
 	}
+	if (constraints)
+		device_attributes(x);
 	for (uint32_t i = 0; i < d->n_uses; i++) {
 		struct gt_dra_use *u = &d->uses[i];
 		struct gt_pod *p = &c->pods[i];
@@ -877,6 +1149,18 @@ void gt_dec_dra_finish(struct gt_dec *x)
 		const struct gt_dra_class *cl = &d->classes[ci];
 		if (!cl->has_ext_resource)
 			continue;
+		if (!strcmp(gt_strtab_str(x->names, cl->ext_resource), "nvidia.com/gpu")) {
+			/* the GPU resource itself: whole GPUs, on nodes without device-plugin GPUs */
+			int32_t *gpus = gt_xcalloc(c->n_nodes + 1, sizeof(*gpus));
+			for (uint32_t i = 0; i < cl->n_devices; i++)
+				if (d->devices[cl->devices[i]].node != GT_NONE)
+					gpus[d->devices[cl->devices[i]].node]++;
+			for (uint32_t n = 0; n < c->n_nodes; n++)
+				if (!c->nodes[n].gpus)
+					c->nodes[n].gpus = gpus[n];
+			free(gpus);
+			continue;
+		}
 		int e = GT_NONE;
 		for (uint32_t i = 0; i < c->n_ext; i++)
 			if (c->ext_names[i] == cl->ext_resource)
@@ -885,7 +1169,8 @@ void gt_dec_dra_finish(struct gt_dec *x)
 			continue;	/* no pod asks for it */
 		int64_t *have = gt_xcalloc(c->n_nodes + 1, sizeof(*have));
 		for (uint32_t i = 0; i < cl->n_devices; i++)
-			have[d->devices[cl->devices[i]].node]++;
+			if (d->devices[cl->devices[i]].node != GT_NONE)	/* (network-attached ones not) */
+				have[d->devices[cl->devices[i]].node]++;
 		for (uint32_t n = 0; n < c->n_nodes; n++)
 			if (!c->nodes[n].ext[e])	/* a device plugin's resource wins where there is one */
 				c->nodes[n].ext[e] = have[n];
@@ -903,7 +1188,7 @@ void gt_dec_dra_release(struct gt_dec *x)
 		free_progs(&s->class_progs[i]);
 	free(s->class_progs);
 	for (uint32_t i = 0; i < d->n_claims && s->request_progs; i++)
-		progs_release(s->request_progs[i], d->claims[i].n_requests);
+		progs_release(s->request_progs[i], claim_slots(&d->claims[i]));
 	free(s->request_progs);
 	free(s->claim_problem);
 	for (uint32_t i = 0; i < s->n_uses; i++)

@@ -381,7 +381,7 @@ static int build_cluster(const struct cli *o, struct gt_cluster *c)
 		return 2;
 	}
 	if (skipped)
-		fprintf(stderr, "gantry replay: warning: %u objects that are not Nodes, Queues, PriorityClasses, Topologies or SchedulingShards were ignored\n",
+		fprintf(stderr, "gantry replay: warning: %u objects that are not Nodes, Queues, PriorityClasses, Topologies, SchedulingShards, DeviceClasses or ResourceSlices were ignored\n",
 			skipped);
 	if (o->nodes)
 		gt_replay_gen_nodes(c, o->nodes, (int32_t)o->gpus_per_node);

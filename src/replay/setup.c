@@ -34,8 +34,10 @@ void gt_replay_gen_nodes(struct gt_cluster *c, uint32_t n, int32_t gpus)
 
 static bool cluster_kind(const char *kind)
 {
+	/* DRA: the devices and classes (a class lending its devices to nvidia.com/gpu gives the
+	 * trace's GPUs); claims are the workload's, which the trace brings */
 	static const char *const kinds[] = { "Node", "Queue", "PriorityClass", "Topology",
-					     "SchedulingShard" };
+					     "SchedulingShard", "DeviceClass", "ResourceSlice" };
 	for (size_t i = 0; kind && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(kind, kinds[i]))
 			return true;

@@ -339,6 +339,55 @@ static const struct gt_kobj *claim_object(const struct gt_kube_snapshot *snap, c
 	return NULL;
 }
 
+/* Add the requirements of @from's @key not yet in @to's. */
+static void merge_requirements(json_t *to, const json_t *from, const char *key)
+{
+	json_t *have = json_object_get(to, key), *add = json_object_get(from, key);
+	size_t i, j;
+	json_t *r, *h;
+	json_array_foreach(add, i, r) {
+		bool dup = false;
+		json_array_foreach(have, j, h)
+			dup |= json_equal(h, r);
+		if (!dup)
+			json_array_append(have, r);
+	}
+}
+
+/*
+ * status.allocation.nodeSelector as kube-scheduler makes it: a device on a node pins the claim
+ * to that node; network-attached devices give their slices' selector terms merged into one
+ * term; devices usable from all nodes give none (NULL).
+ */
+static json_t *allocation_node_selector(const struct gt_kube_snapshot *snap, const struct gt_plan_claim *e)
+{
+	const struct gt_dra *d = &snap->c.dra;
+	json_t *term = json_pack("{s:[], s:[]}", "matchExpressions", "matchFields");
+	for (uint32_t i = 0; i < e->n_devices; i++) {
+		const struct gt_dra_device *dev = &d->devices[e->devices[i]];
+		if (dev->node >= 0) {
+			json_decref(term);
+			return json_pack("{s:[{s:[{s:s, s:s, s:[s]}]}]}", "nodeSelectorTerms", "matchFields", "key",
+					 "metadata.name", "operator", "In", "values", str(snap, snap->c.nodes[dev->node].name));
+		}
+		if (dev->reach < 0 || !d->reaches[dev->reach].has_selector)
+			continue;
+		json_t *t = json_loads(str(snap, d->reaches[dev->reach].selector), 0, NULL);
+		merge_requirements(term, t, "matchExpressions");
+		merge_requirements(term, t, "matchFields");
+		json_decref(t);
+	}
+	static const char *const keys[] = { "matchExpressions", "matchFields" };
+	for (int k = 0; k < 2; k++)
+		if (!json_array_size(json_object_get(term, keys[k])))
+			json_object_del(term, keys[k]);
+	if (!json_object_size(term)) {
+		json_decref(term);
+		return NULL;	/* available everywhere */
+	}
+	return json_pack("{s:[o]}", "nodeSelectorTerms", term);
+}
+
 /*
  * The status a claim gets at this bind, as kube-scheduler writes it: the allocation (its
  * devices, and a node selector on the node's name) when the cycle allocates it, and
@@ -355,14 +404,20 @@ static char *claim_status_patch(const struct gt_kube_snapshot *snap, const struc
 		json_t *results = json_array();
 		for (uint32_t i = 0; i < e->n_devices; i++) {
 			const struct gt_dra_device *dev = &d->devices[e->devices[i]];
-			json_array_append_new(results, json_pack("{s:s, s:s, s:s, s:s}",
-				"request", str(snap, k->requests[e->requests[i]].name), "driver", str(snap, dev->driver),
-				"pool", str(snap, dev->pool), "device", str(snap, dev->name)));
+			char name[600];
+			json_t *r = json_pack("{s:s, s:s, s:s, s:s}", "request",
+					      gt_dra_result_name(c, k, e->requests[i], e->alts[i], name, sizeof(name)),
+					      "driver", str(snap, dev->driver), "pool", str(snap, dev->pool), "device",
+					      str(snap, dev->name));
+			if (k->requests[e->requests[i]].alts[e->alts[i]].admin)
+				json_object_set_new(r, "adminAccess", json_true());
+			json_array_append_new(results, r);
 		}
-		json_t *sel = json_pack("{s:[{s:[{s:s, s:s, s:[s]}]}]}", "nodeSelectorTerms", "matchFields", "key",
-					"metadata.name", "operator", "In", "values", str(snap, c->nodes[e->node].name));
-		json_object_set_new(status, "allocation", json_pack("{s:{s:o}, s:o}", "devices", "results", results,
-								    "nodeSelector", sel));
+		json_t *alloc = json_pack("{s:{s:o}}", "devices", "results", results);
+		json_t *sel = allocation_node_selector(snap, e);
+		if (sel)
+			json_object_set_new(alloc, "nodeSelector", sel);
+		json_object_set_new(status, "allocation", alloc);
 	}
 	json_t *reserved = json_array();
 	const struct gt_doc *have = gt_doc_path(ko->doc, "status.reservedFor");

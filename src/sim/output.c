@@ -150,7 +150,7 @@ static json_t *queue_json(const struct gt_cluster *c, const struct gt_session *s
 struct claim_view {
 	int32_t node;
 	const int32_t *devices;
-	const uint32_t *requests;
+	const uint32_t *requests, *alts;
 	uint32_t n_devices;
 	const struct gt_plan_claim *e;	/* the cycle's entry, or NULL */
 };
@@ -159,7 +159,7 @@ static struct claim_view claim_view(const struct gt_cluster *c, const struct gt_
 {
 	const struct gt_dra_claim *kc = &c->dra.claims[k];
 	struct claim_view v = { .node = kc->node, .devices = kc->alloc_devices, .requests = kc->alloc_requests,
-				.n_devices = kc->n_alloc };
+				.alts = kc->alloc_alts, .n_devices = kc->n_alloc };
 	for (uint32_t i = 0; i < plan->n_claims; i++)
 		if (plan->claims[i].claim == (int32_t)k)
 			v.e = &plan->claims[i];
@@ -167,6 +167,7 @@ static struct claim_view claim_view(const struct gt_cluster *c, const struct gt_
 		v.node = v.e->node;
 		v.devices = v.e->devices;
 		v.requests = v.e->requests;
+		v.alts = v.e->alts;
 		v.n_devices = v.e->n_devices;
 	}
 	return v;
@@ -184,9 +185,14 @@ static json_t *claim_json(const struct gt_cluster *c, const struct gt_plan *plan
 		if (v.devices[i] < 0)
 			continue;
 		const struct gt_dra_device *d = &c->dra.devices[v.devices[i]];
-		json_array_append_new(devs, json_pack("{s:s, s:s, s:s, s:s}", "request",
-						      str(c, kc->requests[v.requests[i]].name), "driver", str(c, d->driver),
-						      "pool", str(c, d->pool), "device", str(c, d->name)));
+		char name[600];
+		uint32_t alt = v.alts ? v.alts[i] : 0;
+		json_t *r = json_pack("{s:s, s:s, s:s, s:s}", "request",
+				      gt_dra_result_name(c, kc, v.requests[i], alt, name, sizeof(name)), "driver",
+				      str(c, d->driver), "pool", str(c, d->pool), "device", str(c, d->name));
+		if (kc->requests[v.requests[i]].alts && kc->requests[v.requests[i]].alts[alt].admin)
+			json_object_set_new(r, "adminAccess", json_true());
+		json_array_append_new(devs, r);
 	}
 	json_object_set_new(o, "devices", devs);
 	json_t *rf = json_array();

@@ -518,6 +518,107 @@ check dra_shared_first_in_task_order_bound grep -q "ml/shared-a100: allocated th
 # the next cycles keep the allocations: nothing moves, the big claim still waits
 check dra_example_cycles runs_ok simulate -f "$dra" --now 2026-01-01T09:00:00Z --cycles 3
 check dra_example_cycles_stable grep -q "^3 cycles: 3 bound, 0 pipelined, 0 evicted" "$tmp/out"
+# structured requests (examples/dra-structured.yaml): allocationMode All takes every L4 of a node,
+# matchAttribute goes back from gpu-0 (NUMA 0) past gpu-1 and gpu-2 (NUMA 1) to gpu-3, firstAvailable
+# takes its second subrequest and names it; nothing is warned about
+drs="$dir/../../examples/dra-structured.yaml"
+check dra_structured_runs runs_ok simulate -f "$drs" --now 2026-01-01T09:00:00Z
+check dra_structured_no_warning test ! -s "$tmp/err"
+check dra_structured_all grep -q "ml/every-l4: allocated this cycle on l4-0: l4-0/gpu-0 l4-0/gpu-1; reserved for 1 pod" "$tmp/out"
+check dra_structured_match grep -q "ml/a100-pair: allocated this cycle on dgx-0: dgx-0/gpu-0 dgx-0/gpu-3; reserved" "$tmp/out"
+check dra_structured_first grep -q "ml/eight-or-two: allocated this cycle on dgx-0: dgx-0/gpu-1 dgx-0/gpu-2; reserved" "$tmp/out"
+check dra_structured_quota grep -qE "^research +- +100 +8 +unlimited +3 +3$" "$tmp/out"	# KAI: All 1, firstAvailable 0
+"$gantry" simulate -f "$drs" --now 2026-01-01T09:00:00Z -o json >"$tmp/drs.json" 2>/dev/null
+check dra_structured_json python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c={k["name"]: k for k in d["resourceClaims"]}; assert [(r["request"], r["device"]) for r in c["eight-or-two"]["devices"]] == [("gpus/two", "gpu-1"), ("gpus/two", "gpu-2")], c' "$tmp/drs.json"
+# three A100s on one NUMA node are nowhere: the pod waits, saying the claims are not satisfied
+awk '/name: a100-pair/{f=1} f && /count: 2/{sub(/count: 2/,"count: 3"); f=0} {print}' "$drs" >"$tmp/drs3.yaml"
+check dra_structured_waits runs_ok simulate -f "$tmp/drs3.yaml" --now 2026-01-01T09:00:00Z
+check dra_structured_waits_why grep -q "ml/pair-0 due to: no nodes with enough resources were found: 2 node(s) didn't satisfy the pod's resource claims" "$tmp/out"
+# a network-attached pool (a slice with a nodeSelector, no nodeName): its device goes to a pod on a
+# node the selector keeps (rack r2), and a second claim for it waits whatever node it tries
+{
+	for r in 1 2; do
+		cat <<Y
+apiVersion: v1
+kind: Node
+metadata: {name: rack$r-0, labels: {rack: r$r}}
+status: {allocatable: {cpu: "32", memory: 256Gi, pods: "110"}, conditions: [{type: Ready, status: "True"}]}
+---
+Y
+	done
+	cat <<'Y'
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: nic.example.com}
+spec: {selectors: [{cel: {expression: "device.driver == 'nic.example.com'"}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: r2-fabric}
+spec:
+  driver: nic.example.com
+  pool: {name: r2-fabric, generation: 1, resourceSliceCount: 1}
+  nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In, values: [r2]}]}]}
+  devices: [{name: port-0}]
+---
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata: {name: research}
+spec: {resources: {gpu: {quota: -1, limit: -1, overQuotaWeight: 1}, cpu: {quota: -1, limit: -1, overQuotaWeight: 1}, memory: {quota: -1, limit: -1, overQuotaWeight: 1}}}
+Y
+	for i in 0 1; do
+		cat <<Y
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: port-$i, namespace: ml}
+spec: {devices: {requests: [{name: port, exactly: {deviceClassName: nic.example.com}}]}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: net-$i, namespace: ml, creationTimestamp: "2026-01-01T08:0$i:00Z", labels: {kai.scheduler/queue: research}}
+spec:
+  schedulerName: kai-scheduler
+  resourceClaims: [{name: port, resourceClaimName: port-$i}]
+  containers: [{name: main, image: x:1, resources: {requests: {cpu: "1"}, claims: [{name: port}]}}]
+Y
+	done
+} >"$tmp/drn.yaml"
+check dra_network_runs runs_ok simulate -f "$tmp/drn.yaml" --now 2026-01-01T09:00:00Z
+check dra_network_no_warning test ! -s "$tmp/err"
+check dra_network_placed grep -q "ml/port-0: allocated this cycle on rack2-0: r2-fabric/port-0; reserved for 1 pod" "$tmp/out"
+check dra_network_taken grep -q "ml/net-1 due to: no nodes with enough resources were found: 2 node(s) didn't" "$tmp/out"
+# gantry replay on a DRA cluster: the nodes publish their GPUs as ResourceSlices, and a DeviceClass
+# lends them to nvidia.com/gpu (KEP-5004), which the trace's jobs ask for: the same replay as on
+# device-plugin nodes (only the scheduler's timings differ); without extendedResourceName no GPU
+python3 - "$tmp/dra-replay.yaml" <<'P'
+import sys
+docs = ["apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.nvidia.com}\nspec:\n"
+        "  extendedResourceName: nvidia.com/gpu\n  selectors: [{cel: {expression: \"device.driver == 'gpu.nvidia.com'\"}}]"]
+for i in range(4):
+    n = "node-%04d" % i
+    docs.append("apiVersion: v1\nkind: Node\nmetadata: {name: %s}\nstatus: {allocatable: {cpu: \"128\", memory: 1Ti, "
+                "pods: \"110\"}, conditions: [{type: Ready, status: \"True\"}]}" % n)
+    docs.append("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: %s-gpus}\nspec: {driver: "
+                "gpu.nvidia.com, nodeName: %s, pool: {name: %s, generation: 1, resourceSliceCount: 1}, devices: [%s]}"
+                % (n, n, n, ", ".join("{name: gpu-%d}" % g for g in range(8))))
+open(sys.argv[1], "w").write("\n---\n".join(docs) + "\n")
+P
+"$gantry" replay --trace "philly:$data/philly_small.csv" -f "$tmp/dra-replay.yaml" --vc-sizes "$data/vc_small.csv" \
+	--quiet -o json >"$tmp/replay-dra.json" 2>"$tmp/replay-dra.err"
+check replay_dra_no_warning test ! -s "$tmp/replay-dra.err"
+check replay_dra_same_as_device_plugin python3 -c '
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert b["cluster_gpus"] == 32 and b["jobs"] == 6, (b["cluster_gpus"], b["jobs"])
+diff = [k for k in a if k != "scheduler" and a[k] != b.get(k)]
+assert not diff, diff' "$tmp/replay.json" "$tmp/replay-dra.json"
+sed '/extendedResourceName/d' "$tmp/dra-replay.yaml" >"$tmp/dra-replay-no-ext.yaml"
+"$gantry" replay --trace "philly:$data/philly_small.csv" -f "$tmp/dra-replay-no-ext.yaml" --vc-sizes "$data/vc_small.csv" \
+	--quiet -o json >"$tmp/replay-dra-no-ext.json" 2>/dev/null
+check replay_dra_needs_the_resource_name python3 -c '
+import json, sys
+assert json.load(open(sys.argv[1]))["cluster_gpus"] == 0' "$tmp/replay-dra-no-ext.json"
 # KAI's ConfigMap predicate applies only when the input holds ConfigMaps: said when it does not
 cat >"$tmp/cm.yaml" <<'Y'
 apiVersion: v1

@@ -5,6 +5,7 @@
  * plan's claim allocations, template claims, stale pool generations
  */
 #include "core/actions.h"
+#include "core/dra.h"
 #include "core/plan.h"
 #include "testlib.h"
 
@@ -235,32 +236,424 @@ TEST(shared_gpu_claim_of_another_queue_is_refused)
 	tl_free(&w);
 }
 
-TEST(what_gantry_cannot_model_waits_with_a_reason)
+/* A slice on @node of devices given as YAML ("{name: a, attributes: {...}}, ..."). */
+static void slice_of(struct tl_world *w, const char *node, const char *devices)
+{
+	tl_yaml(w, "---\n{apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {name: %s-devs}, spec: {driver: "
+		   "gpu.example.com, nodeName: %s, pool: {name: %s, generation: 1, resourceSliceCount: 1}, devices: [%s]}}\n",
+		node, node, node, devices);
+}
+
+/* A claim with the YAML @devices as its spec.devices. */
+static void claim_spec_of(struct tl_world *w, const char *name, const char *devices)
+{
+	tl_yaml(w, "---\n{apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: %s, namespace: "
+		   "default, labels: {kai.scheduler/queue: q}}, spec: {devices: %s}}\n", name, devices);
+}
+
+/* The same with @status as its status. */
+static void claim_status_of(struct tl_world *w, const char *name, const char *devices, const char *status)
+{
+	tl_yaml(w, "---\n{apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: %s, namespace: "
+		   "default, labels: {kai.scheduler/queue: q}}, spec: {devices: %s}, status: %s}\n", name, devices, status);
+}
+
+/* The device names the plan allocates to claim @name, space-separated, into @out. */
+static const char *plan_devices(const struct tl_world *w, const struct gt_plan *p, const char *name, char *out,
+				size_t cap)
+{
+	out[0] = 0;
+	for (uint32_t i = 0; i < p->n_claims; i++) {
+		const struct gt_plan_claim *e = &p->claims[i];
+		if (strcmp(gt_strtab_str(&w->names, w->c.dra.claims[e->claim].name), name))
+			continue;
+		for (uint32_t d = 0; d < e->n_devices; d++) {
+			size_t n = strlen(out);
+			snprintf(out + n, cap - n, "%s%s", n ? " " : "",
+				 gt_strtab_str(&w->names, w->c.dra.devices[e->devices[d]].name));
+		}
+	}
+	return out;
+}
+
+#define A100_ONLY "{requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, selectors: [{cel: " \
+	"{expression: 'device.attributes[\"gpu.example.com\"].model == \"a100\"'}}]}}]}"
+
+/* A request selector that keeps some of a node's devices: the devices are searched, with the others' claims. */
+TEST(request_selector_splitting_a_node_is_searched)
+{
+	struct tl_world w;
+	frame(&w);
+	slice(&w, "n1-gpus", "n1", 3, 1);	/* gpu-0 a100, gpu-1 and gpu-2 h100 */
+	claim(&w, "any", 1, NULL);
+	claim_spec_of(&w, "a100", A100_ONLY);
+	claim_spec_of(&w, "a100-too", A100_ONLY);
+	tl_pg(&w, &(struct tl_pg){ .name = "j1", .queue = "q" });
+	claim_pod(&w, "first", "j1", "any", NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "j2", .queue = "q" });
+	claim_pod(&w, "second", "j2", "a100", NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "j3", .queue = "q" });
+	claim_pod(&w, "third", "j3", "a100-too", NULL);
+	TL_BUILD(&w);
+	ASSERT_EQ(0, w.dec.n_warnings);
+	ASSERT_TRUE(w.c.dra.search && w.c.dra.claims[1].searched && !w.c.dra.claims[0].searched);
+	tl_cycle(&w);
+	ASSERT_STR("n1", tl_node_of(&w, "first"));
+	ASSERT_STR("n1", tl_node_of(&w, "second"));
+	/* one free device left by the counts, but it is an h100 */
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "third"));
+	char why[300] = "";
+	ASSERT_TRUE(!gt_dra_check(&w.s, tl_pod_idx(&w, "third"), tl_node_idx(&w, "n1"), why, sizeof(why)));
+	ASSERT_CONTAINS(why, "no devices of the node satisfy");
+	struct gt_plan plan;
+	char got[200];
+	gt_plan_build(&plan, &w.s, NULL);
+	/* "first" came first, yet the only a100 goes to the claim that needs it */
+	ASSERT_STR("gpu-1", plan_devices(&w, &plan, "any", got, sizeof(got)));
+	ASSERT_STR("gpu-0", plan_devices(&w, &plan, "a100", got, sizeof(got)));
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+TEST(allocation_mode_all_takes_every_matching_device)
+{
+	struct tl_world w;
+	frame(&w);
+	slice(&w, "n1-gpus", "n1", 3, 1);
+	slice(&w, "n2-gpus", "n2", 2, 1);
+	/* n2's gpu-1 is held: All cannot be had there */
+	claim(&w, "held", 1, "status: {allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, "
+		  "pool: n2, device: gpu-1}]}}, reservedFor: [{resource: pods, name: runner, uid: u1}]}");
+	const char *all = "{requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, allocationMode: All}}]}";
+	claim_spec_of(&w, "every", all);
+	claim_spec_of(&w, "every-too", all);
+	tl_pg(&w, &(struct tl_pg){ .name = "run", .queue = "q", .preemptibility = "non-preemptible" });
+	claim_pod(&w, "runner", "run", "held", "n2");
+	tl_pg(&w, &(struct tl_pg){ .name = "j", .queue = "q" });
+	claim_pod(&w, "p", "j", "every", NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "k", .queue = "q" });
+	claim_pod(&w, "r", "k", "every-too", NULL);
+	TL_BUILD(&w);
+	ASSERT_EQ(0, w.dec.n_warnings);
+	/* KAI's bookkeeping: an All request counts one device (one GPU) until it is allocated */
+	ASSERT_EQ(1, w.c.pods[tl_pod_idx(&w, "p")].ext[w.c.dra.classes[0].ext]);
+	tl_cycle(&w);
+	ASSERT_STR("n1", tl_node_of(&w, "p"));
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "r"));	/* n1 all taken, n2 has one held */
+	struct gt_plan plan;
+	char got[200];
+	gt_plan_build(&plan, &w.s, NULL);
+	ASSERT_STR("gpu-0 gpu-1 gpu-2", plan_devices(&w, &plan, "every", got, sizeof(got)));
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+TEST(allocated_all_claim_holds_all_its_devices)
+{
+	struct tl_world w;
+	frame(&w);
+	slice(&w, "n1-gpus", "n1", 3, 1);
+	claim_status_of(&w, "every", "{requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, allocationMode: "
+			"All}}]}", "{allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, pool: n1, "
+			"device: gpu-0}, {request: gpu, driver: gpu.example.com, pool: n1, device: gpu-1}, {request: gpu, "
+			"driver: gpu.example.com, pool: n1, device: gpu-2}]}}, reservedFor: [{resource: pods, name: p, uid: u}]}");
+	claim(&w, "one", 1, NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "j", .queue = "q", .preemptibility = "non-preemptible" });
+	claim_pod(&w, "p", "j", "every", "n1");
+	tl_pg(&w, &(struct tl_pg){ .name = "k", .queue = "q" });
+	claim_pod(&w, "r", "k", "one", NULL);
+	TL_BUILD(&w);
+	ASSERT_EQ(3, w.c.pods[tl_pod_idx(&w, "p")].ext[w.c.dra.classes[0].ext]);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "r"));
+	tl_free(&w);
+}
+
+#define NUMA_DEVICES "{name: g0, attributes: {numa: {int: 0}}}, {name: g1, attributes: {numa: {int: 1}}}, " \
+	"{name: g2, attributes: {numa: {int: 1}}}, {name: g3, attributes: {model: {string: x}}}"
+
+/* matchAttribute: the first device's value is kept while it can be; else the search backtracks. */
+TEST(match_attribute_keeps_the_devices_together)
+{
+	struct tl_world w;
+	frame(&w);
+	slice_of(&w, "n1", NUMA_DEVICES);
+	claim_spec_of(&w, "pair", "{requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, count: 2}}], "
+		      "constraints: [{matchAttribute: gpu.example.com/numa}]}");
+	claim_spec_of(&w, "pair-too", "{requests: [{name: a, exactly: {deviceClassName: gpu.example.com}}, {name: b, "
+		      "exactly: {deviceClassName: gpu.example.com}}], constraints: [{requests: [a, b], matchAttribute: "
+		      "gpu.example.com/numa}]}");
+	tl_pg(&w, &(struct tl_pg){ .name = "j", .queue = "q" });
+	claim_pod(&w, "p", "j", "pair", NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "k", .queue = "q" });
+	claim_pod(&w, "r", "k", "pair-too", NULL);
+	TL_BUILD(&w);
+	ASSERT_EQ(0, w.dec.n_warnings);
+	tl_cycle(&w);
+	ASSERT_STR("n1", tl_node_of(&w, "p"));
+	/* two devices free by the counts (g0, g3), but g3 has no numa and g0 is alone on its node */
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "r"));
+	struct gt_plan plan;
+	char got[200];
+	gt_plan_build(&plan, &w.s, NULL);
+	ASSERT_STR("g1 g2", plan_devices(&w, &plan, "pair", got, sizeof(got)));
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+/* The search stops after GT_DRA_SEARCH_STEPS candidates: no fit, said as such. */
+TEST(device_search_is_bounded)
+{
+	struct tl_world w;
+	frame(&w);
+	char devs[8000] = "";
+	for (int i = 0; i < 40; i++) {
+		size_t n = strlen(devs);
+		snprintf(devs + n, sizeof(devs) - n, "%s{name: g%d, attributes: {numa: {int: 0}, model: {string: a100}}}",
+			 i ? ", " : "", i);
+	}
+	strcat(devs, ", {name: h, attributes: {numa: {int: 1}, model: {string: h100}}}");
+	slice_of(&w, "n1", devs);
+	/* ten a100s and the h100 on one numa node: every way of choosing the ten fails at the h100 */
+	claim_spec_of(&w, "never", "{requests: [{name: a, exactly: {deviceClassName: gpu.example.com, count: 10, "
+		      "selectors: [{cel: {expression: 'device.attributes[\"gpu.example.com\"].model == \"a100\"'}}]}}, "
+		      "{name: h, exactly: {deviceClassName: gpu.example.com, selectors: [{cel: {expression: "
+		      "'device.attributes[\"gpu.example.com\"].model == \"h100\"'}}]}}], constraints: [{matchAttribute: "
+		      "gpu.example.com/numa}]}");
+	tl_pg(&w, &(struct tl_pg){ .name = "j", .queue = "q" });
+	claim_pod(&w, "p", "j", "never", NULL);
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "p"));
+	char why[300] = "";
+	ASSERT_TRUE(!gt_dra_check(&w.s, tl_pod_idx(&w, "p"), tl_node_idx(&w, "n1"), why, sizeof(why)));
+	ASSERT_CONTAINS(why, "gave up after 20000 candidates");
+	tl_free(&w);
+}
+
+/* firstAvailable: the first subrequest that can be had wins; results name "request/subrequest". */
+TEST(first_available_takes_the_first_subrequest_that_fits)
+{
+	struct tl_world w;
+	frame(&w);
+	slice(&w, "n1-gpus", "n1", 3, 1);
+	claim_spec_of(&w, "flexible", "{requests: [{name: gpu, firstAvailable: [{name: eight, deviceClassName: "
+		      "gpu.example.com, count: 8}, {name: h100s, deviceClassName: gpu.example.com, count: 2, selectors: "
+		      "[{cel: {expression: 'device.attributes[\"gpu.example.com\"].model == \"h100\"'}}]}, {name: any, "
+		      "deviceClassName: gpu.example.com}]}]}");
+	claim_spec_of(&w, "then", "{requests: [{name: gpu, firstAvailable: [{name: two, deviceClassName: "
+		      "gpu.example.com, count: 2}, {name: one, deviceClassName: gpu.example.com}]}]}");
+	tl_pg(&w, &(struct tl_pg){ .name = "j", .queue = "q" });
+	claim_pod(&w, "p", "j", "flexible", NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "k", .queue = "q" });
+	claim_pod(&w, "r", "k", "then", NULL);
+	TL_BUILD(&w);
+	ASSERT_EQ(0, w.dec.n_warnings);
+	/* KAI counts no device for a firstAvailable request until it is allocated */
+	ASSERT_EQ(0, w.c.pods[tl_pod_idx(&w, "p")].ext[w.c.dra.classes[0].ext]);
+	tl_cycle(&w);
+	ASSERT_STR("n1", tl_node_of(&w, "p"));
+	ASSERT_STR("n1", tl_node_of(&w, "r"));
+	struct gt_plan plan;
+	char got[200], name[100];
+	gt_plan_build(&plan, &w.s, NULL);
+	ASSERT_STR("gpu-1 gpu-2", plan_devices(&w, &plan, "flexible", got, sizeof(got)));
+	ASSERT_STR("gpu-0", plan_devices(&w, &plan, "then", got, sizeof(got)));	/* two left none: one */
+	for (uint32_t i = 0; i < plan.n_claims; i++) {
+		const struct gt_plan_claim *e = &plan.claims[i];
+		const struct gt_dra_claim *k = &w.c.dra.claims[e->claim];
+		const char *want = e->claim == 0 ? "gpu/h100s" : "gpu/one";
+		ASSERT_STR(want, gt_dra_result_name(&w.c, k, e->requests[0], e->alts[0], name, sizeof(name)));
+	}
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+/* An allocation naming "request/subrequest" counts the subrequest's devices. */
+TEST(allocated_subrequest_is_read)
 {
 	struct tl_world w;
 	frame(&w);
 	slice(&w, "n1-gpus", "n1", 2, 1);
-	/* a request selector that keeps only some of the class's devices */
-	tl_yaml(&w, "---\n{apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: h100, namespace: "
-		    "default, labels: {kai.scheduler/queue: q}}, spec: {devices: {requests: [{name: gpu, exactly: "
-		    "{deviceClassName: gpu.example.com, selectors: [{cel: {expression: "
-		    "'device.attributes[\"gpu.example.com\"].model == \"h100\"'}}]}}]}}}\n");
-	tl_yaml(&w, "---\n{apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: pair, namespace: "
-		    "default, labels: {kai.scheduler/queue: q}}, spec: {devices: {requests: [{name: gpu, exactly: "
-		    "{deviceClassName: gpu.example.com, count: 2}}], constraints: [{matchAttribute: "
-		    "gpu.example.com/model}]}}}\n");
-	tl_pg(&w, &(struct tl_pg){ .name = "j", .queue = "q" });
-	claim_pod(&w, "p", "j", "h100", NULL);
-	tl_pg(&w, &(struct tl_pg){ .name = "k", .queue = "q" });
-	claim_pod(&w, "r", "k", "pair", NULL);
+	claim_status_of(&w, "flexible", "{requests: [{name: gpu, firstAvailable: [{name: two, deviceClassName: "
+			"gpu.example.com, count: 2}, {name: one, deviceClassName: gpu.example.com}]}]}", "{allocation: "
+			"{devices: {results: [{request: gpu/one, driver: gpu.example.com, pool: n1, device: gpu-1}]}}, "
+			"reservedFor: [{resource: pods, name: p, uid: u}]}");
+	tl_pg(&w, &(struct tl_pg){ .name = "j", .queue = "q", .preemptibility = "non-preemptible" });
+	claim_pod(&w, "p", "j", "flexible", "n1");
 	TL_BUILD(&w);
-	ASSERT_TRUE(warned(&w, "pod p cannot be scheduled: resource claim h100: a request whose selectors keep some "
-			   "but not all of a node's devices"));
-	ASSERT_TRUE(warned(&w, "pod r cannot be scheduled: resource claim pair: constraints (matchAttribute) are "
-			   "not supported"));
+	const struct gt_dra_claim *k = &w.c.dra.claims[0];
+	ASSERT_EQ(1, k->n_alloc);
+	ASSERT_EQ(1, k->alloc_alts[0]);
+	ASSERT_EQ(1, w.c.pods[0].ext[w.c.dra.classes[0].ext]);
+	tl_free(&w);
+}
+
+/* adminAccess: the device another claim holds is seen, not taken; the result says adminAccess. */
+TEST(admin_access_sees_a_held_device)
+{
+	struct tl_world w;
+	frame(&w);
+	slice(&w, "n1-gpus", "n1", 1, 1);
+	claim(&w, "held", 1, "status: {allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, "
+		  "pool: n1, device: gpu-0}]}}, reservedFor: [{resource: pods, name: runner, uid: u1}]}");
+	claim_spec_of(&w, "monitor", "{requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, "
+		      "adminAccess: true}}]}");
+	tl_pg(&w, &(struct tl_pg){ .name = "run", .queue = "q", .preemptibility = "non-preemptible" });
+	claim_pod(&w, "runner", "run", "held", "n1");
+	tl_pg(&w, &(struct tl_pg){ .name = "j", .queue = "q" });
+	claim_pod(&w, "m", "j", "monitor", NULL);
+	TL_BUILD(&w);
+	ASSERT_EQ(0, w.c.pods[tl_pod_idx(&w, "m")].ext[w.c.dra.classes[0].ext]);
+	tl_cycle(&w);
+	ASSERT_STR("n1", tl_node_of(&w, "m"));
+	/* the counts ask nothing of it: the search keeps it off a node without the device */
+	ASSERT_TRUE(!gt_dra_check(&w.s, tl_pod_idx(&w, "m"), tl_node_idx(&w, "n2"), NULL, 0));
+	struct gt_plan plan;
+	char got[200];
+	gt_plan_build(&plan, &w.s, NULL);
+	ASSERT_STR("gpu-0", plan_devices(&w, &plan, "monitor", got, sizeof(got)));
+	const struct gt_plan_claim *e = &plan.claims[0];
+	ASSERT_TRUE(w.c.dra.claims[e->claim].requests[e->requests[0]].alts[e->alts[0]].admin);
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+/* A network-attached pool: a slice of @devices ("{name: a}, ...") with @where (allNodes or nodeSelector). */
+static void network_slice(struct tl_world *w, const char *name, const char *where, const char *devices)
+{
+	tl_yaml(w, "---\n{apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {name: %s}, spec: {driver: "
+		   "gpu.example.com, %s, pool: {name: %s, generation: 1, resourceSliceCount: 1}, devices: [%s]}}\n",
+		name, where, name, devices);
+}
+
+/* Network-attached devices: usable from the nodes their slice reaches, held across nodes. */
+TEST(network_attached_pool_is_shared_by_its_nodes)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .labels = "zone: a" });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .labels = "zone: b" });
+	tl_node(&w, &(struct tl_node){ .name = "n3", .labels = "zone: b" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q", .quota = "-1" });
+	tl_yaml(&w, CLASS);
+	network_slice(&w, "fabric", "allNodes: true", "{name: net-0}");
+	network_slice(&w, "zone-b", "nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, "
+		      "values: [b]}], matchFields: [{key: metadata.name, operator: NotIn, values: [n3]}]}]}",
+		      "{name: b-0, attributes: {model: {string: h100}}}");
+	claim(&w, "first", 1, NULL);
+	claim(&w, "second", 1, NULL);
+	claim_spec_of(&w, "zoned", "{requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, selectors: [{cel: "
+		      "{expression: 'device.attributes[\"gpu.example.com\"].model == \"h100\"'}}]}}]}");
+	tl_pg(&w, &(struct tl_pg){ .name = "j1", .queue = "q" });
+	claim_pod(&w, "z", "j1", "zoned", NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "j2", .queue = "q" });
+	claim_pod(&w, "p", "j2", "first", NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "j3", .queue = "q" });
+	claim_pod(&w, "r", "j3", "second", NULL);
+	TL_BUILD(&w);
+	ASSERT_EQ(0, w.dec.n_warnings);
+	ASSERT_EQ(2, w.c.dra.n_reaches);
+	ASSERT_TRUE(w.c.dra.claims[0].network && w.c.dra.claims[0].searched);
+	/* the node columns count what each node reaches */
+	int32_t e = w.c.dra.classes[0].ext;
+	ASSERT_EQ(1, w.c.nodes[tl_node_idx(&w, "n1")].ext[e]);
+	ASSERT_EQ(2, w.c.nodes[tl_node_idx(&w, "n2")].ext[e]);
+	ASSERT_EQ(1, w.c.nodes[tl_node_idx(&w, "n3")].ext[e]);
+	tl_cycle(&w);
+	ASSERT_STR("n2", tl_node_of(&w, "z"));	/* zone b, and not n3 */
+	ASSERT_TRUE(tl_node_of(&w, "p") != NULL);
+	/* the fabric's one device is p's, whichever node r would go to */
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "r"));
+	struct gt_plan plan;
+	char got[200];
+	gt_plan_build(&plan, &w.s, NULL);
+	ASSERT_STR("b-0", plan_devices(&w, &plan, "zoned", got, sizeof(got)));
+	ASSERT_STR("net-0", plan_devices(&w, &plan, "first", got, sizeof(got)));
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+/* The plan searches claims on different nodes together when network-attached devices tie them. */
+TEST(plan_searches_across_nodes_for_network_devices)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .labels = "pin: one" });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .labels = "pin: two" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q", .quota = "-1" });
+	tl_yaml(&w, CLASS);
+	/* the fabric's device comes first in slice order: n1's claim would take it first */
+	network_slice(&w, "fabric", "allNodes: true", "{name: net-0, attributes: {kind: {string: net}}}");
+	slice_of(&w, "n1", "{name: gpu-0, attributes: {kind: {string: local}}}");
+	claim(&w, "a", 1, NULL);
+	claim_spec_of(&w, "b", "{requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, selectors: [{cel: "
+		      "{expression: 'device.attributes[\"gpu.example.com\"].kind == \"net\"'}}]}}]}");
+	tl_pg(&w, &(struct tl_pg){ .name = "ja", .queue = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "pa", .pg = "ja", .queue = "q",
+				     .spec = "nodeSelector: {pin: one}, resourceClaims: [{name: gpu, resourceClaimName: a}]" });
+	tl_pg(&w, &(struct tl_pg){ .name = "jb", .queue = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "pb", .pg = "jb", .queue = "q",
+				     .spec = "nodeSelector: {pin: two}, resourceClaims: [{name: gpu, resourceClaimName: b}]" });
+	TL_BUILD(&w);
+	tl_cycle(&w);
+	ASSERT_STR("n1", tl_node_of(&w, "pa"));
+	ASSERT_STR("n2", tl_node_of(&w, "pb"));
+	struct gt_plan plan;
+	char got[200];
+	gt_plan_build(&plan, &w.s, NULL);
+	ASSERT_STR("gpu-0", plan_devices(&w, &plan, "a", got, sizeof(got)));
+	ASSERT_STR("net-0", plan_devices(&w, &plan, "b", got, sizeof(got)));
+	for (uint32_t i = 0; i < plan.n_claims; i++)
+		ASSERT_TRUE(!plan.claims[i].short_of_devices);
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+/* A claim allocated network-attached devices goes where they can be used; its devices stay taken. */
+TEST(allocated_network_claim_follows_its_reach)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .labels = "zone: a" });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .labels = "zone: b" });
+	tl_queue(&w, &(struct tl_queue){ .name = "q", .quota = "-1" });
+	tl_yaml(&w, CLASS);
+	network_slice(&w, "zone-b", "nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, "
+		      "values: [b]}]}]}", "{name: b-0}");
+	claim(&w, "shared", 1, "status: {allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, pool: "
+	      "zone-b, device: b-0}]}, nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, "
+	      "values: [b]}]}]}}}");
+	claim(&w, "other", 1, NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "j", .queue = "q" });
+	claim_pod(&w, "a", "j", "shared", NULL);
+	tl_pg(&w, &(struct tl_pg){ .name = "k", .queue = "q" });
+	claim_pod(&w, "b", "k", "other", NULL);
+	TL_BUILD(&w);
+	ASSERT_EQ(0, w.dec.n_warnings);
+	tl_cycle(&w);
+	ASSERT_STR("n2", tl_node_of(&w, "a"));
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "b"));
+	char why[300] = "";
+	ASSERT_TRUE(!gt_dra_check(&w.s, tl_pod_idx(&w, "a"), tl_node_idx(&w, "n1"), why, sizeof(why)));
+	ASSERT_CONTAINS(why, "allocated devices node n1 cannot reach");
+	tl_free(&w);
+}
+
+/* What Gantry does not act on waits with a reason: a constraint other than matchAttribute. */
+TEST(unknown_constraint_waits_with_a_reason)
+{
+	struct tl_world w;
+	frame(&w);
+	slice(&w, "n1-gpus", "n1", 2, 1);
+	claim_spec_of(&w, "odd", "{requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, count: 2}}], "
+		      "constraints: [{distinctAttribute: gpu.example.com/index}]}");
+	tl_pg(&w, &(struct tl_pg){ .name = "j", .queue = "q" });
+	claim_pod(&w, "p", "j", "odd", NULL);
+	TL_BUILD(&w);
+	ASSERT_TRUE(warned(&w, "pod p cannot be scheduled: resource claim odd: a constraint other than matchAttribute"));
 	tl_cycle(&w);
 	ASSERT_EQ(GT_PENDING, tl_status(&w, "p"));
-	ASSERT_EQ(GT_PENDING, tl_status(&w, "r"));
 	tl_free(&w);
 }
 
@@ -399,7 +792,18 @@ const struct gt_test gt_tests[] = {
 	T(unallocated_shared_claim_is_allocated_once),
 	T(claim_at_its_consumer_limit_waits),
 	T(shared_gpu_claim_of_another_queue_is_refused),
-	T(what_gantry_cannot_model_waits_with_a_reason),
+	T(request_selector_splitting_a_node_is_searched),
+	T(allocation_mode_all_takes_every_matching_device),
+	T(allocated_all_claim_holds_all_its_devices),
+	T(match_attribute_keeps_the_devices_together),
+	T(device_search_is_bounded),
+	T(first_available_takes_the_first_subrequest_that_fits),
+	T(allocated_subrequest_is_read),
+	T(admin_access_sees_a_held_device),
+	T(unknown_constraint_waits_with_a_reason),
+	T(network_attached_pool_is_shared_by_its_nodes),
+	T(allocated_network_claim_follows_its_reach),
+	T(plan_searches_across_nodes_for_network_devices),
 	T(request_selector_keeping_whole_nodes_limits_the_nodes),
 	T(selector_that_does_not_compile_selects_nothing),
 	T(stale_pool_generation_is_left_out),
