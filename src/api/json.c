@@ -184,6 +184,185 @@ char *gt_json_dump_take(json_t *j)
 	return s;
 }
 
+/* ---------------------------------------------------------------- printing */
+
+/* Text gathered and written a buffer at a time. */
+struct printer {
+	FILE *f;
+	size_t n;
+	int indent;
+	char s[1 << 16];
+};
+
+static void put(struct printer *p, const char *s, size_t len)
+{
+	if (len > sizeof(p->s) - p->n) {
+		fwrite(p->s, 1, p->n, p->f);
+		p->n = 0;
+		if (len > sizeof(p->s)) {
+			fwrite(s, 1, len, p->f);
+			return;
+		}
+	}
+	memcpy(p->s + p->n, s, len);
+	p->n += len;
+}
+
+static void flush(struct printer *p)
+{
+	fwrite(p->s, 1, p->n, p->f);
+	p->n = 0;
+}
+
+/*
+ * A string as jansson's dump writes it: '"', '\\' and control characters
+ * escaped (the common ones by letter, the others as \u00XX in capitals),
+ * everything else, UTF-8 included, as it is. jansson's strings are valid
+ * UTF-8 (json_string() refuses others), so there is nothing to check.
+ */
+static void put_string(struct printer *p, const char *s, size_t len)
+{
+	put(p, "\"", 1);
+	size_t start = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		put(p, s + start, i - start);
+		/* the escapes by letter, as pairs: the character, then the letter */
+		static const char letters[] = "\"\"\\\\\bb\ff\nn\rr\tt";
+		char esc[8] = "\\";
+		const char *l = memchr(letters, c, sizeof(letters) - 1);
+		if (l && (l - letters) % 2 == 0) {
+			esc[1] = l[1];
+			esc[2] = '\0';
+		} else {
+			snprintf(esc, sizeof(esc), "\\u%04X", c);
+		}
+		put(p, esc, strlen(esc));
+		start = i + 1;
+	}
+	put(p, s + start, len - start);
+	put(p, "\"", 1);
+}
+
+/*
+ * A real as jansson writes it with JSON_REAL_PRECISION(10): "%.10g", ".0"
+ * added when that reads as an integer, the exponent without '+' or
+ * leading zeros.
+ */
+static void put_real(struct printer *p, double v)
+{
+	char buf[64];
+	int n = snprintf(buf, sizeof(buf) - 2, "%.10g", v);
+	if (n < 0 || (size_t)n >= sizeof(buf) - 2)
+		return;
+	if (!strchr(buf, '.') && !strchr(buf, 'e')) {
+		memcpy(buf + n, ".0", 3);
+		n += 2;
+	}
+	char *e = strchr(buf, 'e');
+	if (e) {
+		char *start = e + 1, *end = e + 2;
+		if (*start == '-')
+			start++;
+		while (*end == '0')
+			end++;
+		if (end != start) {
+			memmove(start, end, (size_t)(buf + n - end) + 1);
+			n -= (int)(end - start);
+		}
+	}
+	put(p, buf, (size_t)n);
+}
+
+static void put_scalar(struct printer *p, const json_t *v)
+{
+	char buf[32];
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		put_string(p, json_string_value(v), json_string_length(v));
+		break;
+	case JSON_INTEGER: {
+		int n = snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		put(p, buf, (size_t)n);
+		break;
+	}
+	case JSON_REAL:
+		put_real(p, json_real_value(v));
+		break;
+	case JSON_TRUE:
+		put(p, "true", 4);
+		break;
+	case JSON_FALSE:
+		put(p, "false", 5);
+		break;
+	default:
+		put(p, "null", 4);
+		break;
+	}
+}
+
+/* A new line and @depth levels of indentation. */
+static void put_indent(struct printer *p, int depth)
+{
+	static const char spaces[] = "                                ";
+	put(p, "\n", 1);
+	for (size_t n = (size_t)depth * (size_t)p->indent; n;) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		put(p, spaces, k);
+		n -= k;
+	}
+}
+
+static void put_value(struct printer *p, const json_t *v, int depth)
+{
+	if (json_is_object(v)) {
+		put(p, "{", 1);
+		void *it = json_object_iter((json_t *)v);
+		if (it)
+			put_indent(p, depth + 1);
+		while (it) {
+			void *next = json_object_iter_next((json_t *)v, it);
+			put_string(p, json_object_iter_key(it), json_object_iter_key_len(it));
+			put(p, ": ", 2);
+			put_value(p, json_object_iter_value(it), depth + 1);
+			if (next)
+				put(p, ",", 1);
+			put_indent(p, next ? depth + 1 : depth);
+			it = next;
+		}
+		put(p, "}", 1);
+	} else if (json_is_array(v)) {
+		size_t n = json_array_size(v);
+		put(p, "[", 1);
+		if (n)
+			put_indent(p, depth + 1);
+		for (size_t i = 0; i < n; i++) {
+			put_value(p, json_array_get(v, i), depth + 1);
+			if (i + 1 < n)
+				put(p, ",", 1);
+			put_indent(p, i + 1 < n ? depth + 1 : depth);
+		}
+		put(p, "]", 1);
+	} else {
+		put_scalar(p, v);
+	}
+}
+
+void gt_json_print(FILE *f, const json_t *j, int indent)
+{
+	if (!json_is_object(j) && !json_is_array(j))
+		return;		/* as json_dumpf without JSON_ENCODE_ANY */
+	struct printer *p = gt_xmalloc(sizeof(*p));
+	p->f = f;
+	p->n = 0;
+	p->indent = indent;
+	put_value(p, j, 0);
+	flush(p);
+	free(p);
+}
+
 /* ---------------------------------------------------------------- YAML */
 
 /* A scalar as JSON writes it: strings double-quoted with JSON's escapes, which YAML reads alike. */

@@ -260,7 +260,7 @@ void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s,
 	if (yaml) {
 		gt_json_print_yaml(out, root);
 	} else {
-		json_dumpf(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+		gt_json_print(out, root, 1);
 		fputc('\n', out);
 	}
 	json_decref(root);

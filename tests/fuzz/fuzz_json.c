@@ -1,7 +1,11 @@
 /*
  * fuzz_json.c - the document parser on JSON (kubectl -o json, the API
- * server's bodies), and its conversions to and from jansson values
+ * server's bodies), and its conversions to and from jansson values; and
+ * gt_json_print (-o json), which must write what jansson's dump writes
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include <jansson.h>
 
 #include "api/json.h"
@@ -23,6 +27,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			gt_json_print_yaml(null, back);	/* -o yaml */
 			json_decref(back);
 			gt_doc_free(d);
+		}
+		if (json_is_object(j) || json_is_array(j)) {
+			char *want = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(10)), *got = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&got, &len);
+			gt_json_print(f, j, 1);
+			fclose(f);
+			if (!want || strcmp(want, got))
+				abort();	/* -o json would differ from what jansson wrote */
+			free(want);
+			free(got);
 		}
 		json_decref(j);
 	}
