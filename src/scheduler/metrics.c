@@ -63,6 +63,7 @@ void gt_metrics_set_queues(struct gt_metrics *m, const struct gt_session *s, con
 		q[i].display = gt_xstrdup(dn ? dn : "");
 		for (int r = 0; r < GT_NQRES; r++) {
 			q[i].fair[r] = unit(r, s->queues[i].fair_share[r]);
+			q[i].usage[r] = c->queues[i].usage[r];
 			q[i].allocated[r] = unit(r, s->queues[i].allocated[r]);
 			q[i].deserved[r] = c->queues[i].deserved[r] < 0 ? -1 : unit(r, c->queues[i].deserved[r]);
 		}
@@ -238,13 +239,13 @@ static void write_queues(struct gt_metrics *m, FILE *f, const char *p)
 			fprintf(f, " %.6g\n", m->queues[q].fair[r]);
 		}
 	}
-	/* Gantry keeps no usage history (KAI's usage database): 0, what KAI reports without one */
+	/* the usage the last division weighed (core/usage.h): 0 without usageDBConfig, as KAI's without a database */
 	for (int r = 0; r < GT_NQRES; r++) {
-		head(f, p, usage[r], "gauge", "Usage of queue, as a gauge (no usage database: 0)");
+		head(f, p, usage[r], "gauge", "Usage of queue, as a gauge");
 		for (size_t q = 0; q < m->n_queues; q++) {
 			fprintf(f, "%s_%s", p, usage[r]);
 			queue_labels(f, &m->queues[q]);
-			fputs(" 0\n", f);
+			fprintf(f, " %.6g\n", m->queues[q].usage[r]);
 		}
 	}
 	static const char *const kinds[2] = { "allocated", "deserved" };

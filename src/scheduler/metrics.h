@@ -50,6 +50,7 @@ struct gt_search_metrics;
 struct gt_queue_metric {
 	char *name, *display;
 	double fair[GT_NQRES], allocated[GT_NQRES], deserved[GT_NQRES];	/* GPUs, cores, GB */
+	double usage[GT_NQRES];	/* historical usage, a fraction of the cluster over the window (KAI's GetUsage) */
 };
 
 typedef void (*gt_metrics_extra_fn)(void *arg, FILE *out);

@@ -117,15 +117,17 @@ def test_usage_history_survives_restart(t):
 
 
 FAIR = re.compile(r'^kai_queue_fair_share_gpu\{queue_name="([^"]*)"[^}]*\} (\S+)$', re.M)
+USAGE = re.compile(r'^kai_queue_gpu_usage\{queue_name="([^"]*)"[^}]*\} (\S+)$', re.M)
 
 
-def fair_shares(s, queues):
-    """{queue: GPU fair share} from @s's /metrics, once every one of @queues has one."""
+def fair_shares(s, queues, metric=FAIR):
+    """{queue: GPU fair share} (or another per-queue gauge) from @s's /metrics, once every one of
+    @queues has one."""
     port = s.port()
     if not port:
         return None
     with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=5) as r:
-        got = {q: float(v) for q, v in FAIR.findall(r.read().decode())}
+        got = {q: float(v) for q, v in metric.findall(r.read().decode())}
     return got if all(q in got for q in queues) else None
 
 
@@ -206,6 +208,9 @@ def test_usage_history_over_a_mebibyte(t):
         wait_for("the stale parts deleted", lambda: len(usage_maps(t)) <= 1 + 2 * len(h1["manifest"]["parts"]))
         f1 = wait_for("fair shares", lambda: fair_shares(s1, [heavy, light]), timeout=30)
         check(f1[light] > f1[heavy] + 2, "the usage did not move the fair shares: %s" % f1)
+        # the usage the division weighed is served as KAI serves it (kai_queue_gpu_usage)
+        u1 = fair_shares(s1, [heavy, light], USAGE)
+        check(u1 and u1[heavy] > u1[light] >= 0 and u1[heavy] <= 1, "kai_queue_gpu_usage: %s" % u1)
         s1.stop()
         check("namespace kai-scheduler:" not in s1.output(), "warnings:\n" + s1.output()[-2000:])
         print("usage: %d bytes of history in %d parts, the largest %d bytes; fair shares %s"
