@@ -70,6 +70,7 @@ struct gt_replay_opts {
 	bool exact;		/* run every cycle, no shortcut */
 	/* run times the scheduler is told (max and expected): the trace's times this; 0: none */
 	double runtime_factor;
+	bool enforce_max_runtime;	/* every queue evicts jobs past their maximum run time */
 };
 
 void gt_replay_opts_defaults(struct gt_replay_opts *o);

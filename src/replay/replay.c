@@ -93,6 +93,17 @@ static int parse_placement(const char *v, void *dest, char *why, size_t why_len)
 }
 
 /* "--runtime-estimate exact|xF|none": what the scheduler is told of run times. */
+static int parse_reserve_backfill(const char *v, void *dest, char *why, size_t why_len)
+{
+	bool *preemptible = dest;
+	if (strcmp(v, "run-time") && strcmp(v, "preemptible")) {
+		snprintf(why, why_len, "must be run-time or preemptible");
+		return -1;
+	}
+	*preemptible = !strcmp(v, "preemptible");
+	return 0;
+}
+
 static int parse_runtime_estimate(const char *v, void *dest, char *why, size_t why_len)
 {
 	double *factor = dest, f;
@@ -184,6 +195,12 @@ static int parse_runtime_estimate(const char *v, void *dest, char *why, size_t w
 	  .arg = "exact|xF|none", .parse = parse_runtime_estimate,                                    \
 	  .help = "what the scheduler is told of run times: the trace's, F times them,\n"            \
 		  "or nothing (default none)" },                                                      \
+	{ .type = GT_FLAG_FUNC, .name = "reserve-backfill", .dest = &(o)->reserve.backfill_preemptible, \
+	  .arg = "run-time|preemptible", .parse = parse_reserve_backfill,                              \
+	  .help = "who may use reserved GPUs: jobs whose maximum run time ends before\n"              \
+		  "the start, or also preemptible jobs, evicted at the start (default run-time)" },        \
+	{ .type = GT_FLAG_BOOL, .name = "enforce-max-runtime", .dest = &(o)->o.enforce_max_runtime,    \
+	  .help = "evict jobs past their maximum run time (--runtime-estimate's): they end" },        \
 	{ .type = GT_FLAG_DOUBLE, .name = "aging", .dest = &(o)->aging, .arg = "W",                    \
 	  .help = "per-job aging: priority points per hour pending (default 0, off)" }
 

@@ -1173,5 +1173,46 @@ sed 's/gantry.dev\/reserve-share: "1"/gantry.dev\/reserve-share: "2"/' "$rsv" >"
 check reserve_bad_share_said_not_used expect_exit 0 "SchedulingShard default: field metadata.annotations.gantry.dev/reserve-share: not a fraction in \(0, 1\]: '2' \(not used\)" \
 	simulate -f "$tmp/rsv-bad.yaml"
 
+# Maximum run times enforced where the queue asks (docs/reservations.md)
+mrt="$dir/../data/max-runtime.yaml"
+"$gantry" simulate -f "$mrt" --now 2026-01-01T10:00:00Z --show-cycles -o json >"$tmp/mrt.json" 2>/dev/null
+check max_runtime_evicts_past_it python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+pods = {p["name"]: p for p in d["pods"]}
+pgs = {g["name"]: g for g in d["podGroups"]}
+assert [pods[n]["status"] for n in ("late-0", "late-1")] == ["Releasing"] * 2, pods
+assert pgs["late"].get("maxRunTimeExceeded") is True, pgs["late"]
+assert pods["ontime-0"]["status"] == "Running" and "maxRunTimeExceeded" not in pgs["ontime"], pgs["ontime"]
+assert pods["lax-late-0"]["status"] == "Running", pods["lax-late-0"]   # its queue does not enforce
+' "$tmp/mrt.json"
+check max_runtime_says_why runs_ok simulate -f "$mrt" --now 2026-01-01T10:00:00Z --show-cycles -o table
+check max_runtime_says_why_text grep -q "evict     default/late-0 on n1: Pod default/late-0 was evicted: its workload ran past its maximum run time (1h0m0s)" "$tmp/out"
+# the owner Job's activeDeadlineSeconds (7200) is ontime's maximum: past it at 11:30
+check max_runtime_job_deadline runs_ok simulate -f "$mrt" --now 2026-01-01T11:30:00Z --show-cycles -o table
+check max_runtime_job_deadline_text grep -q "Pod default/ontime-0 was evicted: its workload ran past its maximum run time (2h0m0s)" "$tmp/out"
+sed 's/gantry.dev\/enforce-max-runtime: "true"/gantry.dev\/enforce-max-runtime: "yes"/' "$mrt" >"$tmp/mrt-bad.yaml"
+check max_runtime_bad_enforce_said expect_exit 0 "Queue strict: field metadata.annotations.gantry.dev/enforce-max-runtime: must be true or false: .yes. \(not used\)" \
+	simulate -f "$tmp/mrt-bad.yaml" --now 2026-01-01T10:00:00Z
+
+# the replay: told half the trace's durations as maximum run times, enforced: every job with a
+# duration is evicted at half of it and ends there (not recreated); told the exact ones, none is
+rdata="$dir/../data/replay"
+for est in x0.5 exact; do
+	"$gantry" replay --trace "philly:$rdata/philly_small.csv" --nodes 4x8 --vc-sizes "$rdata/vc_small.csv" \
+		--quiet -o json --runtime-estimate $est --enforce-max-runtime >"$tmp/mrt-$est.json" 2>/dev/null
+done
+check max_runtime_replay_ends_jobs python3 -c '
+import json, sys
+half, exact = (json.load(open(f)) for f in sys.argv[1:3])
+assert half["max_runtime_evictions"] == 5, half["max_runtime_evictions"]
+assert exact["max_runtime_evictions"] == 0, exact["max_runtime_evictions"]
+assert half["jct_s"]["mean"] < exact["jct_s"]["mean"], (half["jct_s"], exact["jct_s"])
+assert half["evictions"]["restarted_jobs"] == 0, half["evictions"]
+assert "gpu_hours_backfilled" in exact["reservations"], exact["reservations"]
+' "$tmp/mrt-x0.5.json" "$tmp/mrt-exact.json"
+check replay_bad_backfill_mode expect_exit 2 "reserve-backfill.*must be run-time or preemptible" \
+	replay --trace "philly:$rdata/philly_small.csv" --nodes 4x8 --reserve-backfill sometimes
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
