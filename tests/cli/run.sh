@@ -1214,5 +1214,23 @@ assert "gpu_hours_backfilled" in exact["reservations"], exact["reservations"]
 check replay_bad_backfill_mode expect_exit 2 "reserve-backfill.*must be run-time or preemptible" \
 	replay --trace "philly:$rdata/philly_small.csv" --nodes 4x8 --reserve-backfill sometimes
 
+# the expected start from a job's maximum run time (gantry.dev/max-runtime), and plainly none
+mx="$dir/../data/explain-maxrt.yaml"
+"$gantry" explain pod next -f "$mx" --now 2026-01-01T09:00:00Z >"$tmp/explain-maxrt.txt" 2>"$tmp/err"
+check explain_max_runtime_output diff -u "$dir/explain-maxrt.txt" "$tmp/explain-maxrt.txt"
+"$gantry" explain pod next -f "$mx" --now 2026-01-01T09:00:00Z -o json >"$tmp/ex.json" 2>/dev/null
+check explain_max_runtime_json python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["expectedStart"]
+assert f["estimated"] and f["time"] == "2026-01-01T10:00:00Z" and f["latest"] and f["inSeconds"] == 3600, f
+assert f["after"] == {"pod": "default/trainer-0", "source": "gantry.dev/max-runtime"}, f' "$tmp/ex.json"
+check explain_no_estimate_said runs_ok explain pod after-sweep -f "$mx" --now 2026-01-01T09:00:00Z
+check explain_no_estimate_said_text grep -qx "  Expected:   no estimate: it still waits once every pod with a known end has left, and 2 pod(s) hold room with no known end" "$tmp/out"
+"$gantry" explain pod after-sweep -f "$mx" --now 2026-01-01T09:00:00Z -o json >"$tmp/ex.json" 2>/dev/null
+check explain_no_estimate_json python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["expectedStart"]
+assert f["estimated"] is False and "no known end" in f["why"], f' "$tmp/ex.json"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
