@@ -38,6 +38,7 @@ struct cli {
 	int64_t limit;
 	int output;		/* enum gt_output */
 	const char *report;
+	const char *jobs_csv;
 	bool compare;
 	struct gt_strings positional;
 	bool quiet;
@@ -232,6 +233,8 @@ static int parse_runtime_estimate(const char *v, void *dest, char *why, size_t w
 	GT_OUTPUT_FLAG(&(o)->output),                                                                 \
 	{ .type = GT_FLAG_STRING, .name = "report", .dest = &(o)->report, .arg = "FILE.html",          \
 	  .help = "a self-contained report with charts" },                                            \
+	{ .type = GT_FLAG_STRING, .name = "jobs-csv", .dest = &(o)->jobs_csv, .arg = "FILE.csv",       \
+	  .help = "every job's submit, GPUs, queue, start, end and wait" },                          \
 	{ .type = GT_FLAG_SECONDS, .name = "starvation", .dest = &(o)->o.starvation_s, .arg = "S",      \
 	  .help = "count jobs that waited longer (default 86400)" },                                  \
 	{ .type = GT_FLAG_BOOL, .name = "exact", .dest = &(o)->o.exact,                                \
@@ -452,6 +455,18 @@ static int make_queues(const struct cli *o, struct gt_cluster *c, const struct g
 	return rc ? 2 : 0;
 }
 
+/* --jobs-csv: 0, or 1 when the file cannot be written (said). */
+static int write_jobs_csv(const char *path, const struct gt_replay *r)
+{
+	FILE *f = fopen(path, "w");
+	int rc = !f || gt_replay_write_jobs(r, f);
+	if ((f && fclose(f)) || rc) {
+		fprintf(stderr, "gantry replay: %s: cannot write\n", path);
+		return 1;
+	}
+	return 0;
+}
+
 /* Opened before the run, so that a path that cannot be written fails at once, not after hours. */
 static int open_report(const struct cli *o, FILE **f)
 {
@@ -518,6 +533,8 @@ static int run(struct cli *o)
 		if (p.on)
 			fprintf(stderr, "\r%*s\r", 110, "");	/* the results replace the progress line */
 		rc = output(o, gt_replay_stats(r), report);
+		if (!rc && o->jobs_csv)
+			rc = write_jobs_csv(o->jobs_csv, r);
 		if (!rc && gt_replay_stats(r)->interrupted)
 			rc = 130;	/* as a shell says SIGINT; what was gathered is written */
 	}

@@ -1232,5 +1232,16 @@ import json, sys
 f = json.load(open(sys.argv[1]))["expectedStart"]
 assert f["estimated"] is False and "no known end" in f["why"], f' "$tmp/ex.json"
 
+# --jobs-csv: one row per job, its wait from submit to first start
+"$gantry" replay --trace "philly:$rdata/philly_small.csv" --nodes 4x8 --vc-sizes "$rdata/vc_small.csv" --quiet \
+	-o json --jobs-csv "$tmp/jobs.csv" >/dev/null 2>&1
+check replay_jobs_csv python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 6 and list(rows[0]) == ["job", "submit", "gpus", "queue", "start", "end", "wait"], rows[:1]
+r = rows[1]
+assert (r["gpus"], r["queue"], r["wait"]) == ("16", "ee9e8c", "0") and int(r["end"]) - int(r["start"]) == 601, r
+' "$tmp/jobs.csv"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
