@@ -1243,5 +1243,24 @@ r = rows[1]
 assert (r["gpus"], r["queue"], r["wait"]) == ("16", "ee9e8c", "0") and int(r["end"]) - int(r["start"]) == 601, r
 ' "$tmp/jobs.csv"
 
+# preemptible backfill (gantry.dev/reserve-backfill: preemptible): "long" (preemptible, priority
+# below 100) may now use the held GPUs; the reservation stays
+sed 's/gantry.dev\/reserve-share: "1"}/gantry.dev\/reserve-share: "1", gantry.dev\/reserve-backfill: preemptible}/' "$rsv" \
+	>"$tmp/rsv-pre.yaml"
+"$gantry" simulate -f "$tmp/rsv-pre.yaml" --now 2026-01-01T09:00:00Z --cycles 3 --actions allocate -o json \
+	>"$tmp/rsv-pre.json" 2>/dev/null
+check reserve_preemptible_backfill python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+pods = {p["name"]: p for p in d["pods"]}
+pgs = {g["name"]: g for g in d["podGroups"]}
+assert pods["long"]["status"] == "Running" and pods["long"]["node"] == "n2", pods["long"]
+assert pgs["big"]["reservation"]["expectedStart"] == "2026-01-01T09:30:00Z", pgs["big"]
+' "$tmp/rsv-pre.json"
+sed 's/gantry.dev\/reserve-share: "1"}/gantry.dev\/reserve-share: "1", gantry.dev\/reserve-backfill: sometimes}/' "$rsv" \
+	>"$tmp/rsv-pre-bad.yaml"
+check reserve_bad_backfill_said expect_exit 0 "gantry.dev/reserve-backfill: must be run-time or preemptible: .sometimes. \(not used\)" \
+	simulate -f "$tmp/rsv-pre-bad.yaml"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
