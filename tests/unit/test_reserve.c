@@ -521,10 +521,14 @@ static void backfilled(struct tl_world *w, int64_t bf_started, bool preemptible_
 	tl_node(w, &(struct tl_node){ .name = "n1", .gpus = 4 });
 	tl_node(w, &(struct tl_node){ .name = "n2", .gpus = 4 });
 	tl_queue(w, &(struct tl_queue){ .name = "q", .quota = "8" });
-	tl_queue(w, &(struct tl_queue){ .name = "other", .quota = "0" });
+	/* "other" is ordered first: its jobs are tried before the gang */
+	tl_queue(w, &(struct tl_queue){ .name = "other", .quota = "0", .priority = 200 });
 	gang(w, "big", "q", 2, "4", "2025-12-31T00:00:00Z");
 	running(w, "filler", "other", "n2", "1");
+	/* a preemptible job pending since before the gang: it may backfill, but not once the gang starts */
+	tl_pod(w, &(struct tl_pod){ .name = "eager", .queue = "other", .gpus = "1", .created = "2025-12-30T00:00:00Z" });
 	TL_BUILD(w);
+	w->c.jobs[tl_job_idx(w, "eager")].preemptible = true;
 	reserve_on(w);
 	w->c.config.reserve.backfill_preemptible = preemptible_mode;
 	int32_t f = tl_job_idx(w, "filler");
@@ -545,9 +549,10 @@ TEST(preemptible_backfiller_evicted_when_the_reservation_starts)
 	ASSERT_EQ(tl_job_idx(&w, "big"), plan.evictions[0].evictor_job);
 	ASSERT_STR("Pod default/filler was evicted: it backfilled GPUs reserved for default/big, whose "
 		   "reservation starts now", plan.evictions[0].message);
-	/* the gang lands on the room the backfiller leaves */
+	/* the gang lands on the room the backfiller leaves; another preemptible job may not take it */
 	ASSERT_TRUE(tl_status(&w, "big-0") == GT_PIPELINED || tl_status(&w, "big-0") == GT_BINDING);
 	ASSERT_TRUE(tl_status(&w, "big-1") == GT_PIPELINED || tl_status(&w, "big-1") == GT_BINDING);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "eager"));
 	gt_plan_release(&plan);
 	tl_free(&w);
 }
@@ -561,7 +566,8 @@ TEST(preemptible_job_started_before_the_reservation_is_no_backfiller)
 	ASSERT_EQ(GT_RUNNING, tl_status(&w, "filler"));
 	ASSERT_EQ(0, plan.n_evictions);
 	ASSERT_TRUE(plan.jobs[tl_job_idx(&w, "big")].reserved);	/* a drain: it waits */
-	ASSERT_EQ(0, plan.backfilled_gpus);
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "eager"));	/* and a preemptible job backfills it */
+	ASSERT_EQ(1, plan.backfilled_gpus);
 	gt_plan_release(&plan);
 	tl_free(&w);
 }
