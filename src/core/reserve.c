@@ -138,8 +138,8 @@ static bool exempt(const struct gt_session *s, int32_t job, int32_t pod, const s
 	const struct gt_job *j = &s->c->jobs[job];
 	if (r->start != GT_RESERVE_NO_START && j->max_runtime_s > 0 && s->now + j->max_runtime_s <= r->start)
 		return true;	/* backfill: gone before the gang starts */
-	if (s->c->config.reserve.backfill_preemptible && j->preemptible)
-		return true;	/* backfill: evicted when the gang starts (gt_reserve_begin) */
+	if (s->c->config.reserve.backfill_preemptible && j->preemptible && r->start > s->now)
+		return true;	/* backfill: evicted when the gang starts (gt_reserve_begin); not once it has */
 	/* a gang past its fair share holds nothing from a queue within its own */
 	return within(s, job, pod, r->beyond);
 }
