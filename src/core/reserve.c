@@ -411,6 +411,10 @@ void gt_reserve_placed(struct gt_session *s, int32_t job)
 	struct gt_reserve_book *b = s->reserve;
 	if (!b)
 		return;
+	const struct gt_job *j = &s->c->jobs[job];
+	for (uint32_t i = 0; i < j->n_pods; i++)
+		if (s->pods[j->pods[i]].status == GT_PIPELINED)
+			return;	/* it lands on room being released: held until it is bound */
 	b->since[job] = 0;
 	for (uint32_t i = 0; i < b->n; i++) {
 		struct gt_reservation *r = &b->v[i];

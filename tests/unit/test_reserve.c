@@ -553,6 +553,10 @@ TEST(preemptible_backfiller_evicted_when_the_reservation_starts)
 	ASSERT_TRUE(tl_status(&w, "big-0") == GT_PIPELINED || tl_status(&w, "big-0") == GT_BINDING);
 	ASSERT_TRUE(tl_status(&w, "big-1") == GT_PIPELINED || tl_status(&w, "big-1") == GT_BINDING);
 	ASSERT_EQ(GT_PENDING, tl_status(&w, "eager"));
+	/* pipelined onto n2's releasing GPU: the reservation holds on until the gang is bound */
+	ASSERT_EQ(GT_PIPELINED, tl_status(&w, "big-1"));
+	ASSERT_TRUE(plan.jobs[tl_job_idx(&w, "big")].reserved);
+	ASSERT_EQ(TL_NOW - 600, plan.jobs[tl_job_idx(&w, "big")].reserved_since);
 	gt_plan_release(&plan);
 	tl_free(&w);
 }
