@@ -433,6 +433,7 @@ static void shard_reserve(struct gt_dec *x, const struct gt_doc *o, struct gt_co
 	} durations[] = {
 		{ "gantry.dev/reserve-wait", offsetof(struct gt_reserve_params, wait_s) },
 		{ "gantry.dev/reserve-hold", offsetof(struct gt_reserve_params, hold_s) },
+		{ "gantry.dev/reserve-horizon", offsetof(struct gt_reserve_params, horizon_s) },
 	};
 	for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++) {
 		const char *v = gt_obj_annotation(o, durations[i].key);

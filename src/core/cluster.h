@@ -378,6 +378,8 @@ struct gt_reserve_params {
 	 * too, and is evicted when the reservation starts.
 	 */
 	bool backfill_preemptible;
+	/* hold GPUs only once the start is this near (seconds); 0: from the moment it is made */
+	int64_t horizon_s;
 };
 struct gt_config {
 	unsigned plugins_off;	/* bit per enum gt_plugin */

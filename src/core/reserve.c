@@ -316,6 +316,8 @@ static bool plan_one(struct gt_session *s, int32_t job, int64_t since)
 		r->nodes[r->n_nodes++] = nd;
 		b->hold_by[nd] = (int32_t)b->n;
 		b->hold[nd] = need[nd] > 0 ? need[nd] : 0;
+		if (rp->horizon_s > 0 && r->start != GT_RESERVE_NO_START && r->start - s->now > rp->horizon_s)
+			b->hold[nd] = 0;	/* far off: planned, its nodes kept from other reservations, nothing held yet */
 		r->held += b->hold[nd];
 	}
 	b->held_gpus += gpus;

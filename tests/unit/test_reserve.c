@@ -395,6 +395,29 @@ TEST(scheduler_metrics_count_reservations)
 	tl_free(&w);
 }
 
+TEST(horizon_holds_nothing_while_the_start_is_far)
+{
+	struct tl_world w;
+	two_nodes(&w, "0");
+	TL_BUILD(&w);
+	reserve_on(&w);
+	set_runtime(&w, "busy", TL_NOW - 60, HOUR);	/* the gang's start: 59 min from now */
+	w.c.config.reserve.horizon_s = 30 * 60;
+	struct gt_plan plan;
+	cycle_at(&w, TL_NOW, &plan);
+	const struct gt_plan_job *pj = &plan.jobs[tl_job_idx(&w, "big")];
+	ASSERT_TRUE(pj->reserved);
+	ASSERT_EQ(0, pj->reserve_held);
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "small"));	/* nothing held yet */
+	gt_plan_release(&plan);
+	w.c.config.reserve.horizon_s = 2 * HOUR;	/* within the horizon: held */
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_EQ(4, plan.jobs[tl_job_idx(&w, "big")].reserve_held);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "small"));
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
 /* ---------------------------------------------------------------- maximum run time */
 
 /* One node of 8 GPUs; "late" (2 pods of 2 GPUs) started 2 h ago with a 1 h maximum, in queue @q. */
@@ -614,10 +637,12 @@ TEST(shard_and_queue_annotations_of_run_times_decoded)
 	struct tl_world w;
 	tl_init(&w);
 	tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default, "
-		    "annotations: {gantry.dev/reservations: 'true', gantry.dev/reserve-backfill: preemptible}}, spec: {}}\n");
+		    "annotations: {gantry.dev/reservations: 'true', gantry.dev/reserve-backfill: preemptible, "
+		    "gantry.dev/reserve-horizon: 2h}}, spec: {}}\n");
 	tl_queue(&w, &(struct tl_queue){ .name = "q" });
 	TL_BUILD(&w);
 	ASSERT_TRUE(w.c.config.reserve.backfill_preemptible);
+	ASSERT_EQ(2 * HOUR, w.c.config.reserve.horizon_s);
 	ASSERT_TRUE(!w.c.queues[0].enforce_max_runtime);
 	tl_free(&w);
 }
@@ -780,5 +805,6 @@ const struct gt_test gt_tests[] = {
 	T(preemptible_job_started_before_the_reservation_is_no_backfiller),
 	T(run_time_mode_never_evicts_and_counts_backfilled_gpus),
 	T(shard_and_queue_annotations_of_run_times_decoded),
+	T(horizon_holds_nothing_while_the_start_is_far),
 	{ 0 }
 };
