@@ -584,6 +584,31 @@ TEST(preemptible_backfiller_evicted_when_the_reservation_starts)
 	tl_free(&w);
 }
 
+TEST(preemptible_backfiller_gone_the_gang_is_bound_next_cycle)
+{
+	struct tl_world w;
+	backfilled(&w, TL_NOW - 300, true);
+	struct gt_plan plan;
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_EQ(GT_RELEASING, tl_status(&w, "filler"));
+	int32_t big = tl_job_idx(&w, "big");
+	w.c.jobs[big].reserved_since = plan.jobs[big].reserved_since;	/* the front end's part */
+	gt_plan_release(&plan);
+	/* the front end: the backfiller is gone and made again, pending; the gang still pending */
+	struct gt_pod *f = &w.c.pods[tl_pod_idx(&w, "filler")];
+	f->status = GT_PENDING;
+	f->node = GT_NONE;
+	w.c.jobs[tl_job_idx(&w, "filler")].last_start = 0;
+	cycle_at(&w, TL_NOW + 1, &plan);
+	ASSERT_EQ(0, plan.n_evictions);
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "big-0"));
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "big-1"));
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "filler"));
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "eager"));
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
 TEST(preemptible_job_started_before_the_reservation_is_no_backfiller)
 {
 	struct tl_world w;
@@ -806,5 +831,6 @@ const struct gt_test gt_tests[] = {
 	T(run_time_mode_never_evicts_and_counts_backfilled_gpus),
 	T(shard_and_queue_annotations_of_run_times_decoded),
 	T(horizon_holds_nothing_while_the_start_is_far),
+	T(preemptible_backfiller_gone_the_gang_is_bound_next_cycle),
 	{ 0 }
 };
