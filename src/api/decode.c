@@ -600,6 +600,7 @@ int gt_decoder_build(struct gt_decoder *d, struct gt_cluster *c, struct gt_err *
 	}
 	gt_dec_queues_release(&x);
 	gt_dec_pods_not_ours_release(&x);
+	gt_dec_owner_jobs_release(&x);
 	gt_cluster_link(c);
 	if (!d->n_rejections)
 		return 0;

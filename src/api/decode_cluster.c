@@ -433,6 +433,7 @@ static void shard_reserve(struct gt_dec *x, const struct gt_doc *o, struct gt_co
 	} durations[] = {
 		{ "gantry.dev/reserve-wait", offsetof(struct gt_reserve_params, wait_s) },
 		{ "gantry.dev/reserve-hold", offsetof(struct gt_reserve_params, hold_s) },
+		{ "gantry.dev/reserve-horizon", offsetof(struct gt_reserve_params, horizon_s) },
 	};
 	for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++) {
 		const char *v = gt_obj_annotation(o, durations[i].key);
@@ -442,6 +443,11 @@ static void shard_reserve(struct gt_dec *x, const struct gt_doc *o, struct gt_co
 		else if (v)
 			*(int64_t *)((char *)rp + durations[i].off) = d;
 	}
+	const char *bf = gt_obj_annotation(o, "gantry.dev/reserve-backfill");
+	if (bf && strcmp(bf, "run-time") && strcmp(bf, "preemptible"))
+		bad_shard_annotation(x, o, "gantry.dev/reserve-backfill", "must be run-time or preemptible", bf);
+	else if (bf)
+		rp->backfill_preemptible = !strcmp(bf, "preemptible");
 	const char *aging = gt_obj_annotation(o, "gantry.dev/job-aging-weight");
 	if (aging && (gt_parse_number(aging, &f) || f < 0))
 		bad_shard_annotation(x, o, "gantry.dev/job-aging-weight",
@@ -605,6 +611,11 @@ int gt_dec_queue(struct gt_dec *x, const struct gt_doc *o)
 			    "not a positive duration: '%s' (not used)", dm);
 		q.default_max_runtime_s = 0;
 	}
+	const char *em = gt_obj_annotation(o, "gantry.dev/enforce-max-runtime");
+	if (em && strcmp(em, "true") && strcmp(em, "false"))
+		gt_dec_note(x, o, "metadata.annotations.gantry.dev/enforce-max-runtime",
+			    "must be true or false: '%s' (not used)", em);
+	q.enforce_max_runtime = em && !strcmp(em, "true");
 	gt_dec_set_lookup(x, &x->queue_by_name, name, (int32_t)c->n_queues);
 	gt_dec_source(x, 3, c->n_queues, (int32_t)x->obj);
 	GT_PUSH(c->queues, c->n_queues, c->cap_queues, q);

@@ -72,7 +72,11 @@ struct gt_dec {
 	size_t n_csi_drivers, cap_csi_drivers;
 	bool storage_warned;
 	struct gt_dec_dra *dra;		/* decode_dra.c's scratch, NULL until a DRA object is met */
+	struct gt_smap *owner_jobs;	/* "ns/name" -> batch Job of the input; NULL until a pod names one */
 };
+
+/* decode_pod.c: release the index of the input's Jobs */
+void gt_dec_owner_jobs_release(struct gt_dec *x);
 
 /* decode.c */
 /* Reject the object being decoded: @field is at fault, @what says how (@value quoted after it). */

@@ -593,6 +593,76 @@ static int pod_job(struct gt_dec *x, const struct gt_doc *o, struct gt_pod *p)
 	return rc;
 }
 
+/* ---------------------------------------------------------------- run-time limits */
+
+/* The input's batch Job named by @o's ownerReferences, or NULL (the index is made on first use). */
+static const struct gt_doc *owner_job(struct gt_dec *x, const struct gt_doc *o)
+{
+	const struct gt_doc *refs = gt_doc_path(o, "metadata.ownerReferences"), *job = NULL;
+	for (size_t i = 0; refs && refs->kind == GT_DOC_SEQ && i < refs->n && !job; i++) {
+		const char *kind = gt_doc_str(refs->items[i], "kind"), *name = gt_doc_str(refs->items[i], "name");
+		if (!kind || strcmp(kind, "Job") || !name)
+			continue;
+		if (!x->owner_jobs) {
+			x->owner_jobs = gt_xcalloc(1, sizeof(*x->owner_jobs));
+			gt_smap_init(x->owner_jobs);
+			for (size_t k = 0; k < x->d->n_objs; k++) {
+				const struct gt_doc *d = x->d->objs[k];
+				const char *api = gt_doc_str(d, "apiVersion");
+				if (strcmp(gt_obj_kind(d), "Job") || !api || strcmp(api, "batch/v1"))
+					continue;
+				char key[512];
+				gt_dec_ns_key(key, sizeof(key), gt_obj_ns(d), gt_obj_name(d));
+				gt_smap_put(x->owner_jobs, key, (void *)d);
+			}
+		}
+		char key[512];
+		gt_dec_ns_key(key, sizeof(key), gt_obj_ns(o), name);
+		job = gt_smap_get(x->owner_jobs, key);
+	}
+	return job;
+}
+
+void gt_dec_owner_jobs_release(struct gt_dec *x)
+{
+	if (x->owner_jobs)
+		gt_smap_release(x->owner_jobs);
+	free(x->owner_jobs);
+	x->owner_jobs = NULL;
+}
+
+/* spec.activeDeadlineSeconds of @o, 0 when absent; a bad one is said and not used. */
+static int64_t active_deadline(struct gt_dec *x, const struct gt_doc *o)
+{
+	const char *v = gt_doc_str(gt_doc_get(o, "spec"), "activeDeadlineSeconds");
+	int64_t d = 0;
+	if (v && (gt_parse_int(v, &d) || d <= 0)) {
+		gt_dec_note(x, o, "spec.activeDeadlineSeconds", "not a positive whole number: '%s' (not used as "
+			    "a maximum run time)", v);
+		return 0;
+	}
+	return d;
+}
+
+/*
+ * A pod's activeDeadlineSeconds and its owner Job's (when the input holds
+ * the Job) are maximum run times of its job (docs/reservations.md): the
+ * shortest of those and the PodGroup's own is kept.
+ */
+static void pod_max_runtime(struct gt_dec *x, const struct gt_doc *o, const struct gt_pod *p)
+{
+	if (p->job == GT_NONE)
+		return;
+	int64_t d = active_deadline(x, o);
+	const struct gt_doc *owner = owner_job(x, o);
+	int64_t jd = owner ? active_deadline(x, owner) : 0;
+	if (jd && (!d || jd < d))
+		d = jd;
+	struct gt_job *j = &x->c->jobs[p->job];
+	if (d && (!j->max_runtime_s || d < j->max_runtime_s))
+		j->max_runtime_s = d;
+}
+
 /* ---------------------------------------------------------------- needed ConfigMaps */
 
 static const char *const container_lists[] = { "initContainers", "containers", "ephemeralContainers" };
@@ -793,6 +863,8 @@ int gt_dec_pod(struct gt_dec *x, const struct gt_doc *o)
 		/* a PodGroup that has had its one attempt in this pool: its pending pods are left alone */
 		if (!rc && p.job != GT_NONE && c->jobs[p.job].attempt_spent && p.status == GT_PENDING)
 			p.ours = false;
+		if (!rc)
+			pod_max_runtime(x, o, &p);
 	}
 	rc = rc ? rc : gt_dec_pod_dra(x, o, c->n_pods);
 	if (rc) {

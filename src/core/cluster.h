@@ -301,6 +301,8 @@ struct gt_queue {
 	int64_t limit[GT_NQRES];
 	double weight[GT_NQRES];
 	int64_t default_max_runtime_s;	/* gantry.dev/default-max-runtime, 0: none */
+	/* gantry.dev/enforce-max-runtime: its jobs (and its children's) are evicted past their maximum */
+	bool enforce_max_runtime;
 	int64_t preempt_min_runtime_s;	/* -1: inherit */
 	int64_t reclaim_min_runtime_s;
 	/*
@@ -373,6 +375,14 @@ struct gt_reserve_params {
 	 * stays within its own fair share. Off: no reservation past fair share.
 	 */
 	bool beyond_fair_share;
+	/*
+	 * Backfill mode: off, a job backfills held GPUs only when its maximum run
+	 * time ends before the reservation's start; on, a preemptible job may
+	 * too, and is evicted when the reservation starts.
+	 */
+	bool backfill_preemptible;
+	/* hold GPUs only once the start is this near (seconds); 0: from the moment it is made */
+	int64_t horizon_s;
 };
 struct gt_config {
 	unsigned plugins_off;	/* bit per enum gt_plugin */

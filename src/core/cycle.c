@@ -3,6 +3,7 @@
 
 #include "core/actions.h"
 #include "core/fairshare.h"
+#include "core/reserve.h"
 #include "util/strtab.h"
 
 static const char *const action_names[GT_N_ACTIONS] = {
@@ -16,6 +17,10 @@ static const char *const action_names[GT_N_ACTIONS] = {
 
 const char *gt_action_name(enum gt_action a)
 {
+	if (a == GT_EVICT_MAX_RUNTIME)	/* Gantry's own evictions (core/reserve.h), no KAI action */
+		return "maxruntime";
+	if (a == GT_EVICT_BACKFILL)
+		return "backfill";
 	return (unsigned)a < GT_N_ACTIONS ? action_names[a] : "";
 }
 
@@ -87,6 +92,7 @@ void gt_cycle_run(struct gt_session *s, const struct gt_cluster *c, int64_t now,
 {
 	gt_session_open(s, c, now);
 	gt_fairshare_compute(s);
+	gt_max_runtime_evict(s);	/* queues that enforce maximum run times (docs/reservations.md) */
 	mask &= ~c->config.actions_off;	/* the shard's spec.actions */
 	for (int a = 1; a < GT_N_ACTIONS; a++)
 		if (mask & (1u << a))

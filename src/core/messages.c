@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/reserve.h"
 #include "util/mem.h"
 
 static const char *str(const struct gt_session *s, uint32_t id)
@@ -83,6 +84,7 @@ void gt_eviction_message(const struct gt_session *s, int32_t pod, char *buf, siz
 		return;
 	}
 	default:
+		gt_reserve_eviction_message(s, pod, buf, len);	/* Gantry's own (GT_EVICT_*) */
 		return;
 	}
 }

@@ -125,7 +125,9 @@ static void plan_jobs(struct gt_plan *p, const struct gt_session *s)
 			pj->reserve_held = rv->held;
 			pj->reserve_nodes = rv->n_nodes;
 		}
+		pj->max_runtime_evicted = gt_max_runtime_evicted(s, (int32_t)j);
 	}
+	p->backfilled_gpus = gt_reserve_backfilled_gpus(s);
 	/* KAI's statement stamps the victim's PodGroup: its preemption delay re-arms */
 	for (uint32_t i = 0; i < p->n_evictions; i++) {
 		int32_t job = c->pods[p->evictions[i].pod].job;

@@ -83,6 +83,8 @@ struct gt_plan_job {
 	int32_t reserve_gpus;
 	int32_t reserve_held;		/* of those, held from others now */
 	uint32_t reserve_nodes;
+	/* evicted this cycle for running past its maximum run time (gt_max_runtime_evict) */
+	bool max_runtime_evicted;
 };
 
 /*
@@ -129,6 +131,8 @@ struct gt_plan {
 	/* DRA: the claims the binds use that the cycle allocates or reserves (core/dra.h) */
 	struct gt_plan_claim *claims;
 	uint32_t n_claims;
+	/* GPUs of running pods that backfill reservations (gt_reserve_backfilled_gpus) */
+	int64_t backfilled_gpus;
 };
 
 /* The plan of @s (after its actions). @o may be NULL. Release with gt_plan_release(). */

@@ -30,6 +30,8 @@
 #include "core/actions.h"
 #include "core/order.h"
 #include "core/solver.h"
+#include "util/strtab.h"
+#include "util/time.h"
 
 struct ev {
 	int32_t pod;
@@ -38,11 +40,14 @@ struct ev {
 	int64_t end;		/* GT_RESERVE_NO_START: unknown */
 	int32_t idle;		/* the node's idle GPUs: drain the emptiest first */
 	uint32_t rank;
+	bool bf;		/* a preemptible backfiller: gone when the reservation starts */
 };
 
 static int ev_cmp(const void *pa, const void *pb)
 {
 	const struct ev *a = pa, *b = pb;
+	if (a->bf != b->bf)
+		return a->bf ? -1 : 1;
 	if (a->end != b->end)
 		return a->end < b->end ? -1 : 1;
 	if (a->idle != b->idle)
@@ -133,6 +138,8 @@ static bool exempt(const struct gt_session *s, int32_t job, int32_t pod, const s
 	const struct gt_job *j = &s->c->jobs[job];
 	if (r->start != GT_RESERVE_NO_START && j->max_runtime_s > 0 && s->now + j->max_runtime_s <= r->start)
 		return true;	/* backfill: gone before the gang starts */
+	if (s->c->config.reserve.backfill_preemptible && j->preemptible && r->start > s->now)
+		return true;	/* backfill: evicted when the gang starts (gt_reserve_begin); not once it has */
 	/* a gang past its fair share holds nothing from a queue within its own */
 	return within(s, job, pod, r->beyond);
 }
@@ -192,8 +199,36 @@ static int int_cmp(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* Steps 1-4 for @job; true when it holds a reservation now. */
-static bool plan_one(struct gt_session *s, int32_t job)
+/*
+ * In the preemptible backfill mode, a running pod of a preemptible job other
+ * than @job that started while @job's reservation was held (@since, from an
+ * earlier cycle) backfilled it: the reservation counts its GPUs as free.
+ */
+static bool backfiller(const struct gt_session *s, int32_t job, int64_t since, int32_t pod)
+{
+	int32_t pj = s->c->pods[pod].job;
+	return s->c->config.reserve.backfill_preemptible && since > 0 && since < s->now && pj != GT_NONE &&
+	       pj != job && s->c->jobs[pj].preemptible && s->jobs[pj].last_start >= since;
+}
+
+/* Evict every active pod of @job now (@why: GT_EVICT_*, @by: the job that takes the room or GT_NONE). */
+static void evict_job_now(struct gt_session *s, int32_t job, enum gt_action why, int32_t by)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	enum gt_action was = s->action;
+	s->action = why;
+	for (uint32_t i = 0; i < j->n_pods; i++) {
+		int32_t pod = j->pods[i];
+		if (!gt_status_active_allocated(s->pods[pod].status))
+			continue;
+		gt_session_evict_now(s, pod);
+		s->pods[pod].evictor_job = by;
+	}
+	s->action = was;
+}
+
+/* Steps 1-4 for @job; true when it holds a reservation now. @since: when it began, 0: new. */
+static bool plan_one(struct gt_session *s, int32_t job, int64_t since)
 {
 	struct gt_reserve_book *b = s->reserve;
 	const struct gt_cluster *c = s->c;
@@ -214,17 +249,19 @@ static bool plan_one(struct gt_session *s, int32_t job)
 	/* Step 2 */
 	uint64_t *mask = free_mask(s);
 	struct ev *ev = gt_arena_alloc(&s->step_arena, (c->n_pods + 1) * sizeof(*ev));
-	uint32_t n_ev = 0;
+	uint32_t n_ev = 0, n_bf = 0;
 	for (uint32_t i = 0; i < c->n_pods; i++) {
 		const struct gt_pod_state *st = &s->pods[i];
 		const struct gt_pod *p = &c->pods[i];
 		if (!gt_status_allocated(st->status) || st->node < 0 || pod_devices(p) <= 0 ||
 		    b->hold_by[st->node] != GT_NONE)
 			continue;
+		bool bf = backfiller(s, job, since, (int32_t)i);
 		ev[n_ev++] = (struct ev){ .pod = (int32_t)i, .node = st->node, .gpus = pod_devices(p),
-					  .end = expected_end(s, p->job),
+					  .end = bf ? s->now : expected_end(s, p->job),
 					  .idle = gt_node_idle_gpus(s, st->node),
-					  .rank = c->nodes[st->node].name_rank };
+					  .rank = c->nodes[st->node].name_rank, .bf = bf };
+		n_bf += bf;
 	}
 	for (uint32_t i = 0; i < n_ev; i++)
 		if (ev[i].end != GT_RESERVE_NO_START)
@@ -235,12 +272,13 @@ static bool plan_one(struct gt_session *s, int32_t job)
 	s->node_mask = mask;
 	int32_t *nodes = gt_arena_alloc(&s->step_arena, (n + 1) * sizeof(*nodes));
 	uint32_t k = 0;
-	if (!fits_after(s, job, tasks, n, ev, 0, NULL)) {
+	if (!fits_after(s, job, tasks, n, ev, 0, NULL) && !(n_bf && fits_after(s, job, tasks, n, ev, n_bf, NULL) &&
+							       (k = n_bf))) {
 		if (!fits_after(s, job, tasks, n, ev, n_ev, NULL)) {
 			s->node_mask = saved_mask;
 			goto out;
 		}
-		uint32_t lo = 0, hi = n_ev;	/* fits after hi, not after lo */
+		uint32_t lo = n_bf, hi = n_ev;	/* fits after hi, not after lo (nor after 0) */
 		while (hi - lo > 1) {
 			uint32_t mid = lo + (hi - lo) / 2;
 			if (fits_after(s, job, tasks, n, ev, mid, NULL))
@@ -262,8 +300,13 @@ static bool plan_one(struct gt_session *s, int32_t job)
 	int32_t *need = gt_arena_calloc(&s->step_arena, c->n_nodes + 1, sizeof(*need));
 	for (uint32_t i = 0; i < n; i++)
 		need[nodes[i]] += pod_devices(&c->pods[tasks[i]]);
+	/* the gang starts now on backfillers' room: they go, and what it needs is held whole */
+	bool starts = n_bf && k == n_bf;
 	for (uint32_t i = 0; i < k; i++)
-		need[ev[i].node] -= ev[i].gpus;
+		if (!(starts && need[ev[i].node] > 0))
+			need[ev[i].node] -= ev[i].gpus;
+		else if (gt_status_active_allocated(s->pods[ev[i].pod].status))
+			evict_job_now(s, c->pods[ev[i].pod].job, GT_EVICT_BACKFILL, job);
 	qsort(nodes, n, sizeof(*nodes), int_cmp);
 	r->nodes = gt_arena_alloc(&s->arena, (n + 1) * sizeof(*r->nodes));
 	for (uint32_t i = 0; i < n; i++) {
@@ -273,6 +316,8 @@ static bool plan_one(struct gt_session *s, int32_t job)
 		r->nodes[r->n_nodes++] = nd;
 		b->hold_by[nd] = (int32_t)b->n;
 		b->hold[nd] = need[nd] > 0 ? need[nd] : 0;
+		if (rp->horizon_s > 0 && r->start != GT_RESERVE_NO_START && r->start - s->now > rp->horizon_s)
+			b->hold[nd] = 0;	/* far off: planned, its nodes kept from other reservations, nothing held yet */
 		r->held += b->hold[nd];
 	}
 	b->held_gpus += gpus;
@@ -328,7 +373,7 @@ void gt_reserve_begin(struct gt_session *s)
 	}
 	qsort(held, n_held, sizeof(*held), by_since_cmp);
 	for (uint32_t i = 0; i < n_held; i++)
-		plan_one(s, held[i].job);
+		plan_one(s, held[i].job, held[i].since);
 }
 
 bool gt_reserve_popped(struct gt_session *s, int32_t job)
@@ -359,7 +404,7 @@ void gt_reserve_failed(struct gt_session *s, int32_t job, bool head)
 	const struct gt_reserve_params *rp = &s->c->config.reserve;
 	if (!head && s->now - s->c->jobs[job].created < rp->wait_s)
 		return;
-	if (plan_one(s, job))
+	if (plan_one(s, job, 0))
 		b->since[job] = s->now;
 }
 
@@ -368,6 +413,10 @@ void gt_reserve_placed(struct gt_session *s, int32_t job)
 	struct gt_reserve_book *b = s->reserve;
 	if (!b)
 		return;
+	const struct gt_job *j = &s->c->jobs[job];
+	for (uint32_t i = 0; i < j->n_pods; i++)
+		if (s->pods[j->pods[i]].status == GT_PIPELINED)
+			return;	/* it lands on room being released: held until it is bound */
 	b->since[job] = 0;
 	for (uint32_t i = 0; i < b->n; i++) {
 		struct gt_reservation *r = &b->v[i];
@@ -425,4 +474,79 @@ void gt_reserve_end(struct gt_session *s)
 			gt_job_set_message(s, r->job, msg);
 		}
 	}
+}
+
+/* ---------------------------------------------------------------- maximum run time */
+
+static bool queue_enforces(const struct gt_cluster *c, int32_t q)
+{
+	for (; q != GT_NONE; q = c->queues[q].parent)
+		if (c->queues[q].enforce_max_runtime)
+			return true;
+	return false;
+}
+
+void gt_max_runtime_evict(struct gt_session *s)
+{
+	const struct gt_cluster *c = s->c;
+	bool any = false;
+	for (uint32_t q = 0; q < c->n_queues && !any; q++)
+		any = c->queues[q].enforce_max_runtime;
+	for (uint32_t job = 0; any && job < c->n_jobs; job++) {
+		const struct gt_job *j = &c->jobs[job];
+		int64_t start = s->jobs[job].last_start;
+		if (j->max_runtime_s <= 0 || start <= 0 || s->now < start + j->max_runtime_s ||
+		    !s->job_active[job] || !queue_enforces(c, j->queue))
+			continue;
+		evict_job_now(s, (int32_t)job, GT_EVICT_MAX_RUNTIME, GT_NONE);
+	}
+}
+
+bool gt_max_runtime_evicted(const struct gt_session *s, int32_t job)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	for (uint32_t i = 0; i < j->n_pods; i++)
+		if (s->pods[j->pods[i]].evicted_by == GT_EVICT_MAX_RUNTIME)
+			return true;
+	return false;
+}
+
+void gt_reserve_eviction_message(const struct gt_session *s, int32_t pod, char *buf, size_t len)
+{
+	const struct gt_cluster *c = s->c;
+	const struct gt_pod *p = &c->pods[pod];
+	const struct gt_pod_state *st = &s->pods[pod];
+	const char *ns = gt_strtab_str(c->names, p->ns), *name = gt_strtab_str(c->names, p->name);
+	buf[0] = '\0';
+	if (st->evicted_by == GT_EVICT_MAX_RUNTIME && p->job != GT_NONE) {
+		char d[64];
+		gt_duration_format_go(c->jobs[p->job].max_runtime_s * 1000000000LL, d);
+		snprintf(buf, len, "Pod %s/%s was evicted: its workload ran past its maximum run time (%s)", ns, name,
+			 d);
+	} else if (st->evicted_by == GT_EVICT_BACKFILL && st->evictor_job != GT_NONE) {
+		const struct gt_job *g = &c->jobs[st->evictor_job];
+		snprintf(buf, len, "Pod %s/%s was evicted: it backfilled GPUs reserved for %s/%s, whose reservation "
+			 "starts now", ns, name, gt_strtab_str(c->names, g->ns), gt_strtab_str(c->names, g->name));
+	}
+}
+
+int64_t gt_reserve_backfilled_gpus(const struct gt_session *s)
+{
+	const struct gt_reserve_book *b = s->reserve;
+	const struct gt_cluster *c = s->c;
+	int64_t gpus = 0;
+	if (!b || !b->n)
+		return 0;
+	for (uint32_t i = 0; i < c->n_pods; i++) {
+		const struct gt_pod_state *st = &s->pods[i];
+		int32_t pj = c->pods[i].job;
+		if (!gt_status_active_allocated(st->status) || st->node < 0 || pj == GT_NONE ||
+		    b->hold_by[st->node] == GT_NONE)
+			continue;
+		int32_t holder = b->v[b->hold_by[st->node]].job;
+		int64_t since = holder == GT_NONE ? 0 : b->since[holder];
+		if (holder != pj && since > 0 && since < s->now && s->jobs[pj].last_start >= since)
+			gpus += pod_devices(&c->pods[i]);
+	}
+	return gpus;
 }

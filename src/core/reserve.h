@@ -82,4 +82,29 @@ int64_t gt_reserve_since(const struct gt_session *s, int32_t job);
 /* "reserved 64 GPUs on 8 nodes, expected start 14:05" (UTC, or "when running pods end"). */
 void gt_reserve_describe(const struct gt_reservation *r, char *buf, size_t cap);
 
+/*
+ * Evictions that are no action of KAI's: the pod state's evicted_by and the
+ * plan's action past the actions (gt_action_name names them).
+ */
+#define GT_EVICT_MAX_RUNTIME ((enum gt_action)GT_N_ACTIONS)	/* ran past its maximum run time */
+#define GT_EVICT_BACKFILL ((enum gt_action)(GT_N_ACTIONS + 1))	/* backfilled a reservation that starts */
+
+/*
+ * Evict every pod of each job that has run past its maximum run time
+ * (from its last start) in a queue that enforces it (gantry.dev/enforce-max-runtime
+ * on the queue or an ancestor). Before the actions; nothing when no queue enforces.
+ */
+void gt_max_runtime_evict(struct gt_session *s);
+/* Was @job evicted for its run time this cycle? */
+bool gt_max_runtime_evicted(const struct gt_session *s, int32_t job);
+
+/* KAI-style words for an eviction of ours (GT_EVICT_*), "" for others. */
+void gt_reserve_eviction_message(const struct gt_session *s, int32_t pod, char *buf, size_t len);
+
+/*
+ * GPUs of running pods on reservations' nodes that backfill them: pods of
+ * jobs other than the holder that started after the reservation began.
+ */
+int64_t gt_reserve_backfilled_gpus(const struct gt_session *s);
+
 #endif /* GT_RESERVE_H */

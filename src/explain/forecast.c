@@ -18,6 +18,7 @@ static const char *const source_names[GT_N_END_SOURCES] = {
 	[GT_END_POD_DEADLINE] = "the pod's activeDeadlineSeconds",
 	[GT_END_JOB_DEADLINE] = "its Job's activeDeadlineSeconds",
 	[GT_END_RELEASING] = "its termination grace period",
+	[GT_END_MAX_RUNTIME] = "gantry.dev/max-runtime",
 };
 
 const char *gt_end_source_name(enum gt_end_source s)
@@ -45,7 +46,7 @@ void gt_ends_release(struct gt_ends *e)
 
 static bool is_deadline(enum gt_end_source s)
 {
-	return s == GT_END_POD_DEADLINE || s == GT_END_JOB_DEADLINE;
+	return s == GT_END_POD_DEADLINE || s == GT_END_JOB_DEADLINE || s == GT_END_MAX_RUNTIME;
 }
 
 /* Pods the cycle bound end after their job's run time, or at its deadline. */

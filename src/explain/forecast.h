@@ -41,6 +41,7 @@ enum gt_end_source {
 	GT_END_POD_DEADLINE,	/* the pod's spec.activeDeadlineSeconds */
 	GT_END_JOB_DEADLINE,	/* its Job's spec.activeDeadlineSeconds */
 	GT_END_RELEASING,	/* a terminating pod's grace period */
+	GT_END_MAX_RUNTIME,	/* its job's maximum run time (gantry.dev/max-runtime, the queue's default) */
 	GT_N_END_SOURCES
 };
 

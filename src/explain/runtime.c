@@ -140,6 +140,11 @@ static void running_end(const struct gt_ends_src *src, int32_t p, const struct g
 	if (ads)
 		earliest(&e->end[p], &e->end_source[p], start + ads, GT_END_POD_DEADLINE);
 	earliest(&e->end[p], &e->end_source[p], job_deadline(src, pod, w), GT_END_JOB_DEADLINE);
+	/* the job's maximum run time (the decoder's: its PodGroup's, its queue's default), from its last start */
+	const struct gt_job *jb = job != GT_NONE ? &src->c->jobs[job] : NULL;
+	if (jb && jb->max_runtime_s > 0)
+		earliest(&e->end[p], &e->end_source[p], (jb->last_start > 0 ? jb->last_start : start) + jb->max_runtime_s,
+			 GT_END_MAX_RUNTIME);
 }
 
 /* What a pod of the job that starts later runs: the PodGroup's or its pods' annotation, else a deadline. */
@@ -169,6 +174,9 @@ static void job_runtime(const struct gt_ends_src *src, int32_t j, struct gt_ends
 	} else if (ads) {
 		e->runtime[j] = ads;
 		e->runtime_source[j] = GT_END_POD_DEADLINE;
+	} else if (job->max_runtime_s > 0) {
+		e->runtime[j] = job->max_runtime_s;
+		e->runtime_source[j] = GT_END_MAX_RUNTIME;
 	}
 }
 

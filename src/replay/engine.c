@@ -86,6 +86,7 @@ static void observe(struct gt_replay *r, int64_t t)
 	r->idle_s += dt * (double)r->idle_devices;
 	r->partial_s += dt * (double)r->partial_nodes;
 	r->st.reserved_gpu_hours += dt * (double)r->held_gpus / 3600.0;
+	r->st.backfilled_gpu_hours += dt * (double)r->backfilled_gpus / 3600.0;
 	for (uint32_t q = 0; q < r->c.n_queues; q++) {
 		r->q_alloc_s[q] += dt * (double)r->q_alloc_milli[q] / 1000.0;
 		r->q_fair_s[q] += dt * (double)r->q_fair_milli[q] / 1000.0;
@@ -305,6 +306,9 @@ static void start_job(struct gt_replay *r, uint32_t id)
 	for (uint32_t w = 0; w < r->n_wake_after; w++)
 		heap_push(r, (struct rp_event){ .t = r->now + r->wake_after[w], .job = id,
 						.gen = rj->gen, .kind = EV_WAKE });
+	if (r->o.enforce_max_runtime && r->c.jobs[rj->slot].max_runtime_s > 0)	/* the core evicts it then */
+		heap_push(r, (struct rp_event){ .t = r->now + r->c.jobs[rj->slot].max_runtime_s, .job = id,
+						.gen = rj->gen, .kind = EV_MAX_RUNTIME });
 	if (r->o.no_departures)
 		return;
 	int64_t left = tj->duration - rj->done_work;
@@ -312,9 +316,19 @@ static void start_job(struct gt_replay *r, uint32_t id)
 	heap_push(r, (struct rp_event){ .t = rj->end, .job = id, .gen = rj->gen, .kind = EV_END });
 }
 
+/* Job @id runs no more: it is no longer one a cycle must see past its maximum run time. */
+static void not_overdue(struct gt_replay *r, uint32_t id)
+{
+	if (r->jobs[id].overdue) {
+		r->jobs[id].overdue = false;
+		r->n_overdue--;
+	}
+}
+
 static void finish_job(struct gt_replay *r, uint32_t id, int64_t t)
 {
 	struct rp_job *rj = &r->jobs[id];
+	not_overdue(r, id);
 	job_unplace(r, id);
 	rj->state = JS_DONE;
 	rj->end = t;
@@ -332,6 +346,7 @@ static void evict_job(struct gt_replay *r, uint32_t id)
 {
 	struct rp_job *rj = &r->jobs[id];
 	double gpus = gt_rp_job_gpus(&r->tj[id]);
+	not_overdue(r, id);
 	if (rj->state == JS_RUNNING) {
 		int64_t held = r->now - rj->run_start;
 		int64_t worked = held - r->o.bind_latency;
@@ -365,6 +380,26 @@ static void evict_job(struct gt_replay *r, uint32_t id)
 	rj->release_at = r->now + r->o.evict_grace;
 	heap_push(r, (struct rp_event){ .t = rj->release_at, .job = id, .gen = rj->gen,
 					.kind = EV_RELEASE });
+}
+
+/*
+ * The core evicted job @id past its maximum run time (its queue enforces
+ * it): the job ends there, its work cut short, and is not recreated (as a
+ * Job past its activeDeadlineSeconds fails).
+ */
+static void kill_job(struct gt_replay *r, uint32_t id)
+{
+	struct rp_job *rj = &r->jobs[id];
+	not_overdue(r, id);
+	int64_t ran = r->now - rj->run_start - r->o.bind_latency;
+	r->st.max_runtime_evictions++;
+	job_unplace(r, id);
+	rj->state = JS_DONE;
+	rj->end = r->now;
+	rj->gen++;
+	r->n_running--;
+	r->useful_gpu_s += gt_rp_job_gpus(&r->tj[id]) * (double)(ran > 0 ? ran : 0);
+	r->need_compact = true;
 }
 
 /* An evicted gang's pods are gone: the controller recreates them Pending. */
@@ -431,6 +466,10 @@ static int apply_job(struct gt_replay *r, struct gt_plan *plan, uint32_t id, boo
 		bound += p->status == GT_PENDING && gt_plan_bind_of(plan, pods[k]);
 		placed += p->status == GT_RUNNING;
 	}
+	if (rj->state == JS_RUNNING && plan->jobs[rj->slot].max_runtime_evicted) {
+		kill_job(r, id);
+		return 1;
+	}
 	if (jp.evicted) {
 		r->st.pod_evictions += jp.evicted;
 		evict_job(r, id);
@@ -473,6 +512,7 @@ static bool apply_plan(struct gt_replay *r, struct gt_plan *plan)
 	bool changed = false, blocked = false;
 	uint32_t n_slots = r->c.n_jobs;
 	r->held_gpus = 0;
+	r->backfilled_gpus = plan->backfilled_gpus;
 	for (uint32_t slot = 0; slot < n_slots; slot++) {
 		uint32_t id = r->slot_id[slot];
 		r->c.jobs[slot].stale_since = plan->jobs[slot].stale_since;
@@ -632,7 +672,13 @@ static void cycle(struct gt_replay *r)
 	bool usage = r->c.config.usage.on && !r->single_queue;
 	if (usage)
 		usage_before(r);
-	if ((!r->n_pending && !r->o.exact) || !prepare_snapshot(r)) {
+	bool go = (r->n_pending || r->o.exact) && prepare_snapshot(r);
+	if (!go && r->n_overdue) {	/* the core evicts a job past its maximum run time */
+		if (!r->n_pending && !r->o.exact)
+			prepare_snapshot(r);
+		go = true;
+	}
+	if (!go) {
 		/*
 		 * Nothing pending, or nothing that could be placed: a cycle would
 		 * decide nothing. The fair shares are still what it would report
@@ -690,6 +736,10 @@ static void process_events(struct gt_replay *r)
 				finish_job(r, ev.job, ev.t);
 			else if (ev.kind == EV_RELEASE)
 				release_job(r, ev.job);
+			else if (ev.kind == EV_MAX_RUNTIME && !r->jobs[ev.job].overdue) {
+				r->jobs[ev.job].overdue = true;
+				r->n_overdue++;
+			}
 		} else {
 			add_job(r, r->next_arrival++);
 		}

@@ -39,6 +39,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/actions.h"
 #include "core/cluster.h"
@@ -70,6 +71,7 @@ struct gt_replay_opts {
 	bool exact;		/* run every cycle, no shortcut */
 	/* run times the scheduler is told (max and expected): the trace's times this; 0: none */
 	double runtime_factor;
+	bool enforce_max_runtime;	/* every queue evicts jobs past their maximum run time */
 };
 
 void gt_replay_opts_defaults(struct gt_replay_opts *o);
@@ -118,6 +120,12 @@ int64_t gt_replay_job_end(const struct gt_replay *r, uint32_t i);
 int32_t gt_replay_job_evictions(const struct gt_replay *r, uint32_t i);
 /* Node (index) pod @k of job @i last ran on, or -1. */
 int32_t gt_replay_pod_node(const struct gt_replay *r, uint32_t i, int32_t k);
+/*
+ * Every job as a CSV row (--jobs-csv): job (its index), submit, gpus, queue,
+ * start, end (Unix seconds; empty when it never started / ended) and wait
+ * (seconds from submit to first start). Returns fprintf's error, if any.
+ */
+int gt_replay_write_jobs(const struct gt_replay *r, FILE *f);
 /* Shared-GPU group name pod @k of job @i last ran in, or NULL. */
 const char *gt_replay_pod_group(const struct gt_replay *r, uint32_t i, int32_t k);
 

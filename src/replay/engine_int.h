@@ -14,7 +14,7 @@
 
 enum job_state { JS_FUTURE, JS_PENDING, JS_RUNNING, JS_RELEASING, JS_DONE };
 /* At equal times: departures and releases first, then wake-ups. */
-enum ev_kind { EV_END, EV_RELEASE, EV_WAKE };
+enum ev_kind { EV_END, EV_RELEASE, EV_WAKE, EV_MAX_RUNTIME };
 
 struct rp_job {
 	int32_t queue;
@@ -31,6 +31,7 @@ struct rp_job {
 	int64_t release_at;	/* evicted pods gone at */
 	uint32_t gen;		/* invalidates stale events */
 	int32_t evictions;
+	bool overdue;		/* past its maximum run time, its queue enforcing it: a cycle must run */
 };
 
 struct rp_event {
@@ -98,6 +99,7 @@ struct gt_replay {
 	struct rp_event *heap;
 	uint32_t n_heap, cap_heap;
 	bool dirty;
+	uint32_t n_overdue;	/* running jobs past an enforced maximum run time */
 	bool need_compact;
 	uint32_t n_releasing_pods;
 	/* the cluster as the metrics see it */
@@ -105,6 +107,7 @@ struct gt_replay {
 	int64_t alloc_milli, stranded_milli, idle_devices, partial_nodes;
 	int64_t *q_alloc_milli, *q_fair_milli;
 	int64_t held_gpus;	/* GPUs reservations hold after the last cycle */
+	int64_t backfilled_gpus;	/* GPUs of jobs backfilling them after the last cycle */
 	uint32_t n_pending, n_running;
 	/* accumulators */
 	double alloc_gpu_s, useful_gpu_s, lost_gpu_s;

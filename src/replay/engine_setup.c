@@ -381,6 +381,8 @@ int gt_replay_new(struct gt_replay **out, struct gt_cluster *c, const struct gt_
 	gt_cluster_init(c, c->names);	/* the engine owns the arrays now */
 	r->names = r->c.names;
 	gt_cluster_link(&r->c);
+	for (uint32_t q = 0; q < r->c.n_queues; q++)	/* docs/reservations.md: maximum run times */
+		r->c.queues[q].enforce_max_runtime |= r->o.enforce_max_runtime;
 	r->ns = gt_strtab_intern(r->names, "replay");
 	r->podset_name = gt_strtab_intern(r->names, "default");
 	rc = expand_jobs(r, t, err);

@@ -7,10 +7,12 @@
  */
 #include "replay/engine_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/mem.h"
+#include "util/strtab.h"
 
 /* ---------------------------------------------------------------- results */
 
@@ -203,4 +205,23 @@ const char *gt_replay_pod_group(const struct gt_replay *r, uint32_t i, int32_t k
 		return NULL;
 	uint32_t g = r->last_group[r->jobs[i].pod0 + (uint32_t)k];
 	return g ? gt_strtab_str(r->names, g - 1) : NULL;
+}
+
+int gt_replay_write_jobs(const struct gt_replay *r, FILE *f)
+{
+	int rc = fprintf(f, "job,submit,gpus,queue,start,end,wait\n") < 0;
+	for (uint32_t i = 0; i < r->n_jobs && !rc; i++) {
+		const struct rp_job *j = &r->jobs[i];
+		const char *q = j->queue >= 0 ? gt_strtab_str(r->names, r->c.queues[j->queue].name) : "";
+		char start[24] = "", end[24] = "", wait[24] = "";
+		if (j->first_start >= 0) {
+			snprintf(start, sizeof(start), "%lld", (long long)j->first_start);
+			snprintf(wait, sizeof(wait), "%lld", (long long)(j->first_start - r->tj[i].submit));
+		}
+		if (j->state == JS_DONE)
+			snprintf(end, sizeof(end), "%lld", (long long)j->end);
+		rc = fprintf(f, "%u,%lld,%g,%s,%s,%s,%s\n", i, (long long)r->tj[i].submit, gt_rp_job_gpus(&r->tj[i]), q,
+			     start, end, wait) < 0;
+	}
+	return rc;
 }

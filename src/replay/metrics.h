@@ -128,6 +128,8 @@ struct gt_replay_stats {
 	/* reservations (docs/reservations.md): made, and GPU-hours held from other jobs */
 	uint64_t reservations;
 	double reserved_gpu_hours;
+	double backfilled_gpu_hours;	/* of jobs backfilling reservations (core/reserve.h) */
+	uint64_t max_runtime_evictions;	/* jobs the core evicted past their maximum run time: they end */
 };
 
 /* "1", "2-8", "9-32", "33+": the bucket of a job of @gpus GPUs (fractions count as 1). */

@@ -78,8 +78,10 @@ json_t *gt_replay_stats_json(const struct gt_replay_stats *st)
 	}
 	json_object_set_new(o, "wait_by_size", by_size);
 	json_object_set_new(o, "reservations",
-			    json_pack("{s:I, s:f}", "made", (json_int_t)st->reservations,
-				      "gpu_hours_held", st->reserved_gpu_hours));
+			    json_pack("{s:I, s:f, s:f}", "made", (json_int_t)st->reservations,
+				      "gpu_hours_held", st->reserved_gpu_hours, "gpu_hours_backfilled",
+				      st->backfilled_gpu_hours));
+	json_object_set_new(o, "max_runtime_evictions", json_integer((json_int_t)st->max_runtime_evictions));
 	json_object_set_new(o, "waited_over_24h", json_integer(st->waited_over_24h));
 	json_object_set_new(o, "starvation", json_pack("{s:I, s:I}", "threshold_s",
 						       (json_int_t)st->starvation_s, "jobs",

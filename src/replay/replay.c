@@ -38,6 +38,7 @@ struct cli {
 	int64_t limit;
 	int output;		/* enum gt_output */
 	const char *report;
+	const char *jobs_csv;
 	bool compare;
 	struct gt_strings positional;
 	bool quiet;
@@ -93,6 +94,17 @@ static int parse_placement(const char *v, void *dest, char *why, size_t why_len)
 }
 
 /* "--runtime-estimate exact|xF|none": what the scheduler is told of run times. */
+static int parse_reserve_backfill(const char *v, void *dest, char *why, size_t why_len)
+{
+	bool *preemptible = dest;
+	if (strcmp(v, "run-time") && strcmp(v, "preemptible")) {
+		snprintf(why, why_len, "must be run-time or preemptible");
+		return -1;
+	}
+	*preemptible = !strcmp(v, "preemptible");
+	return 0;
+}
+
 static int parse_runtime_estimate(const char *v, void *dest, char *why, size_t why_len)
 {
 	double *factor = dest, f;
@@ -176,6 +188,9 @@ static int parse_runtime_estimate(const char *v, void *dest, char *why, size_t w
 	{ .type = GT_FLAG_SECONDS, .name = "reserve-hold", .dest = &(o)->reserve.hold_s, .arg = "D",   \
 	  .min = 1, .max = 100LL * 365 * 86400,                                                       \
 	  .help = "longest a reservation lasts, then as long without (default 6h)" },                \
+	{ .type = GT_FLAG_SECONDS, .name = "reserve-horizon", .dest = &(o)->reserve.horizon_s,          \
+	  .arg = "D", .max = 100LL * 365 * 86400,                                                     \
+	  .help = "hold GPUs only once the expected start is this near (default 0: at once)" },     \
 	{ .type = GT_FLAG_BOOL, .name = "reserve-beyond-fair-share",                                 \
 	  .dest = &(o)->reserve.beyond_fair_share,                                                    \
 	  .help = "also reserve for a gang past its queue's fair share (it then holds\n"             \
@@ -184,6 +199,12 @@ static int parse_runtime_estimate(const char *v, void *dest, char *why, size_t w
 	  .arg = "exact|xF|none", .parse = parse_runtime_estimate,                                    \
 	  .help = "what the scheduler is told of run times: the trace's, F times them,\n"            \
 		  "or nothing (default none)" },                                                      \
+	{ .type = GT_FLAG_FUNC, .name = "reserve-backfill", .dest = &(o)->reserve.backfill_preemptible, \
+	  .arg = "run-time|preemptible", .parse = parse_reserve_backfill,                              \
+	  .help = "who may use reserved GPUs: jobs whose maximum run time ends before\n"              \
+		  "the start, or also preemptible jobs, evicted at the start (default run-time)" },        \
+	{ .type = GT_FLAG_BOOL, .name = "enforce-max-runtime", .dest = &(o)->o.enforce_max_runtime,    \
+	  .help = "evict jobs past their maximum run time (--runtime-estimate's): they end" },        \
 	{ .type = GT_FLAG_DOUBLE, .name = "aging", .dest = &(o)->aging, .arg = "W",                    \
 	  .help = "per-job aging: priority points per hour pending (default 0, off)" }
 
@@ -215,6 +236,8 @@ static int parse_runtime_estimate(const char *v, void *dest, char *why, size_t w
 	GT_OUTPUT_FLAG(&(o)->output),                                                                 \
 	{ .type = GT_FLAG_STRING, .name = "report", .dest = &(o)->report, .arg = "FILE.html",          \
 	  .help = "a self-contained report with charts" },                                            \
+	{ .type = GT_FLAG_STRING, .name = "jobs-csv", .dest = &(o)->jobs_csv, .arg = "FILE.csv",       \
+	  .help = "every job's submit, GPUs, queue, start, end and wait" },                          \
 	{ .type = GT_FLAG_SECONDS, .name = "starvation", .dest = &(o)->o.starvation_s, .arg = "S",      \
 	  .help = "count jobs that waited longer (default 86400)" },                                  \
 	{ .type = GT_FLAG_BOOL, .name = "exact", .dest = &(o)->o.exact,                                \
@@ -435,6 +458,18 @@ static int make_queues(const struct cli *o, struct gt_cluster *c, const struct g
 	return rc ? 2 : 0;
 }
 
+/* --jobs-csv: 0, or 1 when the file cannot be written (said). */
+static int write_jobs_csv(const char *path, const struct gt_replay *r)
+{
+	FILE *f = fopen(path, "w");
+	int rc = !f || gt_replay_write_jobs(r, f);
+	if ((f && fclose(f)) || rc) {
+		fprintf(stderr, "gantry replay: %s: cannot write\n", path);
+		return 1;
+	}
+	return 0;
+}
+
 /* Opened before the run, so that a path that cannot be written fails at once, not after hours. */
 static int open_report(const struct cli *o, FILE **f)
 {
@@ -501,6 +536,8 @@ static int run(struct cli *o)
 		if (p.on)
 			fprintf(stderr, "\r%*s\r", 110, "");	/* the results replace the progress line */
 		rc = output(o, gt_replay_stats(r), report);
+		if (!rc && o->jobs_csv)
+			rc = write_jobs_csv(o->jobs_csv, r);
 		if (!rc && gt_replay_stats(r)->interrupted)
 			rc = 130;	/* as a shell says SIGINT; what was gathered is written */
 	}

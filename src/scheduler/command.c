@@ -10,6 +10,7 @@
 #include "binder/controller.h"
 #include "core/actions.h"
 #include "core/fairshare.h"
+#include "core/reserve.h"
 #include "core/usage.h"
 #include "kube/cache.h"
 #include "kube/config.h"
@@ -361,6 +362,7 @@ static void cycle(struct sched *S)
 	gt_session_open(&s, &snap.c, now);
 	double t_fair = gt_mono_ms();
 	gt_fairshare_compute(&s);
+	gt_max_runtime_evict(&s);	/* as gt_cycle_run() does */
 	double t2 = gt_mono_ms(), action_ms[GT_N_ACTIONS] = { 0 };
 	for (int a = 1; a < GT_N_ACTIONS; a++) {
 		if (!(S->o.actions & ~snap.c.config.actions_off & (1u << a)))

@@ -108,7 +108,7 @@ void gt_metrics_count_cycle(struct gt_metrics *m, const struct gt_kube_snapshot 
 	uint8_t *by = gt_xcalloc(c->n_jobs + 1, 1);
 	for (uint32_t i = 0; i < plan->n_evictions; i++) {
 		int32_t j = plan->evictions[i].evictor_job;
-		if (j >= 0 && !by[j])
+		if (j >= 0 && !by[j] && plan->evictions[i].action < GT_N_ACTIONS)	/* not Gantry's own */
 			by[j] = (uint8_t)plan->evictions[i].action;
 	}
 	for (uint32_t i = 0; i < plan->n_binds + plan->n_pipelines; i++) {
@@ -130,12 +130,15 @@ void gt_metrics_count_cycle(struct gt_metrics *m, const struct gt_kube_snapshot 
 			held_gpus += plan->jobs[j].reserve_held;
 		}
 	pthread_mutex_lock(&m->mu);
-	if (m->reserve_on && m->reserve_last_ms && now_ms > m->reserve_last_ms)
+	if (m->reserve_on && m->reserve_last_ms && now_ms > m->reserve_last_ms) {
 		m->reserved_gpu_hours += m->reserved_gpus_held * (double)(now_ms - m->reserve_last_ms) / 3.6e6;
+		m->backfilled_gpu_hours += m->backfilled_gpus * (double)(now_ms - m->reserve_last_ms) / 3.6e6;
+	}
 	m->reserve_on |= c->config.reserve.on;
 	m->reserve_last_ms = now_ms;
 	m->reservations_held = held;
 	m->reserved_gpus_held = held_gpus;
+	m->backfilled_gpus = (double)plan->backfilled_gpus;
 	for (uint32_t j = 0; j < c->n_jobs; j++) {
 		if (!by[j])
 			continue;
@@ -416,6 +419,10 @@ static void write_outcomes(struct gt_metrics *m, FILE *f, const char *p)
 		      m->reserved_gpus_held);
 		gauge(f, p, "reserved_gpu_hours_total", "GPU-hours reservations held from other jobs since the start",
 		      m->reserved_gpu_hours);
+		gauge(f, p, "backfilled_gpus", "GPUs on reserved nodes used by jobs that started while the reservation "
+		      "was held, in the last cycle", m->backfilled_gpus);
+		gauge(f, p, "backfilled_gpu_hours_total", "GPU-hours of jobs backfilling reservations since the start",
+		      m->backfilled_gpu_hours);
 	}
 	snprintf(name, sizeof(name), "%s_task_scheduling_latency_milliseconds", p);
 	gt_histogram_write(&m->task_ms, f, name, "Task scheduling latency in milliseconds", NULL);

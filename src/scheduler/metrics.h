@@ -82,6 +82,8 @@ struct gt_metrics {
 	unsigned long reservations_held;	/* the last cycle's */
 	double reserved_gpus_held;		/* GPUs they held from other jobs */
 	double reserved_gpu_hours;		/* held GPUs x time, since the start */
+	double backfilled_gpus;			/* GPUs of pods backfilling them (core/reserve.h) */
+	double backfilled_gpu_hours;		/* backfilled GPUs x time, since the start */
 	int64_t reserve_last_ms;
 	/* more series (the status controllers'), written after the scheduler's; the extra owns any lock */
 	void (*extra)(void *arg, FILE *f, const char *prefix);

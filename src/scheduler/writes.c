@@ -13,7 +13,11 @@
 #include "core/volumes.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/num.h"
 #include "util/time.h"
+
+/* The PodGroup condition (and event reason) of a job evicted past its maximum run time. */
+#define GT_MAX_RUNTIME_CONDITION "MaxRunTimeExceeded"
 
 
 static const char *str(const struct gt_kube_snapshot *snap, uint32_t id)
@@ -105,9 +109,51 @@ static void add_event(struct gt_writes *p, enum gt_kres res, const struct gt_kob
 	op->what = "event";
 }
 
+/*
+ * A job evicted past its maximum run time (docs/reservations.md): the
+ * PodGroup's status.conditions gets (or renews) MaxRunTimeExceeded, other
+ * conditions kept, and an event says it.
+ */
+static void plan_max_runtime(struct gt_writes *p, const struct gt_kube_snapshot *snap, const struct gt_plan *plan,
+			     const struct gt_writes_opts *o, int32_t j, const struct gt_kobj *pg)
+{
+	if (!plan->jobs[j].max_runtime_evicted)
+		return;
+	const struct gt_job *job = &snap->c.jobs[j];
+	char d[64], started[GT_TIME_LEN], ts[GT_TIME_LEN], msg[400];
+	gt_duration_format_go(job->max_runtime_s * 1000000000LL, d);
+	gt_time_format(plan->jobs[j].last_start, started, sizeof(started));
+	gt_time_format(o->now, ts, sizeof(ts));
+	snprintf(msg, sizeof(msg), "Evicted: ran past its maximum run time of %s (started %s); its queue enforces it",
+		 d, started);
+	json_t *conds = json_array();
+	const struct gt_doc *had = gt_doc_path(pg->doc, "status.conditions");
+	int64_t tid = 0;
+	for (size_t i = 0; had && had->kind == GT_DOC_SEQ && i < had->n; i++) {
+		const char *type = gt_doc_str(had->items[i], "type");
+		const char *t = gt_doc_str(had->items[i], "transitionID");
+		int64_t id;
+		if (t && !gt_parse_int(t, &id) && id >= tid)
+			tid = id + 1;
+		if (!type || strcmp(type, GT_MAX_RUNTIME_CONDITION))
+			json_array_append_new(conds, gt_doc_to_json(had->items[i]));
+	}
+	char tids[32];
+	snprintf(tids, sizeof(tids), "%lld", (long long)tid);
+	json_array_append_new(conds, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "type", GT_MAX_RUNTIME_CONDITION,
+					       "status", "True", "reason", GT_MAX_RUNTIME_CONDITION, "message", msg,
+					       "transitionID", tids, "lastTransitionTime", ts));
+	struct gt_kop *op = push(p, GT_KOP_PATCH, GT_KRES_PODGROUPS, pg);
+	op->sub = gt_xstrdup("status");
+	op->body = gt_json_dump_take(json_pack("{s:{s:o}}", "status", "conditions", conds));
+	op->what = "PodGroup status";
+	add_event(p, GT_KRES_PODGROUPS, pg, GT_MAX_RUNTIME_CONDITION, msg, true);
+}
+
 static void plan_podgroup(struct gt_writes *p, const struct gt_kube_snapshot *snap, const struct gt_plan *plan,
 			  const struct gt_writes_opts *o, int32_t j, const struct gt_kobj *pg)
 {
+	plan_max_runtime(p, snap, plan, o, j, pg);
 	const struct gt_job *job = &snap->c.jobs[j];
 	const struct gt_plan_job *pj = &plan->jobs[j];
 	char ts[GT_TIME_LEN];

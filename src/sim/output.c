@@ -123,6 +123,8 @@ static json_t *podgroup_json(const struct gt_cluster *c, const struct gt_plan *p
 		json_object_set_new(r, "since", time_json(pj->reserved_since));
 		json_object_set_new(o, "reservation", r);
 	}
+	if (pj->max_runtime_evicted)	/* extension: evicted past its maximum run time (docs/reservations.md) */
+		json_object_set_new(o, "maxRunTimeExceeded", json_true());
 	json_object_set_new(o, "message", json_string(pj->message && !pj->scheduled ? pj->message : ""));
 	/* extension: the reason code behind the message (core/reason.h; docs/explain.md lists them) */
 	if (pj->why && !pj->scheduled)

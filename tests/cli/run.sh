@@ -1278,5 +1278,94 @@ sed 's/gantry.dev\/reserve-share: "1"/gantry.dev\/reserve-share: "2"/' "$rsv" >"
 check reserve_bad_share_said_not_used expect_exit 0 "SchedulingShard default: field metadata.annotations.gantry.dev/reserve-share: not a fraction in \(0, 1\]: '2' \(not used\)" \
 	simulate -f "$tmp/rsv-bad.yaml"
 
+# Maximum run times enforced where the queue asks (docs/reservations.md)
+mrt="$dir/../data/max-runtime.yaml"
+"$gantry" simulate -f "$mrt" --now 2026-01-01T10:00:00Z --show-cycles -o json >"$tmp/mrt.json" 2>/dev/null
+check max_runtime_evicts_past_it python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+pods = {p["name"]: p for p in d["pods"]}
+pgs = {g["name"]: g for g in d["podGroups"]}
+assert [pods[n]["status"] for n in ("late-0", "late-1")] == ["Releasing"] * 2, pods
+assert pgs["late"].get("maxRunTimeExceeded") is True, pgs["late"]
+assert pods["ontime-0"]["status"] == "Running" and "maxRunTimeExceeded" not in pgs["ontime"], pgs["ontime"]
+assert pods["lax-late-0"]["status"] == "Running", pods["lax-late-0"]   # its queue does not enforce
+' "$tmp/mrt.json"
+check max_runtime_says_why runs_ok simulate -f "$mrt" --now 2026-01-01T10:00:00Z --show-cycles -o table
+check max_runtime_says_why_text grep -q "evict     default/late-0 on n1: Pod default/late-0 was evicted: its workload ran past its maximum run time (1h0m0s)" "$tmp/out"
+# the owner Job's activeDeadlineSeconds (7200) is ontime's maximum: past it at 11:30
+check max_runtime_job_deadline runs_ok simulate -f "$mrt" --now 2026-01-01T11:30:00Z --show-cycles -o table
+check max_runtime_job_deadline_text grep -q "Pod default/ontime-0 was evicted: its workload ran past its maximum run time (2h0m0s)" "$tmp/out"
+sed 's/gantry.dev\/enforce-max-runtime: "true"/gantry.dev\/enforce-max-runtime: "yes"/' "$mrt" >"$tmp/mrt-bad.yaml"
+check max_runtime_bad_enforce_said expect_exit 0 "Queue strict: field metadata.annotations.gantry.dev/enforce-max-runtime: must be true or false: .yes. \(not used\)" \
+	simulate -f "$tmp/mrt-bad.yaml" --now 2026-01-01T10:00:00Z
+
+# the replay: told half the trace's durations as maximum run times, enforced: every job with a
+# duration is evicted at half of it and ends there (not recreated); told the exact ones, none is
+rdata="$dir/../data/replay"
+for est in x0.5 exact; do
+	"$gantry" replay --trace "philly:$rdata/philly_small.csv" --nodes 4x8 --vc-sizes "$rdata/vc_small.csv" \
+		--quiet -o json --runtime-estimate $est --enforce-max-runtime >"$tmp/mrt-$est.json" 2>/dev/null
+done
+check max_runtime_replay_ends_jobs python3 -c '
+import json, sys
+half, exact = (json.load(open(f)) for f in sys.argv[1:3])
+assert half["max_runtime_evictions"] == 5, half["max_runtime_evictions"]
+assert exact["max_runtime_evictions"] == 0, exact["max_runtime_evictions"]
+assert half["jct_s"]["mean"] < exact["jct_s"]["mean"], (half["jct_s"], exact["jct_s"])
+assert half["evictions"]["restarted_jobs"] == 0, half["evictions"]
+assert "gpu_hours_backfilled" in exact["reservations"], exact["reservations"]
+' "$tmp/mrt-x0.5.json" "$tmp/mrt-exact.json"
+check replay_bad_backfill_mode expect_exit 2 "reserve-backfill.*must be run-time or preemptible" \
+	replay --trace "philly:$rdata/philly_small.csv" --nodes 4x8 --reserve-backfill sometimes
+
+# the expected start from a job's maximum run time (gantry.dev/max-runtime), and plainly none
+mx="$dir/../data/explain-maxrt.yaml"
+"$gantry" explain pod next -f "$mx" --now 2026-01-01T09:00:00Z >"$tmp/explain-maxrt.txt" 2>"$tmp/err"
+check explain_max_runtime_output diff -u "$dir/explain-maxrt.txt" "$tmp/explain-maxrt.txt"
+"$gantry" explain pod next -f "$mx" --now 2026-01-01T09:00:00Z -o json >"$tmp/ex.json" 2>/dev/null
+check explain_max_runtime_json python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["expectedStart"]
+assert f["estimated"] and f["time"] == "2026-01-01T10:00:00Z" and f["latest"] and f["inSeconds"] == 3600, f
+assert f["after"] == {"pod": "default/trainer-0", "source": "gantry.dev/max-runtime"}, f' "$tmp/ex.json"
+check explain_no_estimate_said runs_ok explain pod after-sweep -f "$mx" --now 2026-01-01T09:00:00Z
+check explain_no_estimate_said_text grep -qx "  Expected:   no estimate: it still waits once every pod with a known end has left, and 2 pod(s) hold room with no known end" "$tmp/out"
+"$gantry" explain pod after-sweep -f "$mx" --now 2026-01-01T09:00:00Z -o json >"$tmp/ex.json" 2>/dev/null
+check explain_no_estimate_json python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["expectedStart"]
+assert f["estimated"] is False and "no known end" in f["why"], f' "$tmp/ex.json"
+
+# --jobs-csv: one row per job, its wait from submit to first start
+"$gantry" replay --trace "philly:$rdata/philly_small.csv" --nodes 4x8 --vc-sizes "$rdata/vc_small.csv" --quiet \
+	-o json --jobs-csv "$tmp/jobs.csv" >/dev/null 2>&1
+check replay_jobs_csv python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 6 and list(rows[0]) == ["job", "submit", "gpus", "queue", "start", "end", "wait"], rows[:1]
+r = rows[1]
+assert (r["gpus"], r["queue"], r["wait"]) == ("16", "ee9e8c", "0") and int(r["end"]) - int(r["start"]) == 601, r
+' "$tmp/jobs.csv"
+
+# preemptible backfill (gantry.dev/reserve-backfill: preemptible): "long" (preemptible, priority
+# below 100) may now use the held GPUs; the reservation stays
+sed 's/gantry.dev\/reserve-share: "1"}/gantry.dev\/reserve-share: "1", gantry.dev\/reserve-backfill: preemptible}/' "$rsv" \
+	>"$tmp/rsv-pre.yaml"
+"$gantry" simulate -f "$tmp/rsv-pre.yaml" --now 2026-01-01T09:00:00Z --cycles 3 --actions allocate -o json \
+	>"$tmp/rsv-pre.json" 2>/dev/null
+check reserve_preemptible_backfill python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+pods = {p["name"]: p for p in d["pods"]}
+pgs = {g["name"]: g for g in d["podGroups"]}
+assert pods["long"]["status"] == "Running" and pods["long"]["node"] == "n2", pods["long"]
+assert pgs["big"]["reservation"]["expectedStart"] == "2026-01-01T09:30:00Z", pgs["big"]
+' "$tmp/rsv-pre.json"
+sed 's/gantry.dev\/reserve-share: "1"}/gantry.dev\/reserve-share: "1", gantry.dev\/reserve-backfill: sometimes}/' "$rsv" \
+	>"$tmp/rsv-pre-bad.yaml"
+check reserve_bad_backfill_said expect_exit 0 "gantry.dev/reserve-backfill: must be run-time or preemptible: .sometimes. \(not used\)" \
+	simulate -f "$tmp/rsv-pre-bad.yaml"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -395,6 +395,283 @@ TEST(scheduler_metrics_count_reservations)
 	tl_free(&w);
 }
 
+TEST(horizon_holds_nothing_while_the_start_is_far)
+{
+	struct tl_world w;
+	two_nodes(&w, "0");
+	TL_BUILD(&w);
+	reserve_on(&w);
+	set_runtime(&w, "busy", TL_NOW - 60, HOUR);	/* the gang's start: 59 min from now */
+	w.c.config.reserve.horizon_s = 30 * 60;
+	struct gt_plan plan;
+	cycle_at(&w, TL_NOW, &plan);
+	const struct gt_plan_job *pj = &plan.jobs[tl_job_idx(&w, "big")];
+	ASSERT_TRUE(pj->reserved);
+	ASSERT_EQ(0, pj->reserve_held);
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "small"));	/* nothing held yet */
+	gt_plan_release(&plan);
+	w.c.config.reserve.horizon_s = 2 * HOUR;	/* within the horizon: held */
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_EQ(4, plan.jobs[tl_job_idx(&w, "big")].reserve_held);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "small"));
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+/* ---------------------------------------------------------------- maximum run time */
+
+/* One node of 8 GPUs; "late" (2 pods of 2 GPUs) started 2 h ago with a 1 h maximum, in queue @q. */
+static void late_world(struct tl_world *w, const char *q_annotations)
+{
+	tl_init(w);
+	tl_node(w, &(struct tl_node){ .name = "n1", .gpus = 8 });
+	tl_yaml(w, "---\n{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: top, "
+		   "creationTimestamp: '2026-01-01T00:00:00Z', annotations: {%s}}, spec: {resources: "
+		   "{gpu: {quota: 8, limit: -1, overQuotaWeight: 1}, cpu: {quota: -1, limit: -1, overQuotaWeight: 1}, "
+		   "memory: {quota: -1, limit: -1, overQuotaWeight: 1}}}}\n", q_annotations);
+	tl_queue(w, &(struct tl_queue){ .name = "q", .parent = "top", .quota = "8" });
+	tl_pg(w, &(struct tl_pg){ .name = "late", .queue = "q", .min = 2 });
+	tl_pod(w, &(struct tl_pod){ .name = "late-0", .pg = "late", .gpus = "2", .node = "n1" });
+	tl_pod(w, &(struct tl_pod){ .name = "late-1", .pg = "late", .gpus = "2", .node = "n1" });
+	tl_pg(w, &(struct tl_pg){ .name = "fresh", .queue = "q", .min = 1 });
+	tl_pod(w, &(struct tl_pod){ .name = "fresh-0", .pg = "fresh", .gpus = "2", .node = "n1" });
+}
+
+static void late_times(struct tl_world *w)
+{
+	set_runtime(w, "late", TL_NOW - 2 * HOUR, HOUR);
+	set_runtime(w, "fresh", TL_NOW - HOUR / 2, HOUR);
+}
+
+TEST(max_runtime_evicted_where_an_ancestor_queue_enforces)
+{
+	struct tl_world w;
+	late_world(&w, "gantry.dev/enforce-max-runtime: 'true'");
+	TL_BUILD(&w);
+	late_times(&w);
+	ASSERT_TRUE(w.c.queues[tl_queue_idx(&w, "top")].enforce_max_runtime);
+	struct gt_plan plan;
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_EQ(GT_RELEASING, tl_status(&w, "late-0"));
+	ASSERT_EQ(GT_RELEASING, tl_status(&w, "late-1"));
+	ASSERT_EQ(GT_RUNNING, tl_status(&w, "fresh-0"));	/* 30 min of its hour */
+	ASSERT_TRUE(plan.jobs[tl_job_idx(&w, "late")].max_runtime_evicted);
+	ASSERT_TRUE(!plan.jobs[tl_job_idx(&w, "fresh")].max_runtime_evicted);
+	ASSERT_EQ(2, plan.n_evictions);
+	ASSERT_EQ(GT_EVICT_MAX_RUNTIME, plan.evictions[0].action);
+	ASSERT_EQ(GT_NONE, plan.evictions[0].evictor_job);
+	ASSERT_STR("maxruntime", gt_action_name(plan.evictions[0].action));
+	ASSERT_STR("Pod default/late-0 was evicted: its workload ran past its maximum run time (1h0m0s)",
+		   plan.evictions[0].message);
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+TEST(max_runtime_not_evicted_unless_the_queue_asks)
+{
+	struct tl_world w;
+	late_world(&w, "");
+	TL_BUILD(&w);
+	late_times(&w);
+	struct gt_plan plan;
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_EQ(GT_RUNNING, tl_status(&w, "late-0"));
+	ASSERT_EQ(0, plan.n_evictions);
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+TEST(max_runtime_from_pod_and_owner_job_deadlines)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 8 });
+	tl_yaml(&w, "---\n{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: q, annotations: "
+		    "{gantry.dev/default-max-runtime: 3h}}, spec: {resources: {gpu: {quota: 8, limit: -1}, "
+		    "cpu: {quota: -1, limit: -1}, memory: {quota: -1, limit: -1}}}}\n");
+	tl_yaml(&w, "---\n{apiVersion: batch/v1, kind: Job, metadata: {name: trainer, namespace: default}, "
+		    "spec: {activeDeadlineSeconds: 5400}}\n");
+	tl_pg(&w, &(struct tl_pg){ .name = "bypod", .queue = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "bypod-0", .pg = "bypod", .gpus = "1", .spec = "activeDeadlineSeconds: 600" });
+	tl_pg(&w, &(struct tl_pg){ .name = "byjob", .queue = "q" });
+	tl_yaml(&w, "---\n{apiVersion: v1, kind: Pod, metadata: {name: byjob-0, namespace: default, "
+		    "annotations: {pod-group-name: byjob}, ownerReferences: [{apiVersion: batch/v1, kind: Job, "
+		    "name: trainer, uid: u1}]}, spec: {schedulerName: kai-scheduler, containers: [{name: m, "
+		    "resources: {requests: {nvidia.com/gpu: '1'}}}]}, status: {phase: Pending}}\n");
+	tl_pg(&w, &(struct tl_pg){ .name = "default", .queue = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "default-0", .pg = "default", .gpus = "1" });
+	TL_BUILD(&w);
+	ASSERT_EQ(600, w.c.jobs[tl_job_idx(&w, "bypod")].max_runtime_s);
+	ASSERT_EQ(5400, w.c.jobs[tl_job_idx(&w, "byjob")].max_runtime_s);
+	ASSERT_EQ(3 * HOUR, w.c.jobs[tl_job_idx(&w, "default")].max_runtime_s);
+	tl_free(&w);
+}
+
+/* ---------------------------------------------------------------- preemptible backfill */
+
+TEST(preemptible_backfill_mode_lets_a_preemptible_job_use_held_gpus)
+{
+	struct tl_world w;
+	two_nodes(&w, "0");
+	TL_BUILD(&w);
+	reserve_on(&w);
+	set_runtime(&w, "busy", TL_NOW - 60, HOUR);
+	int32_t small = tl_job_idx(&w, "small");
+	w.c.jobs[small].preemptible = true;
+	struct gt_plan plan;
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "small"));	/* run-time mode: it would end after the start */
+	gt_plan_release(&plan);
+	w.c.config.reserve.backfill_preemptible = true;
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_TRUE(plan.jobs[tl_job_idx(&w, "big")].reserved);
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "small"));
+	w.c.jobs[small].preemptible = false;	/* a non-preemptible job still may not */
+	gt_plan_release(&plan);
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "small"));
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+/*
+ * The gang "big" (2 x 4 GPUs) has held n1 and n2 since 10 min ago; n1 is
+ * idle, a preemptible 1-GPU job runs on n2. @bf_started: when it started.
+ */
+static void backfilled(struct tl_world *w, int64_t bf_started, bool preemptible_mode)
+{
+	tl_init(w);
+	tl_node(w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_node(w, &(struct tl_node){ .name = "n2", .gpus = 4 });
+	tl_queue(w, &(struct tl_queue){ .name = "q", .quota = "8" });
+	/* "other" is ordered first: its jobs are tried before the gang */
+	tl_queue(w, &(struct tl_queue){ .name = "other", .quota = "0", .priority = 200 });
+	gang(w, "big", "q", 2, "4", "2025-12-31T00:00:00Z");
+	running(w, "filler", "other", "n2", "1");
+	/* a preemptible job pending since before the gang: it may backfill, but not once the gang starts */
+	tl_pod(w, &(struct tl_pod){ .name = "eager", .queue = "other", .gpus = "1", .created = "2025-12-30T00:00:00Z" });
+	TL_BUILD(w);
+	w->c.jobs[tl_job_idx(w, "eager")].preemptible = true;
+	reserve_on(w);
+	w->c.config.reserve.backfill_preemptible = preemptible_mode;
+	int32_t f = tl_job_idx(w, "filler");
+	w->c.jobs[f].preemptible = true;
+	w->c.jobs[f].last_start = bf_started;
+	w->c.jobs[tl_job_idx(w, "big")].reserved_since = TL_NOW - 600;
+}
+
+TEST(preemptible_backfiller_evicted_when_the_reservation_starts)
+{
+	struct tl_world w;
+	backfilled(&w, TL_NOW - 300, true);
+	struct gt_plan plan;
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_EQ(GT_RELEASING, tl_status(&w, "filler"));
+	ASSERT_EQ(1, plan.n_evictions);
+	ASSERT_EQ(GT_EVICT_BACKFILL, plan.evictions[0].action);
+	ASSERT_EQ(tl_job_idx(&w, "big"), plan.evictions[0].evictor_job);
+	ASSERT_STR("Pod default/filler was evicted: it backfilled GPUs reserved for default/big, whose "
+		   "reservation starts now", plan.evictions[0].message);
+	/* the gang lands on the room the backfiller leaves; another preemptible job may not take it */
+	ASSERT_TRUE(tl_status(&w, "big-0") == GT_PIPELINED || tl_status(&w, "big-0") == GT_BINDING);
+	ASSERT_TRUE(tl_status(&w, "big-1") == GT_PIPELINED || tl_status(&w, "big-1") == GT_BINDING);
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "eager"));
+	/* pipelined onto n2's releasing GPU: the reservation holds on until the gang is bound */
+	ASSERT_EQ(GT_PIPELINED, tl_status(&w, "big-1"));
+	ASSERT_TRUE(plan.jobs[tl_job_idx(&w, "big")].reserved);
+	ASSERT_EQ(TL_NOW - 600, plan.jobs[tl_job_idx(&w, "big")].reserved_since);
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+TEST(preemptible_backfiller_gone_the_gang_is_bound_next_cycle)
+{
+	struct tl_world w;
+	backfilled(&w, TL_NOW - 300, true);
+	struct gt_plan plan;
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_EQ(GT_RELEASING, tl_status(&w, "filler"));
+	int32_t big = tl_job_idx(&w, "big");
+	w.c.jobs[big].reserved_since = plan.jobs[big].reserved_since;	/* the front end's part */
+	gt_plan_release(&plan);
+	/* the front end: the backfiller is gone and made again, pending; the gang still pending */
+	struct gt_pod *f = &w.c.pods[tl_pod_idx(&w, "filler")];
+	f->status = GT_PENDING;
+	f->node = GT_NONE;
+	w.c.jobs[tl_job_idx(&w, "filler")].last_start = 0;
+	cycle_at(&w, TL_NOW + 1, &plan);
+	ASSERT_EQ(0, plan.n_evictions);
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "big-0"));
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "big-1"));
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "filler"));
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "eager"));
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+TEST(preemptible_job_started_before_the_reservation_is_no_backfiller)
+{
+	struct tl_world w;
+	backfilled(&w, TL_NOW - 900, true);	/* before the reservation began */
+	struct gt_plan plan;
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_EQ(GT_RUNNING, tl_status(&w, "filler"));
+	ASSERT_EQ(0, plan.n_evictions);
+	ASSERT_TRUE(plan.jobs[tl_job_idx(&w, "big")].reserved);	/* a drain: it waits */
+	ASSERT_EQ(GT_BINDING, tl_status(&w, "eager"));	/* and a preemptible job backfills it */
+	ASSERT_EQ(1, plan.backfilled_gpus);
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+TEST(run_time_mode_never_evicts_and_counts_backfilled_gpus)
+{
+	struct tl_world w;
+	backfilled(&w, TL_NOW - 300, false);
+	struct gt_plan plan;
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_EQ(GT_RUNNING, tl_status(&w, "filler"));
+	ASSERT_EQ(0, plan.n_evictions);
+	ASSERT_TRUE(plan.jobs[tl_job_idx(&w, "big")].reserved);
+	ASSERT_EQ(1, plan.backfilled_gpus);	/* started while n2 was held */
+	struct gt_metrics m;
+	gt_metrics_init(&m, "kai");
+	m.scheduler = true;
+	struct gt_kube_snapshot snap;
+	struct gt_writes wr;
+	memset(&snap, 0, sizeof(snap));
+	memset(&wr, 0, sizeof(wr));
+	gt_metrics_count_cycle(&m, &snap, &plan, &wr, NULL, 1000);
+	gt_metrics_count_cycle(&m, &snap, &plan, &wr, NULL, 1000 + 2 * 3600 * 1000);	/* two hours later */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	gt_metrics_write(&m, f);
+	fclose(f);
+	ASSERT_CONTAINS(text, "# TYPE kai_backfilled_gpus gauge");
+	ASSERT_CONTAINS(text, "kai_backfilled_gpus 1.000");
+	ASSERT_CONTAINS(text, "kai_backfilled_gpu_hours_total 2.000");
+	free(text);
+	gt_metrics_release(&m);
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+TEST(shard_and_queue_annotations_of_run_times_decoded)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_yaml(&w, "---\n{apiVersion: kai.scheduler/v1, kind: SchedulingShard, metadata: {name: default, "
+		    "annotations: {gantry.dev/reservations: 'true', gantry.dev/reserve-backfill: preemptible, "
+		    "gantry.dev/reserve-horizon: 2h}}, spec: {}}\n");
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	TL_BUILD(&w);
+	ASSERT_TRUE(w.c.config.reserve.backfill_preemptible);
+	ASSERT_EQ(2 * HOUR, w.c.config.reserve.horizon_s);
+	ASSERT_TRUE(!w.c.queues[0].enforce_max_runtime);
+	tl_free(&w);
+}
+
 /* ---------------------------------------------------------------- property */
 
 static uint64_t rng;
@@ -545,5 +822,15 @@ const struct gt_test gt_tests[] = {
 	T(aging_lifts_a_long_waiting_job_within_its_queue),
 	T(property_no_job_waits_behind_a_reservation_that_never_starts),
 	T(scheduler_metrics_count_reservations),
+	T(max_runtime_evicted_where_an_ancestor_queue_enforces),
+	T(max_runtime_not_evicted_unless_the_queue_asks),
+	T(max_runtime_from_pod_and_owner_job_deadlines),
+	T(preemptible_backfill_mode_lets_a_preemptible_job_use_held_gpus),
+	T(preemptible_backfiller_evicted_when_the_reservation_starts),
+	T(preemptible_job_started_before_the_reservation_is_no_backfiller),
+	T(run_time_mode_never_evicts_and_counts_backfilled_gpus),
+	T(shard_and_queue_annotations_of_run_times_decoded),
+	T(horizon_holds_nothing_while_the_start_is_far),
+	T(preemptible_backfiller_gone_the_gang_is_bound_next_cycle),
 	{ 0 }
 };
