@@ -27,6 +27,28 @@ struct gt_podset_count {
 };
 
 void gt_job_count(const struct gt_session *s, int32_t job, struct gt_podset_count *out);
+
+/*
+ * What a job's pod states alone decide, cached per job while its
+ * session->job_stamp is the one they were made at (each stamp field holds
+ * job_stamp + 1, so 0 is never valid): every action asks for the same
+ * jobs' counts and signatures again, and most jobs did not change since.
+ */
+struct gt_job_memo {
+	uint64_t cnt_stamp;	/* cnt: the counts of a job of one podset */
+	struct gt_podset_count cnt;
+	uint64_t sig_stamp;	/* sig: gt_job_signature() */
+	uint64_t sig;
+	uint64_t ready_stamp;	/* ready: gt_job_is_ready() */
+	uint64_t elastic_stamp;	/* elastic: gt_job_elastic_state() */
+	bool ready;
+	int8_t elastic;
+};
+/* Is @stamp (a memo's) the one for @job's state now? */
+static inline bool gt_job_memo_valid(const struct gt_session *s, int32_t job, uint64_t stamp)
+{
+	return stamp == s->job_stamp[job] + 1;
+}
 /* Is @j's gang minimum (core/gang.h) met by one count of @cnt, the field at
  * @field (GT_COUNT(active_used), ...)? */
 bool gt_gang_met_counts(const struct gt_job *j, const struct gt_podset_count *cnt, size_t field);
@@ -41,6 +63,8 @@ void gt_order_prepare(struct gt_session *s);
 
 /* Is every podset's alive, ungated pod count at least its minimum? */
 bool gt_job_is_ready(const struct gt_session *s, int32_t job);
+/* KAI's elastic order of @job's active pods: 0 some podset below its minimum, 1 all at it, 2 above. */
+int gt_job_elastic_state(const struct gt_session *s, int32_t job);
 
 /* <0 when job @a goes before @b. */
 int gt_job_cmp(const struct gt_session *s, int32_t a, int32_t b);

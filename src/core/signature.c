@@ -84,7 +84,20 @@ static uint64_t topo_sig(uint64_t h, const struct gt_topology_constraint *t)
 		   (uint64_t)(int64_t)t->preferred_level);
 }
 
+static uint64_t job_signature(const struct gt_session *s, int32_t job);
+
+/* Cached per job: it depends on which of its pods are active, and on nothing that changes. */
 uint64_t gt_job_signature(const struct gt_session *s, int32_t job)
+{
+	struct gt_job_memo *m = &s->job_memo[job];
+	if (!gt_job_memo_valid(s, job, m->sig_stamp)) {
+		m->sig = job_signature(s, job);
+		m->sig_stamp = s->job_stamp[job] + 1;
+	}
+	return m->sig;
+}
+
+static uint64_t job_signature(const struct gt_session *s, int32_t job)
 {
 	const struct gt_cluster *c = s->c;
 	const struct gt_job *j = &c->jobs[job];

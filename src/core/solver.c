@@ -330,7 +330,7 @@ static bool simulate(struct probe *pb)
 	struct gt_arena_mark m = gt_arena_mark(a);
 	s->simulating = true;
 	s->node_mask = pb->feasible;
-	gt_session_invalidate_requests(s);	/* victims count as tasks now */
+	uint64_t req_gen = gt_session_requests_begin_sim(s);	/* victims count as tasks now */
 	for (int32_t job; !failed && (job = gt_jobq_pop(&jq)) != GT_NONE;) {
 		int64_t req[GT_NQRES];
 		if (job == sr->sv->job) {
@@ -351,7 +351,7 @@ static bool simulate(struct probe *pb)
 	}
 	s->simulating = false;
 	s->node_mask = NULL;
-	gt_session_invalidate_requests(s);
+	gt_session_requests_end_sim(s, req_gen);
 	gt_arena_pop(a, m);
 	return placed;
 }
