@@ -329,7 +329,27 @@ static uint32_t pending_tasks(const struct gt_session *s, int32_t job, uint32_t 
 	return n;
 }
 
+static uint32_t tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *out);
+
+/* Outside simulations (where victims count as tasks), cached per job. */
 uint32_t gt_tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *out)
+{
+	if (s->simulating)
+		return tasks_to_allocate(s, job, out);
+	struct gt_job_memo *m = &s->job_memo[job];
+	if (!gt_job_memo_valid(s, job, m->tasks_stamp)) {
+		if (!m->tasks) {
+			struct gt_session *ms = (struct gt_session *)s;	/* the cache's memory only */
+			m->tasks = gt_arena_alloc(&ms->arena, (s->c->jobs[job].n_pods + 1) * sizeof(*m->tasks));
+		}
+		m->n_tasks = tasks_to_allocate(s, job, m->tasks);
+		m->tasks_stamp = s->job_stamp[job] + 1;
+	}
+	memcpy(out, m->tasks, m->n_tasks * sizeof(*out));
+	return m->n_tasks;
+}
+
+static uint32_t tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *out)
 {
 	const struct gt_job *j = &s->c->jobs[job];
 	uint32_t nps = j->n_podsets;
@@ -664,21 +684,21 @@ void gt_jobq_push(struct gt_jobq *jq, int32_t job)
  * Queue @q's key with @job at its head, kept while the session's state and
  * the head are the same: a failed attempt rolls the state back to the same
  * epoch, so a backlog of jobs that fail compares the queues once, not once
- * per pop. When the state changed elsewhere (another queue's allocation),
- * the key holds if what it reads did not: the queue's allocation and fair
- * share and the head's request (queue_key reads nothing else that changes).
+ * per pop. When the state or the head changed, the key holds if what it
+ * reads did not: the queue's allocation and fair share and the head's
+ * request (queue_key reads nothing else that changes).
  */
 static const struct gt_queue_key *cached_key(const struct gt_jobq *jq, int32_t q, int32_t job)
 {
 	const struct gt_session *s = jq->s;
 	struct gt_queue_key *k = &jq->keys[q];
-	bool same_head = k->valid && k->job == job && k->simulating == s->simulating;
-	if (same_head && k->epoch == s->epoch)
+	if (k->valid && k->job == job && k->simulating == s->simulating && k->epoch == s->epoch)
 		return k;
+	/* the head job counts only by its request: a new head asking the same keeps the key */
 	int64_t req[GT_NQRES];
 	head_request(s, job, req);
 	const struct gt_queue_state *qs = &s->queues[q];
-	if (!same_head || memcmp(k->in_req, req, sizeof(req)) ||
+	if (!k->valid || memcmp(k->in_req, req, sizeof(req)) ||
 	    memcmp(k->in_alloc, qs->allocated, sizeof(k->in_alloc)) ||
 	    memcmp(k->in_fair, qs->fair_share, sizeof(k->in_fair))) {
 		queue_key(s, q, req, none, k);
@@ -686,9 +706,9 @@ static const struct gt_queue_key *cached_key(const struct gt_jobq *jq, int32_t q
 		memcpy(k->in_alloc, qs->allocated, sizeof(k->in_alloc));
 		memcpy(k->in_fair, qs->fair_share, sizeof(k->in_fair));
 		k->valid = true;
-		k->job = job;
-		k->simulating = s->simulating;
 	}
+	k->job = job;
+	k->simulating = s->simulating;
 	k->epoch = s->epoch;
 	return k;
 }

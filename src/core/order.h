@@ -39,6 +39,9 @@ struct gt_job_memo {
 	struct gt_podset_count cnt;
 	uint64_t sig_stamp;	/* sig: gt_job_signature() */
 	uint64_t sig;
+	uint64_t tasks_stamp;	/* tasks: gt_tasks_to_allocate() outside simulations */
+	int32_t *tasks;		/* room for the job's pods, from the session arena */
+	uint32_t n_tasks;
 	uint64_t ready_stamp;	/* ready: gt_job_is_ready() */
 	uint64_t elastic_stamp;	/* elastic: gt_job_elastic_state() */
 	bool ready;
