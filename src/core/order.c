@@ -766,6 +766,11 @@ int32_t gt_jobq_pop(struct gt_jobq *jq)
 	return best == GT_NONE ? GT_NONE : job_heap_pop(jq->heaps[best], &jq->n_heap[best], jq);
 }
 
+int32_t gt_jobq_pop_leaf(struct gt_jobq *jq, int32_t q)
+{
+	return jq->n_heap[q] ? job_heap_pop(jq->heaps[q], &jq->n_heap[q], jq) : GT_NONE;
+}
+
 uint32_t gt_jobq_leaf_jobs(const struct gt_jobq *jq, int32_t q, const int32_t **jobs)
 {
 	*jobs = jq->heaps[q];

@@ -137,6 +137,8 @@ int32_t gt_action_queue_depth(const struct gt_session *s);
 void gt_jobq_push(struct gt_jobq *jq, int32_t job);
 /* The next job in queue-tree order, or GT_NONE when empty. */
 int32_t gt_jobq_pop(struct gt_jobq *jq);
+/* The next job of leaf @q in job order, or GT_NONE: O(log jobs), no queue compared. */
+int32_t gt_jobq_pop_leaf(struct gt_jobq *jq, int32_t q);
 bool gt_jobq_empty(const struct gt_jobq *jq);
 /* The jobs still waiting in leaf queue @q, in no particular order; returns how many. */
 uint32_t gt_jobq_leaf_jobs(const struct gt_jobq *jq, int32_t q, const int32_t **jobs);

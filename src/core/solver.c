@@ -952,7 +952,7 @@ void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 		for (uint32_t i = 0; i < n_candidates; i++)
 			if (s->c->jobs[cand[i]].queue == (int32_t)q)
 				gt_jobq_push(&jq, cand[i]);
-		for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;)
+		for (int32_t job; (job = gt_jobq_pop_leaf(&jq, (int32_t)q)) != GT_NONE;)
 			each_job(&e, job, true);
 	}
 	for (uint32_t i = 0; i < n_candidates; i++) {
