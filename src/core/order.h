@@ -42,6 +42,9 @@ struct gt_job_memo {
 	uint64_t tasks_stamp;	/* tasks: gt_tasks_to_allocate() outside simulations */
 	int32_t *tasks;		/* room for the job's pods, from the session arena */
 	uint32_t n_tasks;
+	uint64_t reqs_stamp;	/* reqs: signature.c's sorted requests of the pending pods */
+	void *reqs;		/* room for the job's pods, from the session arena */
+	uint32_t n_reqs;
 	uint64_t ready_stamp;	/* ready: gt_job_is_ready() */
 	uint64_t elastic_stamp;	/* elastic: gt_job_elastic_state() */
 	bool ready;
