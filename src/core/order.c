@@ -58,12 +58,17 @@ static void rank_names(struct gt_session *s)
 	s->names_ranked = true;
 }
 
+/*
+ * Names are interned (one id per string), so ranks and strcmp agree on
+ * every pair. A session compares a few names as strings; once it has
+ * compared about as many as ranking them all would, it ranks them.
+ */
 static int name_cmp(const struct gt_session *cs, uint32_t a, uint32_t b)
 {
 	if (a == b)
 		return 0;
 	struct gt_session *s = (struct gt_session *)cs;	/* the rank cache only */
-	if (!s->names_ranked)
+	if (!s->names_ranked && s->name_strcmps++ >= s->c->n_jobs + s->c->n_queues)
 		rank_names(s);
 	if (a < s->n_ranked && b < s->n_ranked && s->name_rank[a] && s->name_rank[b])
 		return s->name_rank[a] < s->name_rank[b] ? -1 : 1;
@@ -144,9 +149,28 @@ void gt_order_prepare(struct gt_session *s)
 	s->n_ranked = 0;	/* rank_names() makes them when first needed */
 	s->task_order = gt_arena_calloc(&s->arena, c->n_jobs + 1, sizeof(*s->task_order));
 	s->task_pos = gt_arena_alloc(&s->arena, (c->n_pods + 1) * sizeof(*s->task_pos));
+	s->job_memo = gt_arena_calloc(&s->arena, c->n_jobs + 1, sizeof(*s->job_memo));
 }
 
+static void count_pods(const struct gt_session *s, int32_t job, struct gt_podset_count *out);
+
 void gt_job_count(const struct gt_session *s, int32_t job, struct gt_podset_count *out)
+{
+	const struct gt_job *j = &s->c->jobs[job];
+	if (j->n_podsets != 1) {
+		count_pods(s, job, out);
+		return;
+	}
+	struct gt_job_memo *m = &s->job_memo[job];
+	if (!gt_job_memo_valid(s, job, m->cnt_stamp)) {
+		count_pods(s, job, &m->cnt);
+		m->cnt_stamp = s->job_stamp[job] + 1;
+	}
+	*out = m->cnt;
+}
+
+/* O(the job's pods). */
+static void count_pods(const struct gt_session *s, int32_t job, struct gt_podset_count *out)
 {
 	const struct gt_job *j = &s->c->jobs[job];
 	memset(out, 0, j->n_podsets * sizeof(*out));
@@ -178,13 +202,17 @@ bool gt_gang_met_counts(const struct gt_job *j, const struct gt_podset_count *cn
 
 bool gt_job_is_ready(const struct gt_session *s, int32_t job)
 {
-	struct gt_podset_count cnt[GT_MAX_PODSETS];
-	gt_job_count(s, job, cnt);
-	return gt_gang_met_counts(&s->c->jobs[job], cnt, GT_COUNT(alive_not_gated));
+	struct gt_job_memo *m = &s->job_memo[job];
+	if (!gt_job_memo_valid(s, job, m->ready_stamp)) {
+		struct gt_podset_count cnt[GT_MAX_PODSETS];
+		gt_job_count(s, job, cnt);
+		m->ready = gt_gang_met_counts(&s->c->jobs[job], cnt, GT_COUNT(alive_not_gated));
+		m->ready_stamp = s->job_stamp[job] + 1;
+	}
+	return m->ready;
 }
 
-/* 0: some podset below its minimum, 1: all exactly at it, 2: above. */
-static int elastic_state(const struct gt_session *s, int32_t job)
+static int count_elastic_state(const struct gt_session *s, int32_t job)
 {
 	const struct gt_job *j = &s->c->jobs[job];
 	struct gt_podset_count cnt[GT_MAX_PODSETS];
@@ -196,6 +224,16 @@ static int elastic_state(const struct gt_session *s, int32_t job)
 		if (cnt[i].active_allocated > j->podsets[i].min_member)
 			state = 2;
 	return state;
+}
+
+int gt_job_elastic_state(const struct gt_session *s, int32_t job)
+{
+	struct gt_job_memo *m = &s->job_memo[job];
+	if (!gt_job_memo_valid(s, job, m->elastic_stamp)) {
+		m->elastic = (int8_t)count_elastic_state(s, job);
+		m->elastic_stamp = s->job_stamp[job] + 1;
+	}
+	return m->elastic;
 }
 
 /*
@@ -230,7 +268,7 @@ int gt_job_cmp(const struct gt_session *s, int32_t a, int32_t b)
 	int64_t pa = aged_priority(s, &s->c->jobs[a]), pb = aged_priority(s, &s->c->jobs[b]);
 	if (pa != pb)
 		return pa > pb ? -1 : 1;
-	return job_cmp_keyed(s, a, elastic_state(s, a), b, elastic_state(s, b));
+	return job_cmp_keyed(s, a, gt_job_elastic_state(s, a), b, gt_job_elastic_state(s, b));
 }
 
 int gt_task_cmp(const struct gt_session *s, int32_t a, int32_t b)
@@ -309,7 +347,27 @@ static uint32_t pending_tasks(const struct gt_session *s, int32_t job, uint32_t 
 	return n;
 }
 
+static uint32_t tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *out);
+
+/* Outside simulations (where victims count as tasks), cached per job. */
 uint32_t gt_tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *out)
+{
+	if (s->simulating)
+		return tasks_to_allocate(s, job, out);
+	struct gt_job_memo *m = &s->job_memo[job];
+	if (!gt_job_memo_valid(s, job, m->tasks_stamp)) {
+		if (!m->tasks) {
+			struct gt_session *ms = (struct gt_session *)s;	/* the cache's memory only */
+			m->tasks = gt_arena_alloc(&ms->arena, (s->c->jobs[job].n_pods + 1) * sizeof(*m->tasks));
+		}
+		m->n_tasks = tasks_to_allocate(s, job, m->tasks);
+		m->tasks_stamp = s->job_stamp[job] + 1;
+	}
+	memcpy(out, m->tasks, m->n_tasks * sizeof(*out));
+	return m->n_tasks;
+}
+
+static uint32_t tasks_to_allocate(const struct gt_session *s, int32_t job, int32_t *out)
 {
 	const struct gt_job *j = &s->c->jobs[job];
 	uint32_t nps = j->n_podsets;
@@ -468,6 +526,8 @@ struct gt_queue_key {
 	bool over, within, zero;
 	struct share_frac ds, ds_now;	/* dominant share with the request, without */
 	uint64_t share[GT_NQRES];	/* allocatable share, unlimited as UINT64_MAX */
+	/* what it was computed from, besides static fields: the same again, the same key */
+	int64_t in_alloc[GT_NQRES], in_fair[GT_NQRES], in_req[GT_NQRES];
 };
 
 static void queue_key(const struct gt_session *s, int32_t q, const int64_t req[GT_NQRES],
@@ -627,7 +687,7 @@ static void drop_last(struct gt_jobq *jq, int32_t q)
 void gt_jobq_push(struct gt_jobq *jq, int32_t job)
 {
 	int32_t q = jq->s->c->jobs[job].queue;
-	jq->elastic[job] = (int8_t)elastic_state(jq->s, job);
+	jq->elastic[job] = (int8_t)gt_job_elastic_state(jq->s, job);
 	if (jq->arena) {
 		GT_ARENA_PUSH(jq->arena, jq->heaps[q], jq->n_heap[q], jq->cap_heap[q], job);
 		job_heap_up(jq->heaps[q], jq->n_heap[q] - 1, jq);
@@ -642,21 +702,32 @@ void gt_jobq_push(struct gt_jobq *jq, int32_t job)
  * Queue @q's key with @job at its head, kept while the session's state and
  * the head are the same: a failed attempt rolls the state back to the same
  * epoch, so a backlog of jobs that fail compares the queues once, not once
- * per pop.
+ * per pop. When the state or the head changed, the key holds if what it
+ * reads did not: the queue's allocation and fair share and the head's
+ * request (queue_key reads nothing else that changes).
  */
 static const struct gt_queue_key *cached_key(const struct gt_jobq *jq, int32_t q, int32_t job)
 {
+	const struct gt_session *s = jq->s;
 	struct gt_queue_key *k = &jq->keys[q];
-	if (!k->valid || k->epoch != jq->s->epoch || k->job != job ||
-	    k->simulating != jq->s->simulating) {
-		int64_t req[GT_NQRES];
-		head_request(jq->s, job, req);
-		queue_key(jq->s, q, req, none, k);
+	if (k->valid && k->job == job && k->simulating == s->simulating && k->epoch == s->epoch)
+		return k;
+	/* the head job counts only by its request: a new head asking the same keeps the key */
+	int64_t req[GT_NQRES];
+	head_request(s, job, req);
+	const struct gt_queue_state *qs = &s->queues[q];
+	if (!k->valid || memcmp(k->in_req, req, sizeof(req)) ||
+	    memcmp(k->in_alloc, qs->allocated, sizeof(k->in_alloc)) ||
+	    memcmp(k->in_fair, qs->fair_share, sizeof(k->in_fair))) {
+		queue_key(s, q, req, none, k);
+		memcpy(k->in_req, req, sizeof(req));
+		memcpy(k->in_alloc, qs->allocated, sizeof(k->in_alloc));
+		memcpy(k->in_fair, qs->fair_share, sizeof(k->in_fair));
 		k->valid = true;
-		k->epoch = jq->s->epoch;
-		k->job = job;
-		k->simulating = jq->s->simulating;
 	}
+	k->job = job;
+	k->simulating = s->simulating;
+	k->epoch = s->epoch;
 	return k;
 }
 
@@ -711,6 +782,11 @@ int32_t gt_jobq_pop(struct gt_jobq *jq)
 		best_root = (int32_t)q;
 	}
 	return best == GT_NONE ? GT_NONE : job_heap_pop(jq->heaps[best], &jq->n_heap[best], jq);
+}
+
+int32_t gt_jobq_pop_leaf(struct gt_jobq *jq, int32_t q)
+{
+	return jq->n_heap[q] ? job_heap_pop(jq->heaps[q], &jq->n_heap[q], jq) : GT_NONE;
 }
 
 uint32_t gt_jobq_leaf_jobs(const struct gt_jobq *jq, int32_t q, const int32_t **jobs)

@@ -27,6 +27,34 @@ struct gt_podset_count {
 };
 
 void gt_job_count(const struct gt_session *s, int32_t job, struct gt_podset_count *out);
+
+/*
+ * What a job's pod states alone decide, cached per job while its
+ * session->job_stamp is the one they were made at (each stamp field holds
+ * job_stamp + 1, so 0 is never valid): every action asks for the same
+ * jobs' counts and signatures again, and most jobs did not change since.
+ */
+struct gt_job_memo {
+	uint64_t cnt_stamp;	/* cnt: the counts of a job of one podset */
+	struct gt_podset_count cnt;
+	uint64_t sig_stamp;	/* sig: gt_job_signature() */
+	uint64_t sig;
+	uint64_t tasks_stamp;	/* tasks: gt_tasks_to_allocate() outside simulations */
+	int32_t *tasks;		/* room for the job's pods, from the session arena */
+	uint32_t n_tasks;
+	uint64_t reqs_stamp;	/* reqs: signature.c's sorted requests of the pending pods */
+	void *reqs;		/* room for the job's pods, from the session arena */
+	uint32_t n_reqs;
+	uint64_t ready_stamp;	/* ready: gt_job_is_ready() */
+	uint64_t elastic_stamp;	/* elastic: gt_job_elastic_state() */
+	bool ready;
+	int8_t elastic;
+};
+/* Is @stamp (a memo's) the one for @job's state now? */
+static inline bool gt_job_memo_valid(const struct gt_session *s, int32_t job, uint64_t stamp)
+{
+	return stamp == s->job_stamp[job] + 1;
+}
 /* Is @j's gang minimum (core/gang.h) met by one count of @cnt, the field at
  * @field (GT_COUNT(active_used), ...)? */
 bool gt_gang_met_counts(const struct gt_job *j, const struct gt_podset_count *cnt, size_t field);
@@ -41,6 +69,8 @@ void gt_order_prepare(struct gt_session *s);
 
 /* Is every podset's alive, ungated pod count at least its minimum? */
 bool gt_job_is_ready(const struct gt_session *s, int32_t job);
+/* KAI's elastic order of @job's active pods: 0 some podset below its minimum, 1 all at it, 2 above. */
+int gt_job_elastic_state(const struct gt_session *s, int32_t job);
 
 /* <0 when job @a goes before @b. */
 int gt_job_cmp(const struct gt_session *s, int32_t a, int32_t b);
@@ -116,6 +146,8 @@ int32_t gt_action_queue_depth(const struct gt_session *s);
 void gt_jobq_push(struct gt_jobq *jq, int32_t job);
 /* The next job in queue-tree order, or GT_NONE when empty. */
 int32_t gt_jobq_pop(struct gt_jobq *jq);
+/* The next job of leaf @q in job order, or GT_NONE: O(log jobs), no queue compared. */
+int32_t gt_jobq_pop_leaf(struct gt_jobq *jq, int32_t q);
 bool gt_jobq_empty(const struct gt_jobq *jq);
 /* The jobs still waiting in leaf queue @q, in no particular order; returns how many. */
 uint32_t gt_jobq_leaf_jobs(const struct gt_jobq *jq, int32_t q, const int32_t **jobs);

@@ -51,10 +51,31 @@ static bool preempt_victim_queue(struct gt_solver *sv, int32_t q)
 	return sv->s->c->jobs[sv->job].queue == q;
 }
 
+/*
+ * No job of the preemptor's queue has a lower priority: no victim in any
+ * scenario (a queue of one priority, as every job of a trace often is).
+ */
+static bool no_lower_priority(const struct gt_solver *sv, int32_t job)
+{
+	const int32_t *lowest = sv->ctx;	/* per queue: the lowest priority of its jobs */
+	const struct gt_job *j = &sv->s->c->jobs[job];
+	return j->queue != GT_NONE && lowest[j->queue] >= j->priority;
+}
+
 void gt_action_preempt(struct gt_session *s)
 {
+	const struct gt_cluster *c = s->c;
+	int32_t *lowest = gt_xmalloc((c->n_queues + 1) * sizeof(*lowest));
+	for (uint32_t q = 0; q < c->n_queues; q++)
+		lowest[q] = INT32_MAX;
+	for (uint32_t j = 0; j < c->n_jobs; j++) {
+		int32_t q = c->jobs[j].queue;
+		if (q != GT_NONE && c->jobs[j].priority < lowest[q])
+			lowest[q] = c->jobs[j].priority;
+	}
 	struct gt_solver tmpl = { .is_victim = preempt_victim, .validate = preempt_valid,
 				  .victim_queue = preempt_victim_queue, .lower_priority_only = true,
-				  .max_victim_jobs = -1 };
+				  .max_victim_jobs = -1, .ctx = lowest, .no_victim = no_lower_priority };
 	gt_solve_each(s, &tmpl, NULL, within_quota);
+	free(lowest);
 }

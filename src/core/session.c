@@ -261,6 +261,7 @@ static void set_pod_state(struct gt_session *s, int32_t pod, const struct gt_pod
 	int32_t job = s->c->pods[pod].job;
 	if (job != GT_NONE) {
 		s->job_req_gen[job] = 0;
+		s->job_stamp[job] = s->epoch;
 		s->job_active[job] += (uint32_t)gt_status_active_allocated(st->status) -
 				      (uint32_t)gt_status_active_allocated(s->pods[pod].status);
 		if (s->c->pods[pod].ours)
@@ -464,10 +465,27 @@ static void compute_requests(struct gt_session *s)
 
 void gt_session_invalidate_requests(struct gt_session *s)
 {
-	if (++s->req_gen == 0) {	/* wrapped: generation 0 means "not valid" */
+	if (++s->req_gen_seq == 0) {	/* wrapped: generation 0 means "not valid" */
 		memset(s->job_req_gen, 0, (s->c->n_jobs + 1) * sizeof(*s->job_req_gen));
-		s->req_gen = 1;
+		s->req_gen_seq = 1;
+		s->req_gen_wraps++;
 	}
+	s->req_gen = s->req_gen_seq;
+}
+
+uint64_t gt_session_requests_begin_sim(struct gt_session *s)
+{
+	uint64_t saved = (uint64_t)s->req_gen_wraps << 32 | s->req_gen;
+	gt_session_invalidate_requests(s);
+	return saved;
+}
+
+void gt_session_requests_end_sim(struct gt_session *s, uint64_t saved)
+{
+	if ((uint32_t)(saved >> 32) == s->req_gen_wraps)
+		s->req_gen = (uint32_t)saved;	/* unchanged jobs' entries hold again */
+	else
+		gt_session_invalidate_requests(s);	/* cleared meanwhile: a fresh one */
 }
 
 static const char *const search_result_names[] = {
@@ -537,7 +555,8 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 	s->node_bonus = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*s->node_bonus));
 	s->job_req = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_req));
 	s->job_req_gen = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_req_gen));
-	s->req_gen = 1;
+	s->req_gen = s->req_gen_seq = 1;
+	s->job_stamp = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_stamp));
 	s->job_active = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_active));
 	s->job_pending = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_pending));
 	index_init(s);

@@ -252,6 +252,16 @@ struct gt_session {
 	int64_t (*job_req)[GT_NQRES];
 	uint32_t *job_req_gen;
 	uint32_t req_gen;
+	uint32_t req_gen_seq;	/* the last generation handed out (a simulation's are never reused) */
+	uint32_t req_gen_wraps;	/* times req_gen_seq wrapped and every generation was cleared */
+	/*
+	 * Per job: the epoch of the last change to one of its pods (0: none
+	 * since the session opened). Caches of what a job's pod states alone
+	 * decide (order.c's counts, signature.c's signature) are valid while
+	 * it is the stamp they were made at.
+	 */
+	uint64_t *job_stamp;
+	struct gt_job_memo *job_memo;	/* order.c's and signature.c's per-job caches */
 	/* scratch for node ordering, sized for every node */
 	void *scratch;
 	uint64_t *fast_scratch;	/* one bitmap of nodes, for the fast path */
@@ -281,6 +291,7 @@ struct gt_session {
 	uint32_t *name_rank;
 	uint32_t n_ranked;
 	bool names_ranked;
+	uint32_t name_strcmps;	/* names compared as strings before ranking them all */
 	int32_t **task_order;	/* per job, NULL until needed */
 	uint32_t *task_pos;	/* per pod: its place in its job's task order */
 	/* the victim search */
@@ -363,6 +374,14 @@ static inline int32_t gt_node_releasing_gpus(const struct gt_session *s, int32_t
 }
 /* Forget cached tasks-to-allocate requests (when what counts as a task changes). */
 void gt_session_invalidate_requests(struct gt_session *s);
+/*
+ * A solver simulation counts victims as tasks: its requests get a
+ * generation of their own (begin), and the ones from before it are valid
+ * again after it (end, with what begin returned): a job whose pods the
+ * simulation changed had its entry cleared by the change.
+ */
+uint64_t gt_session_requests_begin_sim(struct gt_session *s);
+void gt_session_requests_end_sim(struct gt_session *s, uint64_t saved);
 
 /* Set the job's "why not scheduled" message (copied); its why is PodSchedulingErrors. */
 void gt_job_set_message(struct gt_session *s, int32_t job, const char *msg);

@@ -84,7 +84,20 @@ static uint64_t topo_sig(uint64_t h, const struct gt_topology_constraint *t)
 		   (uint64_t)(int64_t)t->preferred_level);
 }
 
+static uint64_t job_signature(const struct gt_session *s, int32_t job);
+
+/* Cached per job: it depends on which of its pods are active, and on nothing that changes. */
 uint64_t gt_job_signature(const struct gt_session *s, int32_t job)
+{
+	struct gt_job_memo *m = &s->job_memo[job];
+	if (!gt_job_memo_valid(s, job, m->sig_stamp)) {
+		m->sig = job_signature(s, job);
+		m->sig_stamp = s->job_stamp[job] + 1;
+	}
+	return m->sig;
+}
+
+static uint64_t job_signature(const struct gt_session *s, int32_t job)
 {
 	const struct gt_cluster *c = s->c;
 	const struct gt_job *j = &c->jobs[job];
@@ -172,13 +185,20 @@ static int vec_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
-/* The job's Pending pods' requests, sorted; returns how many. */
-static uint32_t pending_reqs(const struct gt_session *s, int32_t job, struct req_vec **out,
-			     struct gt_arena *a)
+/* The job's Pending pods' requests, sorted; returns how many. Cached per job (order.h's memo). */
+static uint32_t pending_reqs(const struct gt_session *s, int32_t job, struct req_vec **out)
 {
 	const struct gt_cluster *c = s->c;
 	const struct gt_job *j = &c->jobs[job];
-	struct req_vec *v = gt_arena_alloc(a, (j->n_pods + 1) * sizeof(*v));
+	struct gt_job_memo *m = &s->job_memo[job];
+	*out = m->reqs;
+	if (gt_job_memo_valid(s, job, m->reqs_stamp))
+		return m->n_reqs;
+	if (!m->reqs) {
+		struct gt_session *ms = (struct gt_session *)s;	/* the cache's memory only */
+		m->reqs = gt_arena_alloc(&ms->arena, (j->n_pods + 1) * sizeof(struct req_vec));
+	}
+	struct req_vec *v = m->reqs;
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < j->n_pods; i++) {
 		int32_t p = j->pods[i];
@@ -195,16 +215,16 @@ static uint32_t pending_reqs(const struct gt_session *s, int32_t job, struct req
 	}
 	qsort(v, n, sizeof(*v), vec_cmp);
 	*out = v;
+	m->n_reqs = n;
+	m->reqs_stamp = s->job_stamp[job] + 1;
 	return n;
 }
 
 /* KAI's jobEasierToScheduleComparison(job1, job2). */
 static bool easier(struct gt_session *s, int32_t job1, int32_t job2)
 {
-	struct gt_arena *a = &s->step_arena;
-	struct gt_arena_mark m = gt_arena_mark(a);
 	struct req_vec *v1, *v2;
-	uint32_t n1 = pending_reqs(s, job1, &v1, a), n2 = pending_reqs(s, job2, &v2, a);
+	uint32_t n1 = pending_reqs(s, job1, &v1), n2 = pending_reqs(s, job2, &v2);
 	bool r = false;
 	if (n1 == 0 || n2 == 0)
 		goto out;
@@ -223,21 +243,17 @@ static bool easier(struct gt_session *s, int32_t job1, int32_t job2)
 		}
 	}
 out:
-	gt_arena_pop(a, m);
 	return r;
 }
 
 /* KAI's isPodGroupFootprintSmaller(job1, job2). */
 static bool smaller(struct gt_session *s, int32_t job1, int32_t job2)
 {
-	struct gt_arena *a = &s->step_arena;
-	struct gt_arena_mark m = gt_arena_mark(a);
 	struct req_vec *v1, *v2;
-	uint32_t n1 = pending_reqs(s, job1, &v1, a), n2 = pending_reqs(s, job2, &v2, a);
+	uint32_t n1 = pending_reqs(s, job1, &v1), n2 = pending_reqs(s, job2, &v2);
 	bool r = n1 > 0 && n2 > 0 && n1 <= n2;
 	for (uint32_t i = 0; r && i < n1; i++)
 		r = vec_le(&v1[i], &v2[i]);
-	gt_arena_pop(a, m);
 	return r;
 }
 

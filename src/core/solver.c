@@ -330,7 +330,7 @@ static bool simulate(struct probe *pb)
 	struct gt_arena_mark m = gt_arena_mark(a);
 	s->simulating = true;
 	s->node_mask = pb->feasible;
-	gt_session_invalidate_requests(s);	/* victims count as tasks now */
+	uint64_t req_gen = gt_session_requests_begin_sim(s);	/* victims count as tasks now */
 	for (int32_t job; !failed && (job = gt_jobq_pop(&jq)) != GT_NONE;) {
 		int64_t req[GT_NQRES];
 		if (job == sr->sv->job) {
@@ -351,7 +351,7 @@ static bool simulate(struct probe *pb)
 	}
 	s->simulating = false;
 	s->node_mask = NULL;
-	gt_session_invalidate_requests(s);
+	gt_session_requests_end_sim(s, req_gen);
 	gt_arena_pop(a, m);
 	return placed;
 }
@@ -801,77 +801,170 @@ static int32_t job_request(struct gt_session *s, int32_t job, int64_t req[GT_NQR
 	return blocked;
 }
 
+/* The action's loop state, for one job at a time. */
+struct each {
+	struct gt_session *s;
+	const struct gt_solver *tmpl;
+	bool (*gate)(const struct gt_session *s, int32_t job, const int64_t req[GT_NQRES]);
+	struct gt_action_budget budget;
+	bool signatures;
+	struct gt_failed_jobs failed;
+};
+
+/*
+ * One job of the action's loop. @hopeless: tmpl->no_victim said so, and
+ * the search is not run: the counts are what it would have left. Returns
+ * false when the action must stop.
+ */
+static bool each_job(struct each *e, int32_t job, bool hopeless)
+{
+	struct gt_session *s = e->s;
+	int32_t fq = s->action == GT_ACT_CONSOLIDATION ? GT_NONE : s->c->jobs[job].queue;
+	uint64_t sig = 0;
+	/* reclaim gates first (KAI's CanReclaimResources), the others after the pre-filter */
+	bool gate_first = s->action == GT_ACT_RECLAIM;
+	int64_t req[GT_NQRES];
+	if (gate_first && e->gate) {
+		job_request(s, job, req);
+		if (!e->gate(s, job, req))
+			return true;
+	}
+	if (e->signatures) {
+		sig = gt_job_signature(s, job);
+		if (!gt_failed_jobs_easier(&e->failed, s, fq, sig, job)) {
+			s->search[s->action].signature_skipped++;
+			return true;
+		}
+	}
+	int32_t blocked = job_request(s, job, req);
+	if (blocked != GT_NONE) {
+		victim_invariant_failure(s, job, blocked);
+		return true;
+	}
+	bool ok = gate_first || !e->gate || e->gate(s, job, req);
+	if (ok && hopeless) {
+		/* what gt_solve counts for a job no victim can help: exhausted, or nothing to allocate */
+		s->search[s->action].acted_on++;
+		struct gt_arena_mark m = gt_arena_mark(&s->step_arena);
+		int32_t *tasks = gt_arena_alloc(&s->step_arena, (s->c->jobs[job].n_pods + 1) * sizeof(*tasks));
+		bool any = gt_tasks_to_allocate(s, job, tasks) > 0;
+		gt_arena_pop(&s->step_arena, m);
+		s->search[s->action].jobs[any ? GT_SEARCH_EXHAUSTED : GT_SEARCH_NOT_ATTEMPTED]++;
+	} else if (ok) {
+		s->search[s->action].acted_on++;	/* KAI's IncPodgroupsConsideredByAction */
+		struct gt_solver sv = *e->tmpl;
+		sv.s = s;
+		sv.job = job;
+		memcpy(sv.req, req, sizeof(sv.req));
+		sv.budget = &e->budget;
+		if (sv.queues_at_start)	/* OnJobSolutionStart: the queues as they are now */
+			memcpy(sv.queues_at_start, s->queues, s->c->n_queues * sizeof(*s->queues));
+		size_t cp = gt_stmt_checkpoint(s);
+		if (gt_solve(&sv)) {
+			reindex_touched(s, cp);
+			gt_stmt_commit(s, cp);
+			return true;
+		}
+		if (sv.result == GT_SEARCH_DEADLINE || sv.result == GT_SEARCH_NOT_ATTEMPTED) {
+			/* KAI stops the action when a search runs out of time */
+			if (gt_deadline_passed(&s->c->config, &e->budget.deadline))
+				s->search[s->action].action_budget_exhausted++;
+			return false;
+		}
+	}
+	if (e->signatures)
+		gt_failed_jobs_update(&e->failed, s, fq, sig, job);
+	return true;
+}
+
+/*
+ * Leaf queues whose every candidate no victim can help (tmpl->no_victim),
+ * marked in @aside, when leaving them out of the job queue cannot change
+ * the order of the other jobs: the queue tree picks a leaf by comparing
+ * siblings by their head jobs (a total order), so dropping a leaf changes
+ * only what its ancestors show their own siblings. Every ancestor must have
+ * no sibling with candidates. Their jobs' searches change nothing (a failed
+ * search is rolled back, and their queue holds no victim for anyone in this
+ * action), and signatures are remembered per queue, so they are counted
+ * apart, each leaf in job order.
+ */
+static void leaves_aside(struct gt_session *s, const struct gt_solver *tmpl, const int32_t *cand,
+			 uint32_t n, bool *aside)
+{
+	const struct gt_cluster *c = s->c;
+	struct gt_arena_mark m = gt_arena_mark(&s->step_arena);
+	uint32_t *has = gt_arena_calloc(&s->step_arena, c->n_queues + 1, sizeof(*has));
+	bool *hopeful = gt_arena_calloc(&s->step_arena, c->n_queues + 1, sizeof(*hopeful));
+	struct gt_solver probe_sv = *tmpl;
+	probe_sv.s = s;
+	for (uint32_t i = 0; i < n; i++) {
+		int32_t q = c->jobs[cand[i]].queue;
+		if (q == GT_NONE)
+			continue;
+		probe_sv.job = cand[i];
+		if (!tmpl->no_victim(&probe_sv, cand[i]))
+			hopeful[q] = true;
+		for (int32_t a = q; a != GT_NONE; a = c->queues[a].parent)
+			has[a]++;
+	}
+	for (uint32_t q = 0; q < c->n_queues; q++) {
+		aside[q] = false;
+		if (!has[q] || hopeful[q] || c->queues[q].n_children)
+			continue;
+		bool alone = true;
+		for (int32_t a = c->queues[q].parent; a != GT_NONE && alone; a = c->queues[a].parent) {
+			int32_t up = c->queues[a].parent;
+			for (uint32_t k = 0; k < c->n_queues && alone; k++)
+				alone = (int32_t)k == a || c->queues[k].parent != up || !has[k];
+		}
+		aside[q] = alone;
+	}
+	gt_arena_pop(&s->step_arena, m);
+}
+
 void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 		   bool (*candidate)(const struct gt_session *s, int32_t job),
 		   bool (*gate)(const struct gt_session *s, int32_t job, const int64_t req[GT_NQRES]))
 {
-	struct gt_action_budget budget;
-	gt_budget_action_begin(&budget, &s->c->config, s->action);
+	struct each e = { .s = s, .tmpl = tmpl, .gate = gate,
+			  .signatures = s->c->config.scheduling_signatures };
+	gt_budget_action_begin(&e.budget, &s->c->config, s->action);
 	gt_victim_index_reset(s);
+	uint32_t n_candidates = 0;
+	int32_t *cand = gt_xmalloc((s->c->n_jobs + 1) * sizeof(*cand));
+	for (uint32_t j = 0; j < s->c->n_jobs; j++)
+		if (gt_job_pending_ready(s, (int32_t)j) && gt_job_may_trigger_evictions(s, (int32_t)j) &&
+		    (!candidate || candidate(s, (int32_t)j)))
+			cand[n_candidates++] = (int32_t)j;
+	/* no victim for a whole leaf: counted apart (a clock's budgets would see the time, so not then) */
+	bool *aside = gt_xcalloc(s->c->n_queues + 1, sizeof(*aside));
+	if (tmpl->no_victim && !s->c->config.clock_ms)
+		leaves_aside(s, tmpl, cand, n_candidates, aside);
+	/* KAI's smallest failed jobs: per queue for preempt and reclaim, one set for consolidation */
+	if (e.signatures)
+		gt_failed_jobs_init(&e.failed, &s->arena, n_candidates);
 	struct gt_jobq jq;
 	gt_jobq_init(&jq, s);
 	gt_jobq_limit_depth(&jq, gt_action_queue_depth(s));
-	uint32_t n_candidates = 0;
-	for (uint32_t j = 0; j < s->c->n_jobs; j++)
-		if (gt_job_pending_ready(s, (int32_t)j) && gt_job_may_trigger_evictions(s, (int32_t)j) &&
-		    (!candidate || candidate(s, (int32_t)j))) {
-			gt_jobq_push(&jq, (int32_t)j);
-			n_candidates++;
-		}
-	/* KAI's smallest failed jobs: per queue for preempt and reclaim, one set for consolidation */
-	bool signatures = s->c->config.scheduling_signatures;
-	struct gt_failed_jobs failed;
-	if (signatures)
-		gt_failed_jobs_init(&failed, &s->arena, n_candidates);
-	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;) {
-		int32_t fq = s->action == GT_ACT_CONSOLIDATION ? GT_NONE : s->c->jobs[job].queue;
-		uint64_t sig = 0;
-		/* reclaim gates first (KAI's CanReclaimResources), the others after the pre-filter */
-		bool gate_first = s->action == GT_ACT_RECLAIM;
-		int64_t req[GT_NQRES];
-		if (gate_first && gate) {
-			job_request(s, job, req);
-			if (!gate(s, job, req))
-				continue;
-		}
-		if (signatures) {
-			sig = gt_job_signature(s, job);
-			if (!gt_failed_jobs_easier(&failed, s, fq, sig, job)) {
-				s->search[s->action].signature_skipped++;
-				continue;
-			}
-		}
-		int32_t blocked = job_request(s, job, req);
-		if (blocked != GT_NONE) {
-			victim_invariant_failure(s, job, blocked);
+	for (uint32_t q = 0; q < s->c->n_queues; q++) {
+		if (!aside[q])
 			continue;
-		}
-		bool ok = gate_first || !gate || gate(s, job, req);
-		if (ok) {
-			s->search[s->action].acted_on++;	/* KAI's IncPodgroupsConsideredByAction */
-			struct gt_solver sv = *tmpl;
-			sv.s = s;
-			sv.job = job;
-			memcpy(sv.req, req, sizeof(sv.req));
-			sv.budget = &budget;
-			if (sv.queues_at_start)	/* OnJobSolutionStart: the queues as they are now */
-				memcpy(sv.queues_at_start, s->queues, s->c->n_queues * sizeof(*s->queues));
-			size_t cp = gt_stmt_checkpoint(s);
-			if (gt_solve(&sv)) {
-				reindex_touched(s, cp);
-				gt_stmt_commit(s, cp);
-				continue;
-			}
-			if (sv.result == GT_SEARCH_DEADLINE || sv.result == GT_SEARCH_NOT_ATTEMPTED) {
-				/* KAI stops the action when a search runs out of time */
-				if (gt_deadline_passed(&s->c->config, &budget.deadline))
-					s->search[s->action].action_budget_exhausted++;
-				break;
-			}
-		}
-		if (signatures)
-			gt_failed_jobs_update(&failed, s, fq, sig, job);
+		for (uint32_t i = 0; i < n_candidates; i++)
+			if (s->c->jobs[cand[i]].queue == (int32_t)q)
+				gt_jobq_push(&jq, cand[i]);
+		for (int32_t job; (job = gt_jobq_pop_leaf(&jq, (int32_t)q)) != GT_NONE;)
+			each_job(&e, job, true);
 	}
+	for (uint32_t i = 0; i < n_candidates; i++) {
+		int32_t q = s->c->jobs[cand[i]].queue;
+		if (q == GT_NONE || !aside[q])
+			gt_jobq_push(&jq, cand[i]);
+	}
+	for (int32_t job; (job = gt_jobq_pop(&jq)) != GT_NONE;)
+		if (!each_job(&e, job, false))
+			break;
 	gt_jobq_release(&jq);
+	free(aside);
+	free(cand);
 	gt_victim_index_reset(s);
 }

@@ -63,6 +63,13 @@ struct gt_solver {
 	int32_t max_victim_jobs;	/* < 0: no cap (consolidation caps it) */
 	gt_victim_gpu_bound victim_gpu_bound;	/* NULL: none */
 	void *ctx;			/* the action's own state for its callbacks */
+	/*
+	 * Optional: true when no job can be @job's victim in this action, in
+	 * any scenario (its search would end exhausted before simulating one).
+	 * gt_solve_each does not search such jobs when that cannot change the
+	 * others' order, and counts them as searched.
+	 */
+	bool (*no_victim)(const struct gt_solver *sv, int32_t job);
 	/* queue state as the solution started (reclaim judges against it) */
 	struct gt_queue_state *queues_at_start;
 	const struct gt_action_budget *budget;	/* the action's; NULL: unlimited */

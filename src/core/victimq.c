@@ -65,7 +65,7 @@ static struct gt_victim_key job_key(const struct gt_session *s, int32_t job)
 {
 	const struct gt_job *j = &s->c->jobs[job];
 	return (struct gt_victim_key){ .priority = j->priority,
-				       .elastic = elastic_state(s, job, j->pods, j->n_pods),
+				       .elastic = (int8_t)gt_job_elastic_state(s, job),
 				       .created = j->created, .job = job };
 }
 

@@ -207,6 +207,66 @@ TEST(time_budget_stops_the_action)
 	tl_free(&w);
 }
 
+/* A clock that never moves: budgets are on, and never run out. */
+static int64_t frozen_clock(void *ctx)
+{
+	return *(const int64_t *)ctx;
+}
+
+/* One queue of one priority: a full node, and pending jobs preempt can find no victim for. */
+static int one_priority_world(struct tl_world *w)
+{
+	tl_init(w);
+	tl_node(w, &(struct tl_node){ .name = "n1", .gpus = 2 });
+	tl_queue(w, &(struct tl_queue){ .name = "a", .quota = "2" });
+	tl_pod(w, &(struct tl_pod){ .name = "r0", .queue = "a", .gpus = "1", .node = "n1" });
+	tl_pod(w, &(struct tl_pod){ .name = "r1", .queue = "a", .gpus = "1", .node = "n1" });
+	tl_pod(w, &(struct tl_pod){ .name = "p1", .queue = "a", .gpus = "2",
+				    .created = "2026-01-01T00:00:01Z" });
+	tl_pod(w, &(struct tl_pod){ .name = "p2", .queue = "a", .gpus = "2",
+				    .created = "2026-01-01T00:00:02Z" });
+	tl_pod(w, &(struct tl_pod){ .name = "p3", .queue = "a", .gpus = "1",
+				    .created = "2026-01-01T00:00:03Z" });
+	return tl_build(w);
+}
+
+/*
+ * Preempt leaves out a queue where no job has a lower priority than its
+ * pending ones (nothing to search), and counts them as the search would:
+ * the same counts as with a clock, which turns the shortcut off.
+ */
+TEST(preempt_counts_a_queue_without_victims_as_searched)
+{
+	struct gt_search_stats got[2];
+	for (int clock = 0; clock < 2; clock++) {
+		struct tl_world w;
+		if (one_priority_world(&w)) {
+			fprintf(stderr, "build failed: %s\n", w.err.msg);
+			tl_free(&w);
+			gt_test_failures++;
+			return;
+		}
+		int64_t t = 5000;
+		if (clock) {
+			w.c.config.clock_ms = frozen_clock;
+			w.c.config.clock_ctx = &t;
+		}
+		tl_cycle_mask(&w, 1u << GT_ACT_PREEMPT);
+		got[clock] = w.s.search[GT_ACT_PREEMPT];
+		ASSERT_EQ(0, w.s.n_evictions);
+		ASSERT_EQ(GT_PENDING, w.s.pods[tl_pod_idx(&w, "p1")].status);
+		tl_free(&w);
+	}
+	/* p1 fails; p2 is no easier (skipped by signature); p3 is easier, and fails */
+	ASSERT_EQ(2, got[0].acted_on);
+	ASSERT_EQ(1, got[0].signature_skipped);
+	ASSERT_EQ(2, got[0].jobs[GT_SEARCH_EXHAUSTED]);
+	ASSERT_EQ(got[1].acted_on, got[0].acted_on);
+	ASSERT_EQ(got[1].signature_skipped, got[0].signature_skipped);
+	for (int r = 0; r < GT_N_SEARCH_RESULTS; r++)
+		ASSERT_EQ(got[1].jobs[r], got[0].jobs[r]);
+}
+
 TEST(without_a_clock_budgets_are_off)
 {
 	const struct kb_shape *sh = shape("ReclaimLargeJobs", "50Node");
@@ -401,6 +461,7 @@ const struct gt_test gt_tests[] = {
 	T(reclaim_bound_cuts_hopeless_probes_with_the_same_end),
 	T(bound_says_nothing_when_the_validator_would_pass),
 	T(time_budget_stops_the_action),
+	T(preempt_counts_a_queue_without_victims_as_searched),
 	T(without_a_clock_budgets_are_off),
 	T(generators_can_be_switched_off),
 	T(missing_claim_keeps_the_job_out_of_the_search),
