@@ -37,15 +37,14 @@
 struct opts {
 	struct gt_conn_flags conn;
 	struct gt_lease_flags lease;
-	const char *scheduler_name, *ns, *shard;
+	struct gt_watch_flags watch;
+	const char *scheduler_name, *shard;
 	const char *node_pool, *node_pool_key;	/* NULL: the shard's partition, else the whole cluster */
 	struct gt_binder_opts reservation;
 	double period_s;
 	unsigned actions;
-	int64_t workers, page_size;
-	double watch_timeout_s;
-	const char *metrics_addr, *metrics_ns;
-	int log_level;
+	int64_t workers;
+	const char *metrics_ns;
 	int64_t cycles;		/* 0: until stopped */
 	bool evict_by_delete;
 	double grace_s;		/* < 0: the pod's own */
@@ -87,8 +86,6 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	{ .type = GT_FLAG_SECTION, .help = "Scheduling" },                                          \
 	{ .type = GT_FLAG_STRING, .name = "scheduler-name", .dest = &(o)->scheduler_name, .arg = "NAME", \
 	  .seen = &(o)->scheduler_name_given, .min = 1, .help = "schedule pods with this schedulerName (default kai-scheduler)" },       \
-	{ .type = GT_FLAG_STRING, .name = "namespace", .dest = &(o)->ns, .arg = "NS",                \
-	  .help = "own namespace, for the leader lease (default kai-scheduler)" },                   \
 	{ .type = GT_FLAG_STRING, .name = "shard", .dest = &(o)->shard, .arg = "NAME",               \
 	  .help = "SchedulingShard to read (default default)" },                                     \
 	{ .type = GT_FLAG_DURATION, .name = "schedule-period", .dest = &(o)->period_s, .arg = "D",   \
@@ -163,33 +160,23 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	  .help = "also bind BindRequests in this process, as `gantry binder` (default false)" }
 
 #define OPERATION_FLAGS(o)                                                                           \
-	{ .type = GT_FLAG_SECTION, .help = "Operation" },                                           \
-	{ .type = GT_FLAG_STRING, .name = "metrics-bind-address", .dest = &(o)->metrics_addr,        \
-	  .arg = "ADDR", .help = "/metrics, /healthz, /readyz (default :8080; \"0\" disables)" },     \
-	{ .type = GT_FLAG_STRING, .name = "listen-address", .dest = &(o)->metrics_addr, .arg = "ADDR", \
-	  .help = "the same, as KAI's deployments say it" },                                         \
+	GT_WATCH_FLAGS(&(o)->watch),                                                                 \
+	{ .type = GT_FLAG_STRING, .name = "listen-address", .dest = &(o)->watch.metrics_addr,        \
+	  .arg = "ADDR", .help = "the same as --metrics-bind-address, as KAI's deployments say it" }, \
 	{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = &(o)->metrics_ns, .arg = "P",  \
 	  .help = "metric name prefix (default kai)" },                                              \
-	{ .type = GT_FLAG_FUNC, .name = "log-level", .dest = &(o)->log_level, .arg = "L",            \
-	  .parse = gt_flag_log_level, .help = "error, warn, info or debug (default info)" },         \
 	{ .type = GT_FLAG_BOOL, .name = "snapshot-endpoint", .dest = &(o)->snapshot_endpoint,       \
 	  .help = "serve GET /get-snapshot, KAI's snapshot plugin, on 127.0.0.1; it holds\n"         \
 		  "every cached object, pod specs included, on KAI's --plugin-server-port\n"        \
-		  "(docs/snapshots.md; default false)" },                                            \
-	{ .type = GT_FLAG_INT, .name = "page-size", .dest = &(o)->page_size, .arg = "N", .min = 1,    \
-	  .max = 100000, .help = "LIST page size (default 500)" },                                   \
-	{ .type = GT_FLAG_DURATION, .name = "watch-timeout", .dest = &(o)->watch_timeout_s, .arg = "D", \
-	  .dmin = 1, .help = "watch timeoutSeconds (default 5m)" }
+		  "(docs/snapshots.md; default false)" }
 
 /* 0, 1 after --help, 2 on a bad flag (said on stderr). */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){
 		.conn = GT_CONN_DEFAULTS, .lease = GT_LEASE_DEFAULTS,
-		.scheduler_name = "kai-scheduler", .ns = "kai-scheduler", .shard = "default",
-		.period_s = 1, .actions = GT_ACTIONS_ALL, .workers = 16, .page_size = 500,
-		.watch_timeout_s = 300, .metrics_addr = ":8080", .metrics_ns = "kai",
-		.log_level = GT_LOG_INFO, .grace_s = -1, .adm = GT_ADMISSION_DEFAULTS, .kai = GT_KAI_FLAGS_DEFAULTS,
+		.watch = GT_WATCH_DEFAULTS, .scheduler_name = "kai-scheduler", .shard = "default",
+		.period_s = 1, .actions = GT_ACTIONS_ALL, .workers = 16, .metrics_ns = "kai", .grace_s = -1, .adm = GT_ADMISSION_DEFAULTS, .kai = GT_KAI_FLAGS_DEFAULTS,
 		.queue_controller = true, .podgroup_controller = true,
 	};
 	const struct gt_flag flags[] = { GT_CONN_FLAGS(&o->conn), SCHEDULING_FLAGS(o), SHARING_FLAGS(o),
@@ -208,7 +195,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (!rc && !o->admission && (o->adm.given || o->adm.runtime_class_given || o->adm.runtime_class_deprecated_given))
 		fprintf(stderr, "gantry scheduler: warning: admission flags without --admission have no effect\n");
 	rc = rc ? rc : gt_admission_opts_check("scheduler", &o->adm);
-	rc = rc ? rc : gt_kai_flags_apply(&o->kai, &o->overrides, &o->log_level, &o->conf);
+	rc = rc ? rc : gt_kai_flags_apply(&o->kai, &o->overrides, &o->watch.log_level, &o->conf);
 	if (!rc && o->conf.spec) {
 		/* KAI's scheduler runs the file's actions; --actions as well: both must name one */
 		if (o->actions_given && (o->actions & o->conf.actions) != o->actions)
@@ -254,13 +241,13 @@ static void usage_save(struct sched *S, int64_t now)
 	struct gt_err err = { 0 };
 	gt_usage_store_name(S->o.shard, name, sizeof(name));
 	/* a write that keeps failing is said when it starts failing and when it works again */
-	if (gt_usage_store_save(S->cl, S->o.ns, name, &S->usage, &S->usage_store, NULL, &err)) {
+	if (gt_usage_store_save(S->cl, S->o.watch.ns, name, &S->usage, &S->usage_store, NULL, &err)) {
 		if (!S->usage_save_failing)
 			gt_log(GT_LOG_WARN, "usage", "%s", err.msg);
 		S->usage_save_failing = true;
 	} else if (S->usage_save_failing) {
 		gt_log(GT_LOG_INFO, "usage", "the usage history is written to ConfigMap %s/%s and its %u parts again",
-		       S->o.ns, name, S->usage_store.n_parts);
+		       S->o.watch.ns, name, S->usage_store.n_parts);
 		S->usage_save_failing = false;
 	}
 	S->usage_saved = now;
@@ -269,7 +256,7 @@ static void usage_save(struct sched *S, int64_t now)
 /* A part of the stored usage history that cannot be used. */
 static void usage_warn(void *sched, const char *msg)
 {
-	gt_log(GT_LOG_WARN, "usage", "namespace %s: %s", ((struct sched *)sched)->o.ns, msg);
+	gt_log(GT_LOG_WARN, "usage", "namespace %s: %s", ((struct sched *)sched)->o.watch.ns, msg);
 }
 
 /*
@@ -287,7 +274,7 @@ static void usage_before(struct sched *S, struct gt_cluster *c, int64_t now)
 		gt_usage_store_name(S->o.shard, name, sizeof(name));
 		if (S->usage.cap)	/* an empty history from a read that failed */
 			gt_usage_release(&S->usage);
-		int rc = gt_usage_store_load(S->cl, S->o.ns, name, &c->config.usage, now, usage_warn, S,
+		int rc = gt_usage_store_load(S->cl, S->o.watch.ns, name, &c->config.usage, now, usage_warn, S,
 					     &S->usage, &S->usage_store, &err);
 		if (rc == GT_EIO) {
 			/*
@@ -304,10 +291,10 @@ static void usage_before(struct sched *S, struct gt_cluster *c, int64_t now)
 				gt_log(GT_LOG_WARN, "usage", "starting a new usage history: %s", err.msg);
 			else if (rc)
 				gt_log(GT_LOG_INFO, "usage", "time-based fair share: a new usage history in ConfigMap %s/%s",
-				       S->o.ns, name);
+				       S->o.watch.ns, name);
 			else
 				gt_log(GT_LOG_INFO, "usage", "time-based fair share: the usage history in ConfigMap %s/%s "
-				       "(generation %llu, %u parts, %u queues)", S->o.ns, name,
+				       "(generation %llu, %u parts, %u queues)", S->o.watch.ns, name,
 				       (unsigned long long)S->usage_store.generation, S->usage_store.n_parts,
 				       S->usage.n_queues);
 			S->usage_loaded = true;
@@ -513,10 +500,10 @@ static int connect_api(struct sched *S, struct gt_kube_config *cfg)
 	S->metrics.scheduler = true;
 	S->metrics.api = gt_kube_client_stats(S->cl);
 	atomic_store(&S->metrics.leader, !S->o.lease.elect);
-	if (!strcmp(S->o.metrics_addr, "0") || !*S->o.metrics_addr)
+	if (!strcmp(S->o.watch.metrics_addr, "0") || !*S->o.watch.metrics_addr)
 		return serve_snapshots(S);
 	struct gt_err err = { 0 };
-	if (gt_metrics_serve(&S->metrics, S->o.metrics_addr, &err)) {
+	if (gt_metrics_serve(&S->metrics, S->o.watch.metrics_addr, &err)) {
 		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
 		return 1;
 	}
@@ -601,7 +588,7 @@ static int start_admission(struct sched *S)
 	if (!S->o.admission)
 		return 0;
 	struct gt_err err = { 0 };
-	S->admission = gt_admission_start(S->cl, S->o.ns, S->o.scheduler_name, &S->o.adm, &err);
+	S->admission = gt_admission_start(S->cl, S->o.watch.ns, S->o.scheduler_name, &S->o.adm, &err);
 	if (!S->admission)
 		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
 	return S->admission ? 0 : 1;
@@ -626,8 +613,8 @@ static void write_binder_metrics(void *ctl, FILE *f, const char *prefix)
 /* The threads: reflectors, the writer (and binder), the election, the podgrouper. */
 static void start(struct sched *S)
 {
-	struct gt_reflector_opts ro = { .page_size = (int)S->o.page_size,
-					.watch_timeout_s = (int)S->o.watch_timeout_s };
+	struct gt_reflector_opts ro = { .page_size = (int)S->o.watch.page_size,
+					.watch_timeout_s = (int)S->o.watch.watch_timeout_s };
 	for (int r = 0; r < GT_N_KRES; r++) {
 		S->refl[r] = gt_reflector_start(S->cl, S->cache, (enum gt_kres)r, &ro);
 		S->metrics.reflectors[r] = gt_reflector_stats(S->refl[r]);
@@ -642,7 +629,7 @@ static void start(struct sched *S)
 	S->metrics.writer = gt_writer_stats(S->writer);
 	gt_stop_on(gt_writer_wake, S->writer);
 	if (S->o.lease.elect) {
-		struct gt_leader_opts lo = { .ns = S->o.lease.ns ? S->o.lease.ns : S->o.ns,
+		struct gt_leader_opts lo = { .ns = S->o.lease.ns ? S->o.lease.ns : S->o.watch.ns,
 					     .name = S->o.lease.name ? S->o.lease.name : S->o.scheduler_name,
 					     .identity = S->identity, .lease_s = S->o.lease.lease_s,
 					     .renew_s = S->o.lease.renew_s, .retry_s = S->o.lease.retry_s,
@@ -651,8 +638,8 @@ static void start(struct sched *S)
 	}
 	if (S->o.podgrouper) {
 		struct gt_pgctl_opts po = { .cfg = &S->pg_cfg, .active = &S->metrics.leader,
-					    .page_size = (int)S->o.page_size,
-					    .watch_timeout_s = (int)S->o.watch_timeout_s };
+					    .page_size = (int)S->o.watch.page_size,
+					    .watch_timeout_s = (int)S->o.watch.watch_timeout_s };
 		S->pgctl = gt_pgctl_start(S->cl, S->cache, &po);
 		S->metrics.podgrouper_extra_arg = S->pgctl;
 		atomic_store(&S->metrics.podgrouper_extra, pgctl_metrics);
@@ -713,7 +700,7 @@ int gt_scheduler_main(int argc, char **argv)
 		gt_kai_conf_release(&S.o.conf);
 		return rc == 1 ? 0 : rc;
 	}
-	gt_log_set_level((enum gt_log_level)S.o.log_level);
+	gt_log_set_level((enum gt_log_level)S.o.watch.log_level);
 	if (S.o.kai.version)	/* KAI's --version: the version at start */
 		gt_log(GT_LOG_INFO, "scheduler", "gantry %s", GANTRY_VERSION);
 	struct gt_kube_config cfg;
