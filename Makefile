@@ -139,7 +139,7 @@ check-deploy: $(BUILD)/gantry
 IMAGE ?= gantry
 IMAGE_BUILD := build/image
 image:
-	$(MAKE) --no-print-directory BUILD=$(IMAGE_BUILD) CFLAGS='-O2 -ffile-prefix-map=$(CURDIR)=.' $(IMAGE_BUILD)/gantry
+	$(MAKE) --no-print-directory SAN= BUILD=$(IMAGE_BUILD) CFLAGS='-O2 -ffile-prefix-map=$(CURDIR)=.' $(IMAGE_BUILD)/gantry
 	$(PYTHON) tools/build-image --binary $(IMAGE_BUILD)/gantry --name $(IMAGE)
 
 # What a user of the command line sees: exit codes, messages, the demo's story.
