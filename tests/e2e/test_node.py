@@ -164,8 +164,10 @@ def test_newcomer_on_a_real_node(t):
         pgs = cl.c.list("PodGroup", "team-a")
         check(len(pgs) == 1 and pgs[0]["spec"]["queue"] == "team-a", "PodGroups: %s"
               % [(g["metadata"]["name"], g["spec"].get("queue")) for g in pgs])
-        log = cl.sh("kubectl -n kai-scheduler logs deploy/gantry-scheduler")
-        check("hello" in log, "Gantry's log (through the kubelet) does not name the pod:\n" + log[-2000:])
+        # the leader's log (the Lease names it), read through the kubelet
+        leader = cl.c.get("Lease", "kai-scheduler", "kai-scheduler")["spec"]["holderIdentity"].split("_")[0]
+        log = cl.sh("kubectl -n kai-scheduler logs %s" % leader)
+        check("hello" in log, "the log of Gantry's leader %s does not name the pod:\n%s" % (leader, log[-2000:]))
 
         # the node has no GPU: advertise two with a status patch (the test's, openly), then a
         # whole-GPU pod is placed by Gantry and admitted by the kubelet
