@@ -459,7 +459,8 @@ class T:
         # cluster-scoped objects the test made, then the namespace (its controller removes the rest)
         for n in c.list("Node", selector="e2e.gantry.test/node=true"):
             c.delete("Node", n["metadata"]["name"])
-        for q in c.list("Queue", selector="e2e.gantry.test/queue=true"):
+        # (no Queue kind before the first install: test_node's cluster is its own)
+        for q in c.list("Queue", selector="e2e.gantry.test/queue=true") if CLUSTER.installed else []:
             c.delete("Queue", q["metadata"]["name"])
         for api_version, kind, name in self.cleanup:
             try:
