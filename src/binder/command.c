@@ -134,24 +134,6 @@ static void write_metrics(void *ctl, FILE *f, const char *prefix)
 	gt_brctl_write_metrics(ctl, f, prefix);
 }
 
-/* --health-probe-bind-address: /healthz while serving, /readyz once the caches are listed. */
-static unsigned serve_probes(void *arg, const char *path, FILE *body, const char **ctype)
-{
-	(void)ctype;
-	struct gt_metrics *m = arg;
-	if (!strcmp(path, "/healthz") || !strcmp(path, "/livez")) {
-		fputs("ok\n", body);
-		return 200;
-	}
-	if (!strcmp(path, "/readyz")) {
-		bool ok = atomic_load(&m->ready);
-		fputs(ok ? "ok\n" : "caches not synced\n", body);
-		return ok ? 200 : 503;
-	}
-	fputs("not found\n", body);
-	return 404;
-}
-
 /* Until a signal (0) or lost leadership (1); publishes readiness and leadership. */
 static int run(struct gt_process *p, struct gt_metrics *m)
 {
@@ -176,7 +158,7 @@ static int serve(const struct opts *o, struct gt_metrics *m, struct gt_httpd **p
 		gt_log(GT_LOG_INFO, "binder", "serving /metrics, /healthz and /readyz on port %d", m->port);
 	}
 	if (!gt_httpd_disabled(o->probe_addr)) {
-		*probes = gt_httpd_start("health-probe-bind-address", o->probe_addr, serve_probes, m, &err);
+		*probes = gt_httpd_start("health-probe-bind-address", o->probe_addr, gt_metrics_serve_probes, m, &err);
 		if (!*probes)
 			goto fail;
 		gt_log(GT_LOG_INFO, "binder", "serving /healthz and /readyz on port %d", gt_httpd_port(*probes));

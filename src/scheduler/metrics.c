@@ -528,6 +528,13 @@ static unsigned on_request(void *arg, const char *path, FILE *body, const char *
 		*ctype = "text/plain; version=0.0.4";
 		return 200;
 	}
+	return gt_metrics_serve_probes(m, path, body, ctype);
+}
+
+unsigned gt_metrics_serve_probes(void *arg, const char *path, FILE *body, const char **ctype)
+{
+	(void)ctype;
+	struct gt_metrics *m = arg;
 	if (!strcmp(path, "/healthz") || !strcmp(path, "/livez")) {
 		fputs("ok\n", body);
 		return 200;

@@ -108,6 +108,12 @@ struct gt_metrics {
 };
 
 void gt_metrics_init(struct gt_metrics *m, const char *prefix);
+/*
+ * /healthz and /livez (200 while serving), /readyz (200 once m->ready), 404 else: the probes
+ * /metrics' server answers too, for a process that serves them on an address of their own
+ * (a util/httpd.h handler; @arg is the struct gt_metrics).
+ */
+unsigned gt_metrics_serve_probes(void *arg, const char *path, FILE *body, const char **ctype);
 /* The API client's and the watches' counters of a controller process (kube/process.h), for /metrics. */
 void gt_metrics_of_process(struct gt_metrics *m, const struct gt_process *p);
 void gt_metrics_release(struct gt_metrics *m);
