@@ -713,27 +713,60 @@ static int parse_args(struct parser *p, enum tok close, int **out)
  * which Kubernetes matches with, has none. Refused, so matching stays
  * polynomial for any claim's pattern.
  */
-static bool has_backreference(const char *re)
+#define BACKREFERENCE_MSG "backreferences are not supported (RE2, Kubernetes' regular expressions, has none)"
+#define REPETITION_MSG "bad repetition operator (RE2, Kubernetes' regular expressions, refuses a repetition of a repetition)"
+
+static bool is_quantifier(char c)
 {
-	for (; *re; re++)
-		if (*re == '\\') {
-			if (re[1] >= '1' && re[1] <= '9')
-				return true;
-			if (re[1])
-				re++;	/* an escaped character, "\\" included */
-		}
-	return false;
+	return c == '*' || c == '+' || c == '?' || c == '{';
 }
 
-#define BACKREFERENCE_MSG "backreferences are not supported (RE2, Kubernetes' regular expressions, has none)"
+/*
+ * Why RE2 would refuse @re, or NULL: a backreference, or a quantifier right after another
+ * ("a++", "a*{2}"), which RE2 refuses and which makes the C library's regcomp() build a tree
+ * exponential in the run's length. "x*?" (a lazy quantifier) and bracket expressions pass.
+ */
+static const char *regex_refused(const char *re)
+{
+	bool after_quantifier = false;
+	for (; *re; re++) {
+		if (*re == '\\') {
+			if (re[1] >= '1' && re[1] <= '9')
+				return BACKREFERENCE_MSG;
+			if (re[1])
+				re++;	/* an escaped character, "\\" included */
+			after_quantifier = false;
+		} else if (*re == '[') {
+			re += re[1] == ']' ? 1 : 0;	/* "[]...]" */
+			while (re[1] && re[1] != ']')
+				re++;
+			if (re[1])
+				re++;
+			after_quantifier = false;
+		} else if (is_quantifier(*re)) {
+			if (after_quantifier && !(*re == '?' && re[-1] != '?'))
+				return REPETITION_MSG;
+			if (*re == '{')
+				while (re[1] && re[1] != '}')
+					re++;
+			if (*re != '{' && re[1] == '}')
+				re++;
+			after_quantifier = true;
+		} else {
+			after_quantifier = false;
+		}
+	}
+	return NULL;
+}
 
 static bool check_regex(struct parser *p, int call, int pattern)
 {
 	struct node *pat = N(p, pattern);
 	if (pat->kind != N_LITERAL)
 		return true;
-	if (has_backreference(pat->lit.s)) {
-		fail_at(p, pat->col, "invalid regular expression '%s': " BACKREFERENCE_MSG, pat->lit.s);
+	const char *refused = regex_refused(pat->lit.s);
+	if (refused) {
+		fail_at(p, pat->col, "invalid regular expression '%s': %s", pat->lit.s, refused);
 		return false;
 	}
 	struct gt_cel_program *g = p->prog;
@@ -2029,8 +2062,9 @@ static struct value eval_call(struct eval *e, const struct node *n)
 			return v_bool(strstr(s, x) != NULL);
 		if (n->regex >= 0)
 			return v_bool(regexec(&g->regexes[n->regex], s, 0, NULL, 0) == 0);
-		if (has_backreference(x))
-			return error_at(e, n->col, "invalid regular expression '%s': " BACKREFERENCE_MSG, x);
+		const char *refused = regex_refused(x);
+		if (refused)
+			return error_at(e, n->col, "invalid regular expression '%s': %s", x, refused);
 		regex_t re;
 		int rc = regcomp(&re, x, REG_EXTENDED | REG_NOSUB);
 		if (rc) {
