@@ -15,6 +15,7 @@
  * Allocation is never capped by fair share: idle resources are lent out and
  * taken back later by reclaim.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,8 +183,9 @@ static bool job_was_running(const struct gt_session *s, int32_t job)
 }
 
 /* Place @tasks one by one on the best of @nodes; all or nothing. */
-static bool place_flat(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
-		       bool pipeline_only, const int32_t *nodes, uint32_t n_nodes)
+static bool place_flat(struct gt_session *s, const struct gt_place_ctx *ctx, int32_t job,
+		       const int32_t *tasks, uint32_t n, bool pipeline_only, const int32_t *nodes,
+		       uint32_t n_nodes)
 {
 	size_t cp = gt_stmt_checkpoint(s);
 	for (uint32_t i = 0; i < n; i++) {
@@ -191,7 +193,7 @@ static bool place_flat(struct gt_session *s, int32_t job, const int32_t *tasks, 
 		struct gt_fit fit;
 		/* a simulation wants no reasons: it records no message */
 		bool reasons = !pipeline_only && s->c->config.job_messages;
-		int32_t node = gt_best_node(s, tasks[i], nodes, n_nodes, &fit, reasons ? rejects : NULL);
+		int32_t node = gt_best_node(s, ctx, tasks[i], nodes, n_nodes, &fit, reasons ? rejects : NULL);
 		if (node == GT_NONE) {
 			gt_stmt_rollback(s, cp);
 			if (reasons)
@@ -234,6 +236,7 @@ struct placing {
 	const int32_t *tasks;
 	uint32_t n;
 	bool pipeline_only;
+	struct gt_place_ctx ctx;	/* the caller's node mask; this job's topology bonus */
 	int32_t *buf;	/* scratch for task subsets, one slice per depth */
 };
 
@@ -289,7 +292,7 @@ static bool place_in_sets(struct placing *pl, int32_t group, int32_t ps,
 		return true;
 	struct gt_nodeset *sets;
 	char err[512];
-	uint32_t n_sets = gt_topology_subsets(s, pl->job, topo, mine, n, nodes, n_nodes, &sets,
+	uint32_t n_sets = gt_topology_subsets(s, &pl->ctx, pl->job, topo, mine, n, nodes, n_nodes, &sets,
 					      err, sizeof(err));
 	if (!n_sets && !pl->pipeline_only) {
 		struct gt_job_why why = gt_job_why_of(GT_REASON_TOPOLOGY);
@@ -298,7 +301,7 @@ static bool place_in_sets(struct placing *pl, int32_t group, int32_t ps,
 	bool ok = false;
 	for (uint32_t i = 0; i < n_sets && !ok; i++) {
 		size_t cp = gt_stmt_checkpoint(s);
-		ok = ps >= 0 ? place_flat(s, pl->job, mine, n, pl->pipeline_only, sets[i].nodes, sets[i].n)
+		ok = ps >= 0 ? place_flat(s, &pl->ctx, pl->job, mine, n, pl->pipeline_only, sets[i].nodes, sets[i].n)
 			     : place_set_on(pl, group, sets[i].nodes, sets[i].n, depth);
 		if (!ok)
 			gt_stmt_rollback(s, cp);
@@ -314,32 +317,35 @@ static bool place_in_sets(struct placing *pl, int32_t group, int32_t ps,
  * On failure nothing is left in the statement and (outside a simulation)
  * the job's message says why.
  */
-bool gt_place_tasks(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
-		    bool pipeline_only, const int32_t *nodes, uint32_t n_nodes)
+bool gt_place_tasks(struct gt_session *s, const struct gt_place_ctx *ctx, int32_t job,
+		    const int32_t *tasks, uint32_t n, bool pipeline_only, const int32_t *nodes,
+		    uint32_t n_nodes)
 {
 	const struct gt_job *j = &s->c->jobs[job];
 	if (!job_has_topology(j))
-		return place_flat(s, job, tasks, n, pipeline_only, nodes, n_nodes);
+		return place_flat(s, ctx, job, tasks, n, pipeline_only, nodes, n_nodes);
+	assert(!ctx->node_bonus);	/* a job's bonus is its own topology's */
 	int32_t *all = NULL;
 	if (!nodes) {
 		all = gt_xmalloc((s->c->n_nodes + 1) * sizeof(*all));
 		n_nodes = 0;
 		for (uint32_t i = 0; i < s->c->n_nodes; i++) {
 			uint32_t rank = s->c->nodes[i].name_rank;
-			if (!s->node_mask || (s->node_mask[rank / 64] & (1ULL << (rank % 64))))
+			if (!ctx->node_mask || (ctx->node_mask[rank / 64] & (1ULL << (rank % 64))))
 				all[n_nodes++] = (int32_t)i;
 		}
 		nodes = all;
 	}
 	uint32_t depth_max = j->n_groups + 3;
 	struct placing pl = { .s = s, .job = job, .tasks = tasks, .n = n,
-			      .pipeline_only = pipeline_only };
+			      .pipeline_only = pipeline_only,
+			      .ctx = { .node_mask = ctx->node_mask } };
 	pl.buf = gt_xmalloc((size_t)(depth_max + 1) * (n + 1) * sizeof(*pl.buf));
 	size_t cp = gt_stmt_checkpoint(s);
 	bool ok = place_in_sets(&pl, GT_NONE, -1, &j->topo, nodes, n_nodes, 0);
 	if (!ok)
 		gt_stmt_rollback(s, cp);
-	gt_topology_clear_bonus(s);
+	gt_topology_clear_bonus(&pl.ctx);
 	free(pl.buf);
 	free(all);
 	return ok;
@@ -374,7 +380,7 @@ static bool attempt_job(struct gt_session *s, int32_t job)
 		goto out;
 	bool was_running = job_was_running(s, job);
 	size_t cp = gt_stmt_checkpoint(s);
-	if (!gt_place_tasks(s, job, tasks, n, false, NULL, 0))
+	if (!gt_place_tasks(s, &(struct gt_place_ctx){ 0 }, job, tasks, n, false, NULL, 0))
 		goto out;
 	bool pipelined = must_pipeline_whole(s, job);
 	if (pipelined)
