@@ -7,6 +7,7 @@
 #include "api/object.h"
 #include "core/actions.h"
 #include "core/scenario.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 void gt_metrics_init(struct gt_metrics *m, const char *prefix)
@@ -548,13 +549,24 @@ unsigned gt_metrics_serve_probes(void *arg, const char *path, FILE *body, const 
 	return 404;
 }
 
-int gt_metrics_serve(struct gt_metrics *m, const char *addr, struct gt_err *err)
+int gt_metrics_serve(struct gt_metrics *m, const char *addr, const char *component, struct gt_err *err)
 {
+	if (gt_httpd_disabled(addr))
+		return 0;
 	m->server = gt_httpd_start("metrics-bind-address", addr, on_request, m, err);
 	if (!m->server)
 		return err->code;
 	m->port = gt_httpd_port(m->server);
+	gt_log(GT_LOG_INFO, component, "serving /metrics, /healthz and /readyz on port %d", m->port);
 	return 0;
+}
+
+void gt_metrics_set_extra(struct gt_metrics *m, void (*fn)(void *arg, FILE *f, const char *prefix), void *arg)
+{
+	pthread_mutex_lock(&m->mu);
+	m->extra = fn;
+	m->extra_arg = arg;
+	pthread_mutex_unlock(&m->mu);
 }
 
 void gt_metrics_stop(struct gt_metrics *m)
