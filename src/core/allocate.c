@@ -23,6 +23,7 @@
 #include "core/actions.h"
 #include "core/dra.h"
 #include "core/fairshare.h"
+#include "core/gang.h"
 #include "core/order.h"
 #include "core/placement.h"
 #include "core/reserve.h"
@@ -41,54 +42,58 @@ static double human_amount(int r, int64_t v)
 	return (double)v / div[r];
 }
 
+/* Record why queue @why->queue's guard refused @job: its limit, or its quota for a non-preemptible job. */
+static void guard_refuses(struct gt_session *s, int32_t job, const struct gt_job_why *why)
+{
+	const struct gt_cluster *c = s->c;
+	const char *qname = gt_strtab_str(c->names, gt_queue_shown_name(&c->queues[why->queue]));
+	int r = why->qres;
+	const char *what = qres_what[r];
+	char msg[512];
+	if (why->reason == GT_REASON_OVER_LIMIT)
+		snprintf(msg, sizeof(msg),
+			 "%s quota has reached the allowable limit of %s. Limit is %g %s, currently %g %s allocated and workload requested %g %s",
+			 qname, what, human_amount(r, why->bound), what, human_amount(r, why->allocated), what,
+			 human_amount(r, why->requested), what);
+	else
+		snprintf(msg, sizeof(msg),
+			 "Non-preemptible workload is over quota. Workload requested %g %s, but %s quota is %g %s, while %g %s are already allocated for non-preemptible pods. Use a preemptible workload to go over quota.",
+			 human_amount(r, why->requested), what, qname, human_amount(r, why->bound), what,
+			 human_amount(r, why->allocated), what);
+	gt_job_set_why(s, job, why, msg);
+}
+
 bool gt_queue_guards_pass(struct gt_session *s, int32_t job, const int64_t req[GT_NQRES],
 			  bool record)
 {
 	const struct gt_cluster *c = s->c;
 	const struct gt_job *j = &c->jobs[job];
-	char msg[512];
 	for (int32_t q = j->queue; q != GT_NONE; q = c->queues[q].parent) {
 		const struct gt_queue *cq = &c->queues[q];
 		const struct gt_queue_state *qs = &s->queues[q];
-		const char *qname = gt_strtab_str(c->names, gt_queue_shown_name(cq));
 		for (int r = 0; r < GT_NQRES; r++) {
 			if (req[r] <= 0)
 				continue;
+			struct gt_job_why why;
 			if (cq->limit[r] >= 0 && cq->limit[r] < qs->allocated[r] + req[r]) {
-				if (!record || !c->config.job_messages)
-					return false;
-				struct gt_job_why why = gt_job_why_of(GT_REASON_OVER_LIMIT);
-				why.queue = q;
-				why.qres = r;
-				why.requested = req[r];
+				why = gt_job_why_of(GT_REASON_OVER_LIMIT);
 				why.bound = cq->limit[r];
 				why.allocated = qs->allocated[r];
-				snprintf(msg, sizeof(msg),
-					 "%s quota has reached the allowable limit of %s. Limit is %g %s, currently %g %s allocated and workload requested %g %s",
-					 qname, qres_what[r], human_amount(r, cq->limit[r]), qres_what[r],
-					 human_amount(r, qs->allocated[r]), qres_what[r],
-					 human_amount(r, req[r]), qres_what[r]);
-				gt_job_set_why(s, job, &why, msg);
-				return false;
+			} else if (!j->preemptible && cq->deserved[r] >= 0 &&
+				   cq->deserved[r] < qs->allocated_np[r] + req[r]) {
+				why = gt_job_why_of(GT_REASON_NON_PREEMPTIBLE_OVER_QUOTA);
+				why.bound = cq->deserved[r];
+				why.allocated = qs->allocated_np[r];
+			} else {
+				continue;
 			}
-			if (!j->preemptible && cq->deserved[r] >= 0 &&
-			    cq->deserved[r] < qs->allocated_np[r] + req[r]) {
-				if (!record || !c->config.job_messages)
-					return false;
-				struct gt_job_why why = gt_job_why_of(GT_REASON_NON_PREEMPTIBLE_OVER_QUOTA);
+			if (record && c->config.job_messages) {
 				why.queue = q;
 				why.qres = r;
 				why.requested = req[r];
-				why.bound = cq->deserved[r];
-				why.allocated = qs->allocated_np[r];
-				snprintf(msg, sizeof(msg),
-					 "Non-preemptible workload is over quota. Workload requested %g %s, but %s quota is %g %s, while %g %s are already allocated for non-preemptible pods. Use a preemptible workload to go over quota.",
-					 human_amount(r, req[r]), qres_what[r], qname,
-					 human_amount(r, cq->deserved[r]), qres_what[r],
-					 human_amount(r, qs->allocated_np[r]), qres_what[r]);
-				gt_job_set_why(s, job, &why, msg);
-				return false;
+				guard_refuses(s, job, &why);
 			}
+			return false;
 		}
 	}
 	return true;
@@ -218,18 +223,6 @@ static bool job_has_topology(const struct gt_job *j)
 	return any;
 }
 
-/* Is podset @ps inside sub-group @group (GT_NONE: the root holds all)? */
-static bool podset_under(const struct gt_job *j, int32_t ps, int32_t group)
-{
-	for (int32_t g = j->podsets[ps].group; group != GT_NONE; g = j->groups[g].parent) {
-		if (g == group)
-			return true;
-		if (g == GT_NONE)
-			return false;
-	}
-	return true;
-}
-
 struct placing {
 	struct gt_session *s;
 	int32_t job;
@@ -247,7 +240,7 @@ static uint32_t select_tasks(const struct placing *pl, int32_t group, int32_t ps
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < pl->n; i++) {
 		int32_t tps = pl->s->c->pods[pl->tasks[i]].podset;
-		if (ps >= 0 ? tps == ps : podset_under(j, tps, group))
+		if (ps >= 0 ? tps == ps : gt_gang_podset_under(j, tps, group))
 			out[n++] = pl->tasks[i];
 	}
 	return n;
