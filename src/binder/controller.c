@@ -18,6 +18,7 @@
 #include "util/num.h"
 #include "util/pool.h"
 #include "util/smap.h"
+#include "util/thread.h"
 
 #define LOG "binder"
 #define DEFAULT_WORKERS 10
@@ -482,10 +483,7 @@ struct gt_brctl *gt_brctl_start(struct gt_kube_client *cl, struct gt_cache *cach
 	c->pool = gt_pool_new(o->workers > 0 ? o->workers : DEFAULT_WORKERS, "bindrequests");
 	pthread_mutex_init(&c->mu, NULL);
 	gt_smap_init(&c->tracks);
-	if (pthread_create(&c->thread, NULL, run, c)) {
-		gt_log(GT_LOG_ERROR, LOG, "cannot start the BindRequest controller's thread");
-		abort();
-	}
+	gt_thread_start(&c->thread, run, c, "the BindRequest controller's thread");
 	return c;
 }
 

@@ -15,6 +15,7 @@
 #include "util/mem.h"
 #include "util/num.h"
 #include "util/smap.h"
+#include "util/thread.h"
 
 #define LOG "status"
 
@@ -325,10 +326,7 @@ struct gt_statusctl *gt_statusctl_start(struct gt_kube_client *cl, struct gt_cac
 	c->o = *o;
 	pthread_mutex_init(&c->mu, NULL);
 	gt_smap_init(&c->said);
-	if (pthread_create(&c->thread, NULL, run, c)) {
-		gt_log(GT_LOG_ERROR, LOG, "cannot start the status controllers' thread");
-		abort();
-	}
+	gt_thread_start(&c->thread, run, c, "the status controllers' thread");
 	return c;
 }
 
