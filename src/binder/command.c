@@ -95,8 +95,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		GT_WATCH_FLAGS(&o->watch),
 		{ .type = GT_FLAG_STRING, .name = "health-probe-bind-address", .dest = &o->probe_addr, .arg = "ADDR",
 		  .help = "/healthz and /readyz, as KAI's binder (default :8081; \"0\" disables)" },
-		{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = &o->metrics_ns, .arg = "P",
-		  .help = "metric name prefix (default kai)" },
+		GT_METRICS_NAMESPACE_FLAG(&o->metrics_ns),
 	};
 	const struct gt_command cmd = {
 		.name = "binder", .synopsis = "[flags]",

@@ -164,8 +164,7 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	GT_WATCH_FLAGS(&(o)->watch),                                                                 \
 	{ .type = GT_FLAG_STRING, .name = "listen-address", .dest = &(o)->watch.metrics_addr,        \
 	  .arg = "ADDR", .help = "the same as --metrics-bind-address, as KAI's deployments say it" }, \
-	{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = &(o)->metrics_ns, .arg = "P",  \
-	  .help = "metric name prefix (default kai)" },                                              \
+	GT_METRICS_NAMESPACE_FLAG(&(o)->metrics_ns),                                                 \
 	{ .type = GT_FLAG_BOOL, .name = "snapshot-endpoint", .dest = &(o)->snapshot_endpoint,       \
 	  .help = "serve GET /get-snapshot, KAI's snapshot plugin, on 127.0.0.1; it holds\n"         \
 		  "every cached object, pod specs included, on KAI's --plugin-server-port\n"        \

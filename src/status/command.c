@@ -54,8 +54,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		GT_WATCH_FLAGS(&o->watch),
 		{ .type = GT_FLAG_STRING, .name = "metrics-listen-address", .dest = &o->watch.metrics_addr, .arg = "ADDR",
 		  .help = "the same, as KAI's queue controller names it" },
-		{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = &o->metrics_ns, .arg = "P",
-		  .help = "metric name prefix (default kai)" },
+		GT_METRICS_NAMESPACE_FLAG(&o->metrics_ns),
 	};
 	const struct gt_command cmd = {
 		.name = "status-controllers", .synopsis = "[flags]",
