@@ -187,7 +187,7 @@ static void write_cycle(struct gt_metrics *m, FILE *f, const char *p)
 	gauge(f, p, "close_session_latency_milliseconds", "Closing the session: building the plan and its writes",
 	      m->close_ms);
 	gt_prom_head(f, p, "plugin_scheduling_latency_milliseconds", "gauge",
-	     "Plugin scheduling latency in milliseconds (Gantry: the fair-share division, KAI's proportion)");
+		     "Plugin scheduling latency in milliseconds (Gantry: the fair-share division, KAI's proportion)");
 	fprintf(f, "%s_plugin_scheduling_latency_milliseconds{plugin=\"proportion\",OnSession=\"OnSessionOpen\"} %.3f\n",
 		p, m->fairshare_ms);
 	gauge(f, p, "write_latency_milliseconds", "Carrying out the last cycle's plan", m->write_ms);
@@ -353,15 +353,15 @@ static void write_search(struct gt_metrics *m, FILE *f, const char *p)
 						gt_search_result_name((enum gt_search_result)r), red ? "true" : "false",
 						sm->jobs[search_actions[i]][r][red]);
 	gt_prom_head(f, p, "scenario_search_action_budget_configured_seconds", "gauge",
-	     "Configured action scenario search budget in seconds.");
+		     "Configured action scenario search budget in seconds.");
 	for (size_t i = 0; i < N_SEARCH_ACTIONS; i++)
 		fprintf(f, "%s_scenario_search_action_budget_configured_seconds{action=\"%s\"} %.6g\n", p,
 			gt_action_name(search_actions[i]), sm->action_s[search_actions[i]]);
 	gt_prom_head(f, p, "scenario_search_job_budget_configured_seconds", "gauge",
-	     "Configured per-job scenario search budget in seconds.");
+		     "Configured per-job scenario search budget in seconds.");
 	fprintf(f, "%s_scenario_search_job_budget_configured_seconds %.6g\n", p, sm->job_s);
 	gt_prom_head(f, p, "scenario_search_generator_budget_configured_seconds", "gauge",
-	     "Configured generator scenario search budget in seconds.");
+		     "Configured generator scenario search budget in seconds.");
 	for (int g = 0; g < GT_N_GENERATORS; g++)
 		fprintf(f, "%s_scenario_search_generator_budget_configured_seconds{generator=\"%s\"} %.6g\n", p,
 			gt_generator_name((enum gt_generator)g), sm->generator_s[g]);
@@ -401,7 +401,7 @@ static void write_outcomes(struct gt_metrics *m, FILE *f, const char *p)
 			fprintf(f, "%s_podgroups_scheduled_by_action{action=\"%s\"} %lu\n", p,
 				gt_action_name((enum gt_action)a), m->scheduled_by_action[a]);
 	gt_prom_counter(f, p, "total_preemption_attempts", "Total preemption attempts in the cluster till now",
-		m->preemption_attempts);
+			m->preemption_attempts);
 	if (m->reserve_on) {	/* Gantry's own, docs/reservations.md */
 		gauge(f, p, "reservations_held", "Reservations for gangs held in the last cycle",
 		      (double)m->reservations_held);
@@ -434,18 +434,18 @@ static void write_writer(const struct gt_writer_stats *w, FILE *f, const char *p
 	gt_prom_counter(f, p, "pods_bound_total", "Pods bound to nodes", atomic_load(&w->binds));
 	gt_prom_counter(f, p, "bind_errors_total", "Binds that failed", atomic_load(&w->bind_errors));
 	gt_prom_counter(f, p, "bind_requests_created_total", "BindRequests written for a binder (BindRequest mode)",
-		atomic_load(&w->bind_requests));
+			atomic_load(&w->bind_requests));
 	gt_prom_head(f, p, "pods_evicted_total", "counter", "Pods evicted, by the action that evicted them");
 	for (int a = 1; a < GT_N_ACTIONS; a++)
 		fprintf(f, "%s_pods_evicted_total{action=\"%s\"} %lu\n", p, gt_action_name((enum gt_action)a),
 			atomic_load(&w->evictions[a]));
 	gt_prom_counter(f, p, "evictions_refused_total", "Evictions refused with 429 (disruption budgets)",
-		atomic_load(&w->evictions_refused));
+			atomic_load(&w->evictions_refused));
 	gt_prom_counter(f, p, "status_writes_total", "PodGroup and pod status and annotation patches",
-		atomic_load(&w->patches));
+			atomic_load(&w->patches));
 	gt_prom_counter(f, p, "events_total", "Events recorded", atomic_load(&w->events));
 	gt_prom_counter(f, p, "write_errors_total", "Status, event and eviction writes that failed",
-		atomic_load(&w->patch_errors) + atomic_load(&w->event_errors) + atomic_load(&w->eviction_errors));
+			atomic_load(&w->patch_errors) + atomic_load(&w->event_errors) + atomic_load(&w->eviction_errors));
 }
 
 static void write_api(const struct gt_kube_stats *api, FILE *f, const char *p)
