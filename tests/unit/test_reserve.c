@@ -6,6 +6,7 @@
 #include "core/plan.h"
 #include "core/reserve.h"
 #include "scheduler/metrics.h"
+#include "shapes/snapshot_build.h"
 #include "testlib.h"
 
 const char *gt_suite = "reserve";
@@ -678,10 +679,7 @@ static uint64_t rng;
 
 static uint32_t below(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return n ? (uint32_t)(rng % n) : 0;
+	return bench_rng_below(&rng, n);
 }
 
 /*
