@@ -17,12 +17,7 @@ const char *gt_suite = "reserve";
 static void gang(struct tl_world *w, const char *name, const char *q, int n, const char *gpus,
 		 const char *created)
 {
-	tl_pg(w, &(struct tl_pg){ .name = name, .queue = q, .min = n, .created = created });
-	for (int i = 0; i < n; i++) {
-		char pod[64];
-		snprintf(pod, sizeof(pod), "%s-%d", name, i);
-		tl_pod(w, &(struct tl_pod){ .name = pod, .pg = name, .gpus = gpus, .created = created });
-	}
+	tl_gang(w, name, q, n, n, gpus, created);
 }
 
 /* A running job @name of one pod with @gpus on @node (set_runtime says since when and how long). */
@@ -50,10 +45,7 @@ static void reserve_on(struct tl_world *w)
 /* One allocate cycle at @now; returns the plan (release it). */
 static void cycle_at(struct tl_world *w, int64_t now, struct gt_plan *plan)
 {
-	if (w->have_session)
-		gt_session_release(&w->s);
-	gt_cycle_run(&w->s, &w->c, now, TL_ALLOCATE);
-	w->have_session = true;
+	tl_cycle_at(w, now, TL_ALLOCATE);
 	gt_plan_build(plan, &w->s, NULL);
 }
 
