@@ -161,12 +161,10 @@ struct pg_check {
 static void structural(struct pg_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void structural(struct pg_check *c, const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	c->structural = gt_xvasprintf(fmt, ap);
 	va_end(ap);
-	c->structural = gt_xstrdup(buf);
 }
 
 static void min_error(struct pg_check *c, enum min_error kind, const char *fmt, ...)

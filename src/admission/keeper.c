@@ -15,6 +15,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/thread.h"
 #include "util/time.h"
 
 #define RETRY_S 5.0		/* after an API error */
@@ -285,10 +286,7 @@ struct gt_keeper *gt_keeper_start(struct gt_kube_client *cl, const struct gt_kee
 	struct gt_keeper *k = gt_xcalloc(1, sizeof(*k));
 	k->cl = cl;
 	k->o = o;
-	if (pthread_create(&k->thread, NULL, run, k)) {
-		gt_log(GT_LOG_ERROR, "admission", "cannot start the certificates' keeper thread");
-		abort();
-	}
+	gt_thread_start(&k->thread, run, k, "the certificates' keeper thread");
 	return k;
 }
 

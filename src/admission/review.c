@@ -35,17 +35,6 @@ const char *obj_get_string(const json_t *o, const char *key)
 
 /* --- verdicts --------------------------------------------------------------------------- */
 
-static char *vformat(const char *fmt, va_list ap)
-{
-	va_list again;
-	va_copy(again, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	char *s = gt_xmalloc(n > 0 ? (size_t)n + 1 : 1);
-	vsnprintf(s, n > 0 ? (size_t)n + 1 : 1, fmt, again);
-	va_end(again);
-	return s;
-}
-
 void verdict_allow(struct verdict *v)
 {
 	v->allowed = true;
@@ -56,7 +45,7 @@ void verdict_allow(struct verdict *v)
 static void refuse(struct verdict *v, int code, const char *fmt, va_list ap)
 {
 	free(v->message);
-	v->message = vformat(fmt, ap);
+	v->message = gt_xvasprintf(fmt, ap);
 	v->allowed = false;
 	v->code = code;
 }
@@ -81,7 +70,7 @@ void verdict_warn(struct verdict *v, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	GT_PUSH(v->warnings, v->n_warnings, v->cap_warnings, vformat(fmt, ap));
+	GT_PUSH(v->warnings, v->n_warnings, v->cap_warnings, gt_xvasprintf(fmt, ap));
 	va_end(ap);
 }
 

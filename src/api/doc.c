@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/doc_int.h"
 #include "util/hash.h"
@@ -125,12 +126,10 @@ struct gt_doc *gt_doc_input_copy(struct gt_doc_input *in, const struct gt_doc *s
 
 void gt_doc_problem_add(struct gt_doc_list *l, bool warning, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	struct gt_doc_problem p = { warning, gt_xvasprintf(fmt, ap) };
 	va_end(ap);
-	struct gt_doc_problem p = { warning, gt_xstrdup(buf) };
 	GT_PUSH(l->problems, l->n_problems, l->cap_problems, p);
 	l->n_errors += !warning;
 }
@@ -170,6 +169,16 @@ const char *gt_doc_source(const struct gt_doc *d)
 }
 
 /* ---------------------------------------------------------------- reading */
+
+size_t gt_doc_parse_threads(size_t len, size_t n_items)
+{
+	enum { MAX_THREADS = 4 };
+	if (len < GT_DOC_PARALLEL_BYTES || n_items < 64)
+		return 1;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = cpus > 1 ? (size_t)cpus : 1;
+	return n > MAX_THREADS ? MAX_THREADS : n;
+}
 
 int gt_doc_parse_yaml(const char *text, size_t len, const char *name, struct gt_doc_list *out);
 int gt_doc_parse_json(const char *text, size_t len, const char *name, struct gt_doc_list *out,

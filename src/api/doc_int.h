@@ -100,4 +100,12 @@ void gt_db_damage(struct gt_doc_builder *b, int line, int col, const char *why);
 void gt_db_fail(struct gt_doc_builder *b, int line, int col, const char *what, const char *why,
 		bool rest_lost);
 
+/*
+ * Inputs of GT_DOC_PARALLEL_BYTES or more are read by several threads, each
+ * into an input of its own (below it, threads cost more than they save):
+ * how many for @len bytes of @n_items items, 1 for small or few.
+ */
+#define GT_DOC_PARALLEL_BYTES (4u << 20)
+size_t gt_doc_parse_threads(size_t len, size_t n_items);
+
 #endif /* GT_DOC_INT_H */

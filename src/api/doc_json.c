@@ -35,7 +35,7 @@
  * Speed (bench/bench_decode.c): a value is handed to jansson without its
  * white space (kubectl indents, and jansson reads white space a character
  * at a time through a callback), and the items of a List of more than
- * PARALLEL_BYTES are read by several threads, each into an input of its
+ * GT_DOC_PARALLEL_BYTES are read by several threads, each into an input of its
  * own, with the same places and messages as one thread would give.
  *
  * Memory: jansson allocates every value, key and hash table on its own,
@@ -55,15 +55,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "api/doc_int.h"
 #include "util/mem.h"
 #include "util/pool.h"
 
 #define LOAD_FLAGS (JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES)
-#define PARALLEL_BYTES (4u << 20)	/* below this, threads cost more than they save */
-#define MAX_THREADS 4
 
 enum mode {
 	WHOLE,			/* parse it whole; walk it only if that fails */
@@ -488,15 +485,6 @@ static void work(void *arg, size_t i)
 	free(r.flat);
 }
 
-static size_t threads_for(size_t len, size_t n_items)
-{
-	if (len < PARALLEL_BYTES || n_items < 64)
-		return 1;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n = cpus > 1 ? (size_t)cpus : 1;
-	return n > MAX_THREADS ? MAX_THREADS : n;
-}
-
 /*
  * The items of a large List at r->p, read by several threads, each into an
  * input of its own (so a message, a place and a warning are what one
@@ -507,8 +495,8 @@ static int parallel_items(struct reader *r, int line, int col)
 {
 	struct item *items = NULL;
 	size_t n = 0, cap = 0;
-	const char *end = (size_t)(r->end - r->p) >= PARALLEL_BYTES ? split_items(r, &items, &n, &cap) : NULL;
-	size_t n_workers = end ? threads_for((size_t)(end - r->p), n) : 1;
+	const char *end = (size_t)(r->end - r->p) >= GT_DOC_PARALLEL_BYTES ? split_items(r, &items, &n, &cap) : NULL;
+	size_t n_workers = end ? gt_doc_parse_threads((size_t)(end - r->p), n) : 1;
 	if (n_workers < 2) {
 		free(items);
 		return -1;

@@ -15,7 +15,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <yaml.h>
 
 #include "api/doc_int.h"
@@ -23,8 +22,6 @@
 #include "util/pool.h"
 
 #define ALIAS_BUDGET 100000
-#define PARALLEL_BYTES (4u << 20)	/* below this, threads cost more than they save */
-#define MAX_THREADS 4
 
 struct anchor {
 	char *name;
@@ -266,22 +263,13 @@ static void work(void *arg, size_t i)
 	free(r.open_anchors);
 }
 
-static size_t threads_for(size_t len, size_t n_parts)
-{
-	if (len < PARALLEL_BYTES || n_parts < 64)
-		return 1;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n = cpus > 1 ? (size_t)cpus : 1;
-	return n > MAX_THREADS ? MAX_THREADS : n;
-}
-
 int gt_doc_parse_yaml(const char *text, size_t len, const char *name, struct gt_doc_list *out);
 
 int gt_doc_parse_yaml(const char *text, size_t len, const char *name, struct gt_doc_list *out)
 {
 	size_t n_parts;
 	struct part *parts = cut(text, len, &n_parts);
-	size_t n_workers = threads_for(len, n_parts);
+	size_t n_workers = gt_doc_parse_threads(len, n_parts);
 	struct worker *w = gt_xcalloc(n_workers, sizeof(*w));
 	/* contiguous runs of parts of about the same size, in order */
 	for (size_t k = 0, i = 0, done = 0; k < n_workers; k++) {

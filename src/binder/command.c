@@ -95,8 +95,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		GT_WATCH_FLAGS(&o->watch),
 		{ .type = GT_FLAG_STRING, .name = "health-probe-bind-address", .dest = &o->probe_addr, .arg = "ADDR",
 		  .help = "/healthz and /readyz, as KAI's binder (default :8081; \"0\" disables)" },
-		{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = &o->metrics_ns, .arg = "P",
-		  .help = "metric name prefix (default kai)" },
+		GT_METRICS_NAMESPACE_FLAG(&o->metrics_ns),
 	};
 	const struct gt_command cmd = {
 		.name = "binder", .synopsis = "[flags]",
@@ -134,29 +133,12 @@ static void write_metrics(void *ctl, FILE *f, const char *prefix)
 	gt_brctl_write_metrics(ctl, f, prefix);
 }
 
-/* Until a signal (0) or lost leadership (1); publishes readiness and leadership. */
-static int run(struct gt_process *p, struct gt_metrics *m)
-{
-	unsigned mask = GT_BRCTL_KRES | GT_KRES_WAKE;
-	while (!gt_stop_requested()) {
-		uint64_t seen = gt_cache_version(p->cache, mask);
-		if (gt_process_turn(p))
-			return 1;
-		atomic_store(&m->ready, gt_cache_all_synced(p->cache, GT_BRCTL_KRES));
-		gt_cache_wait(p->cache, mask, seen, 0);
-	}
-	return 0;
-}
-
 /* /metrics and the probes. 0, or 1 when an address cannot be had (said). */
 static int serve(const struct opts *o, struct gt_metrics *m, struct gt_httpd **probes)
 {
 	struct gt_err err = { 0 };
-	if (!gt_httpd_disabled(o->watch.metrics_addr)) {
-		if (gt_metrics_serve(m, o->watch.metrics_addr, &err))
-			goto fail;
-		gt_log(GT_LOG_INFO, "binder", "serving /metrics, /healthz and /readyz on port %d", m->port);
-	}
+	if (gt_metrics_serve(m, o->watch.metrics_addr, "binder", &err))
+		goto fail;
 	if (!gt_httpd_disabled(o->probe_addr)) {
 		*probes = gt_httpd_start("health-probe-bind-address", o->probe_addr, gt_metrics_serve_probes, m, &err);
 		if (!*probes)
@@ -175,13 +157,9 @@ int gt_binder_main(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	struct gt_err err = { 0 };
 	struct gt_kube_config kc;
-	if (gt_kube_config_load(o.conn.kubeconfig, o.conn.context, &kc, &err)) {
-		fprintf(stderr, "gantry binder: %s\n", err.msg);
+	if (gt_process_load_config("binder", "binder", &o.conn, &kc))
 		return 2;
-	}
-	gt_kube_config_log("binder", &kc);
 	gt_stop_start();	/* before any thread starts: they all inherit the blocked signals */
 	struct gt_metrics m;
 	gt_metrics_init(&m, o.metrics_ns);
@@ -200,11 +178,8 @@ int gt_binder_main(int argc, char **argv)
 				    .max_delay_s = (double)o.max_delay, .component = "binder",
 				    .instance = p.identity, .active = &m.leader, .reservation_gc = true };
 	ctl = gt_brctl_start(p.cl, p.cache, &bo);
-	pthread_mutex_lock(&m.mu);	/* /metrics is already served */
-	m.extra = write_metrics;
-	m.extra_arg = ctl;
-	pthread_mutex_unlock(&m.mu);
-	rc = run(&p, &m);
+	gt_metrics_set_extra(&m, write_metrics, ctl);
+	rc = gt_process_run(&p, GT_BRCTL_KRES, &m.ready);
 	const struct gt_brctl_stats *st = gt_brctl_stats(ctl);
 	gt_log(GT_LOG_INFO, "binder", "shutting down%s: %lu BindRequests bound, %lu failed, %lu retried",
 	       gt_stop_requested() ? " (signal)" : "", atomic_load(&st->succeeded), atomic_load(&st->failed),

@@ -13,11 +13,13 @@
 #include "binder/reservations.h"
 #include "scheduler/bind.h"
 #include "util/clock.h"
+#include "util/histogram.h"
 #include "util/log.h"
 #include "util/mem.h"
 #include "util/num.h"
 #include "util/pool.h"
 #include "util/smap.h"
+#include "util/thread.h"
 
 #define LOG "binder"
 #define DEFAULT_WORKERS 10
@@ -482,10 +484,7 @@ struct gt_brctl *gt_brctl_start(struct gt_kube_client *cl, struct gt_cache *cach
 	c->pool = gt_pool_new(o->workers > 0 ? o->workers : DEFAULT_WORKERS, "bindrequests");
 	pthread_mutex_init(&c->mu, NULL);
 	gt_smap_init(&c->tracks);
-	if (pthread_create(&c->thread, NULL, run, c)) {
-		gt_log(GT_LOG_ERROR, LOG, "cannot start the BindRequest controller's thread");
-		abort();
-	}
+	gt_thread_start(&c->thread, run, c, "the BindRequest controller's thread");
 	return c;
 }
 
@@ -496,27 +495,22 @@ const struct gt_brctl_stats *gt_brctl_stats(const struct gt_brctl *c)
 
 void gt_brctl_write_metrics(struct gt_brctl *c, FILE *f, const char *p)
 {
-	fprintf(f, "# HELP %s_bind_requests_total BindRequests carried out, by outcome\n"
-		"# TYPE %s_bind_requests_total counter\n", p, p);
+	gt_prom_head(f, p, "bind_requests_total", "counter", "BindRequests carried out, by outcome");
 	fprintf(f, "%s_bind_requests_total{result=\"succeeded\"} %lu\n", p, atomic_load(&c->stats.succeeded));
 	fprintf(f, "%s_bind_requests_total{result=\"failed\"} %lu\n", p, atomic_load(&c->stats.failed));
-	fprintf(f, "# HELP %s_bind_request_retries_total Failed binds given another attempt (backoffLimit)\n"
-		"# TYPE %s_bind_request_retries_total counter\n%s_bind_request_retries_total %lu\n", p, p, p,
-		atomic_load(&c->stats.retries));
-	fprintf(f, "# HELP %s_bind_request_status_errors_total BindRequest status patches that failed\n"
-		"# TYPE %s_bind_request_status_errors_total counter\n%s_bind_request_status_errors_total %lu\n", p, p,
-		p, atomic_load(&c->stats.status_errors));
+	gt_prom_counter(f, p, "bind_request_retries_total", "Failed binds given another attempt (backoffLimit)",
+			atomic_load(&c->stats.retries));
+	gt_prom_counter(f, p, "bind_request_status_errors_total", "BindRequest status patches that failed",
+			atomic_load(&c->stats.status_errors));
 	if (c->o.reservation_gc) {
-		fprintf(f, "# HELP %s_reservation_syncs_total Looks at every GPU reservation pod for idle ones\n"
-			"# TYPE %s_reservation_syncs_total counter\n%s_reservation_syncs_total %lu\n", p, p, p,
-			atomic_load(&c->stats.resv_syncs));
-		fprintf(f, "# HELP %s_reservation_pods_deleted_total GPU reservation pods deleted: no fractional pod "
-			"left in their group\n# TYPE %s_reservation_pods_deleted_total counter\n"
-			"%s_reservation_pods_deleted_total %lu\n", p, p, p, atomic_load(&c->stats.resv_deleted));
-		fprintf(f, "# HELP %s_reservation_pod_delete_errors_total Deletions of idle GPU reservation pods "
-			"that failed\n# TYPE %s_reservation_pod_delete_errors_total counter\n"
-			"%s_reservation_pod_delete_errors_total %lu\n", p, p, p,
-			atomic_load(&c->stats.resv_delete_errors));
+		gt_prom_counter(f, p, "reservation_syncs_total", "Looks at every GPU reservation pod for idle ones",
+				atomic_load(&c->stats.resv_syncs));
+		gt_prom_counter(f, p, "reservation_pods_deleted_total",
+				"GPU reservation pods deleted: no fractional pod left in their group",
+				atomic_load(&c->stats.resv_deleted));
+		gt_prom_counter(f, p, "reservation_pod_delete_errors_total",
+				"Deletions of idle GPU reservation pods that failed",
+				atomic_load(&c->stats.resv_delete_errors));
 	}
 	char name[128];
 	snprintf(name, sizeof(name), "%s_bind_request_latency_milliseconds", p);

@@ -15,6 +15,7 @@
  * Allocation is never capped by fair share: idle resources are lent out and
  * taken back later by reclaim.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "core/actions.h"
 #include "core/dra.h"
 #include "core/fairshare.h"
+#include "core/gang.h"
 #include "core/order.h"
 #include "core/placement.h"
 #include "core/reserve.h"
@@ -40,54 +42,58 @@ static double human_amount(int r, int64_t v)
 	return (double)v / div[r];
 }
 
+/* Record why queue @why->queue's guard refused @job: its limit, or its quota for a non-preemptible job. */
+static void guard_refuses(struct gt_session *s, int32_t job, const struct gt_job_why *why)
+{
+	const struct gt_cluster *c = s->c;
+	const char *qname = gt_strtab_str(c->names, gt_queue_shown_name(&c->queues[why->queue]));
+	int r = why->qres;
+	const char *what = qres_what[r];
+	char msg[512];
+	if (why->reason == GT_REASON_OVER_LIMIT)
+		snprintf(msg, sizeof(msg),
+			 "%s quota has reached the allowable limit of %s. Limit is %g %s, currently %g %s allocated and workload requested %g %s",
+			 qname, what, human_amount(r, why->bound), what, human_amount(r, why->allocated), what,
+			 human_amount(r, why->requested), what);
+	else
+		snprintf(msg, sizeof(msg),
+			 "Non-preemptible workload is over quota. Workload requested %g %s, but %s quota is %g %s, while %g %s are already allocated for non-preemptible pods. Use a preemptible workload to go over quota.",
+			 human_amount(r, why->requested), what, qname, human_amount(r, why->bound), what,
+			 human_amount(r, why->allocated), what);
+	gt_job_set_why(s, job, why, msg);
+}
+
 bool gt_queue_guards_pass(struct gt_session *s, int32_t job, const int64_t req[GT_NQRES],
 			  bool record)
 {
 	const struct gt_cluster *c = s->c;
 	const struct gt_job *j = &c->jobs[job];
-	char msg[512];
 	for (int32_t q = j->queue; q != GT_NONE; q = c->queues[q].parent) {
 		const struct gt_queue *cq = &c->queues[q];
 		const struct gt_queue_state *qs = &s->queues[q];
-		const char *qname = gt_strtab_str(c->names, gt_queue_shown_name(cq));
 		for (int r = 0; r < GT_NQRES; r++) {
 			if (req[r] <= 0)
 				continue;
+			struct gt_job_why why;
 			if (cq->limit[r] >= 0 && cq->limit[r] < qs->allocated[r] + req[r]) {
-				if (!record || !c->config.job_messages)
-					return false;
-				struct gt_job_why why = gt_job_why_of(GT_REASON_OVER_LIMIT);
-				why.queue = q;
-				why.qres = r;
-				why.requested = req[r];
+				why = gt_job_why_of(GT_REASON_OVER_LIMIT);
 				why.bound = cq->limit[r];
 				why.allocated = qs->allocated[r];
-				snprintf(msg, sizeof(msg),
-					 "%s quota has reached the allowable limit of %s. Limit is %g %s, currently %g %s allocated and workload requested %g %s",
-					 qname, qres_what[r], human_amount(r, cq->limit[r]), qres_what[r],
-					 human_amount(r, qs->allocated[r]), qres_what[r],
-					 human_amount(r, req[r]), qres_what[r]);
-				gt_job_set_why(s, job, &why, msg);
-				return false;
+			} else if (!j->preemptible && cq->deserved[r] >= 0 &&
+				   cq->deserved[r] < qs->allocated_np[r] + req[r]) {
+				why = gt_job_why_of(GT_REASON_NON_PREEMPTIBLE_OVER_QUOTA);
+				why.bound = cq->deserved[r];
+				why.allocated = qs->allocated_np[r];
+			} else {
+				continue;
 			}
-			if (!j->preemptible && cq->deserved[r] >= 0 &&
-			    cq->deserved[r] < qs->allocated_np[r] + req[r]) {
-				if (!record || !c->config.job_messages)
-					return false;
-				struct gt_job_why why = gt_job_why_of(GT_REASON_NON_PREEMPTIBLE_OVER_QUOTA);
+			if (record && c->config.job_messages) {
 				why.queue = q;
 				why.qres = r;
 				why.requested = req[r];
-				why.bound = cq->deserved[r];
-				why.allocated = qs->allocated_np[r];
-				snprintf(msg, sizeof(msg),
-					 "Non-preemptible workload is over quota. Workload requested %g %s, but %s quota is %g %s, while %g %s are already allocated for non-preemptible pods. Use a preemptible workload to go over quota.",
-					 human_amount(r, req[r]), qres_what[r], qname,
-					 human_amount(r, cq->deserved[r]), qres_what[r],
-					 human_amount(r, qs->allocated_np[r]), qres_what[r]);
-				gt_job_set_why(s, job, &why, msg);
-				return false;
+				guard_refuses(s, job, &why);
 			}
+			return false;
 		}
 	}
 	return true;
@@ -182,8 +188,9 @@ static bool job_was_running(const struct gt_session *s, int32_t job)
 }
 
 /* Place @tasks one by one on the best of @nodes; all or nothing. */
-static bool place_flat(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
-		       bool pipeline_only, const int32_t *nodes, uint32_t n_nodes)
+static bool place_flat(struct gt_session *s, const struct gt_place_ctx *ctx, int32_t job,
+		       const int32_t *tasks, uint32_t n, bool pipeline_only, const int32_t *nodes,
+		       uint32_t n_nodes)
 {
 	size_t cp = gt_stmt_checkpoint(s);
 	for (uint32_t i = 0; i < n; i++) {
@@ -191,7 +198,7 @@ static bool place_flat(struct gt_session *s, int32_t job, const int32_t *tasks, 
 		struct gt_fit fit;
 		/* a simulation wants no reasons: it records no message */
 		bool reasons = !pipeline_only && s->c->config.job_messages;
-		int32_t node = gt_best_node(s, tasks[i], nodes, n_nodes, &fit, reasons ? rejects : NULL);
+		int32_t node = gt_best_node(s, ctx, tasks[i], nodes, n_nodes, &fit, reasons ? rejects : NULL);
 		if (node == GT_NONE) {
 			gt_stmt_rollback(s, cp);
 			if (reasons)
@@ -216,24 +223,13 @@ static bool job_has_topology(const struct gt_job *j)
 	return any;
 }
 
-/* Is podset @ps inside sub-group @group (GT_NONE: the root holds all)? */
-static bool podset_under(const struct gt_job *j, int32_t ps, int32_t group)
-{
-	for (int32_t g = j->podsets[ps].group; group != GT_NONE; g = j->groups[g].parent) {
-		if (g == group)
-			return true;
-		if (g == GT_NONE)
-			return false;
-	}
-	return true;
-}
-
 struct placing {
 	struct gt_session *s;
 	int32_t job;
 	const int32_t *tasks;
 	uint32_t n;
 	bool pipeline_only;
+	struct gt_place_ctx ctx;	/* the caller's node mask; this job's topology bonus */
 	int32_t *buf;	/* scratch for task subsets, one slice per depth */
 };
 
@@ -244,7 +240,7 @@ static uint32_t select_tasks(const struct placing *pl, int32_t group, int32_t ps
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < pl->n; i++) {
 		int32_t tps = pl->s->c->pods[pl->tasks[i]].podset;
-		if (ps >= 0 ? tps == ps : podset_under(j, tps, group))
+		if (ps >= 0 ? tps == ps : gt_gang_podset_under(j, tps, group))
 			out[n++] = pl->tasks[i];
 	}
 	return n;
@@ -289,7 +285,7 @@ static bool place_in_sets(struct placing *pl, int32_t group, int32_t ps,
 		return true;
 	struct gt_nodeset *sets;
 	char err[512];
-	uint32_t n_sets = gt_topology_subsets(s, pl->job, topo, mine, n, nodes, n_nodes, &sets,
+	uint32_t n_sets = gt_topology_subsets(s, &pl->ctx, pl->job, topo, mine, n, nodes, n_nodes, &sets,
 					      err, sizeof(err));
 	if (!n_sets && !pl->pipeline_only) {
 		struct gt_job_why why = gt_job_why_of(GT_REASON_TOPOLOGY);
@@ -298,7 +294,7 @@ static bool place_in_sets(struct placing *pl, int32_t group, int32_t ps,
 	bool ok = false;
 	for (uint32_t i = 0; i < n_sets && !ok; i++) {
 		size_t cp = gt_stmt_checkpoint(s);
-		ok = ps >= 0 ? place_flat(s, pl->job, mine, n, pl->pipeline_only, sets[i].nodes, sets[i].n)
+		ok = ps >= 0 ? place_flat(s, &pl->ctx, pl->job, mine, n, pl->pipeline_only, sets[i].nodes, sets[i].n)
 			     : place_set_on(pl, group, sets[i].nodes, sets[i].n, depth);
 		if (!ok)
 			gt_stmt_rollback(s, cp);
@@ -314,32 +310,35 @@ static bool place_in_sets(struct placing *pl, int32_t group, int32_t ps,
  * On failure nothing is left in the statement and (outside a simulation)
  * the job's message says why.
  */
-bool gt_place_tasks(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
-		    bool pipeline_only, const int32_t *nodes, uint32_t n_nodes)
+bool gt_place_tasks(struct gt_session *s, const struct gt_place_ctx *ctx, int32_t job,
+		    const int32_t *tasks, uint32_t n, bool pipeline_only, const int32_t *nodes,
+		    uint32_t n_nodes)
 {
 	const struct gt_job *j = &s->c->jobs[job];
 	if (!job_has_topology(j))
-		return place_flat(s, job, tasks, n, pipeline_only, nodes, n_nodes);
+		return place_flat(s, ctx, job, tasks, n, pipeline_only, nodes, n_nodes);
+	assert(!ctx->node_bonus);	/* a job's bonus is its own topology's */
 	int32_t *all = NULL;
 	if (!nodes) {
 		all = gt_xmalloc((s->c->n_nodes + 1) * sizeof(*all));
 		n_nodes = 0;
 		for (uint32_t i = 0; i < s->c->n_nodes; i++) {
 			uint32_t rank = s->c->nodes[i].name_rank;
-			if (!s->node_mask || (s->node_mask[rank / 64] & (1ULL << (rank % 64))))
+			if (!ctx->node_mask || (ctx->node_mask[rank / 64] & (1ULL << (rank % 64))))
 				all[n_nodes++] = (int32_t)i;
 		}
 		nodes = all;
 	}
 	uint32_t depth_max = j->n_groups + 3;
 	struct placing pl = { .s = s, .job = job, .tasks = tasks, .n = n,
-			      .pipeline_only = pipeline_only };
+			      .pipeline_only = pipeline_only,
+			      .ctx = { .node_mask = ctx->node_mask } };
 	pl.buf = gt_xmalloc((size_t)(depth_max + 1) * (n + 1) * sizeof(*pl.buf));
 	size_t cp = gt_stmt_checkpoint(s);
 	bool ok = place_in_sets(&pl, GT_NONE, -1, &j->topo, nodes, n_nodes, 0);
 	if (!ok)
 		gt_stmt_rollback(s, cp);
-	gt_topology_clear_bonus(s);
+	gt_topology_clear_bonus(&pl.ctx);
 	free(pl.buf);
 	free(all);
 	return ok;
@@ -374,7 +373,7 @@ static bool attempt_job(struct gt_session *s, int32_t job)
 		goto out;
 	bool was_running = job_was_running(s, job);
 	size_t cp = gt_stmt_checkpoint(s);
-	if (!gt_place_tasks(s, job, tasks, n, false, NULL, 0))
+	if (!gt_place_tasks(s, &(struct gt_place_ctx){ 0 }, job, tasks, n, false, NULL, 0))
 		goto out;
 	bool pipelined = must_pipeline_whole(s, job);
 	if (pipelined)

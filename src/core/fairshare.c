@@ -14,7 +14,7 @@ struct division {
 	int r;
 	int32_t *qs;		/* the siblings */
 	uint32_t n;
-	double *leftover;	/* per sibling; < 0 = none recorded */
+	int64_t *leftover;	/* per sibling, fixed point (leftover_fixed); < 0 = none recorded */
 	int64_t remaining;
 };
 
@@ -68,6 +68,26 @@ static double share_weight(const struct gt_session *s, int32_t q, int r, double 
 	return w > 0 ? w : 0;
 }
 
+/*
+ * A round's leftover - what a sibling's portion held beyond its whole units -
+ * in fixed point with LEFTOVER_BITS fraction bits, so that the order of the
+ * leftover phase is decided on integers. The exact fraction is out of reach:
+ * the portion is a double (it comes from weights and usage, doubles in the
+ * cluster). Bound: 0 <= left < unit <= 1000 < 2^10, so left * 2^50 < 2^60
+ * fits an int64. Truncating is monotone, so the order is the doubles' order
+ * except that leftovers closer than 2^-50 tie (then the older queue comes
+ * first, as for equal ones); a double at or above 4 has no bits below 2^-50.
+ */
+enum { LEFTOVER_BITS = 50 };
+
+static int64_t leftover_fixed(double left)
+{
+	if (!(left > 0))
+		return -1;
+	int64_t v = (int64_t)ldexp(left, LEFTOVER_BITS);
+	return v > 0 ? v : 1;	/* below 2^-50 still counts as a leftover */
+}
+
 /* One priority group's water-filling rounds (KAI-SPEC 6.3 step 2). */
 static void over_quota_group(struct division *d, int32_t prio)
 {
@@ -108,8 +128,7 @@ static void over_quota_group(struct division *d, int32_t prio)
 				d->leftover[i] = -1;
 			} else {
 				give = (int64_t)floor(portion / (double)unit[r]) * unit[r];
-				double left = portion - (double)give;
-				d->leftover[i] = left > 0 ? left : -1;
+				d->leftover[i] = leftover_fixed(portion - (double)give);
 			}
 			if (give > d->remaining)
 				give = d->remaining;

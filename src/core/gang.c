@@ -92,3 +92,14 @@ void gt_gang_need(const struct gt_job *j, const int32_t *n, const uint32_t *pods
 	count(j, n, &t);
 	set_need(j, n, podset_order, &t, j->n_groups, need);
 }
+
+bool gt_gang_podset_under(const struct gt_job *j, int32_t ps, int32_t group)
+{
+	for (int32_t g = j->podsets[ps].group; group != GT_NONE; g = j->groups[g].parent) {
+		if (g == group)
+			return true;
+		if (g == GT_NONE)
+			return false;
+	}
+	return true;
+}

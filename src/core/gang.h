@@ -25,4 +25,7 @@ bool gt_gang_met(const struct gt_job *j, const int32_t *n);
  * enough are chosen. All zero when the minimum is met. */
 void gt_gang_need(const struct gt_job *j, const int32_t *n, const uint32_t *podset_order, int32_t *need);
 
+/* Is podset @ps inside sub-group @group of @j (GT_NONE: the job's root holds all)? */
+bool gt_gang_podset_under(const struct gt_job *j, int32_t ps, int32_t group);
+
 #endif /* GT_GANG_H */

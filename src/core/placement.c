@@ -404,13 +404,13 @@ struct scored {
 	struct gt_fit fit;
 };
 
-static int64_t score_node(const struct gt_session *s, int32_t pod, const struct scored *sc,
-			  int64_t min_free, int64_t max_free)
+static int64_t score_node(const struct gt_session *s, const struct gt_place_ctx *ctx, int32_t pod,
+			  const struct scored *sc, int64_t min_free, int64_t max_free)
 {
 	const struct gt_cluster *c = s->c;
 	const struct gt_pod *p = &c->pods[pod];
 	const struct gt_node *n = &c->nodes[sc->node];
-	int64_t score = s->node_bonus[sc->node];
+	int64_t score = ctx->node_bonus ? ctx->node_bonus[sc->node] : 0;
 	unsigned off = c->config.plugins_off;
 	if (p->nominated_node == sc->node && !(off & (1u << GT_PLUGIN_NOMINATEDNODE)))
 		score += 1000000LL * 1000;
@@ -472,12 +472,13 @@ static bool key_better(const struct fast_key *a, const struct fast_key *b)
 	return a->rank < b->rank;
 }
 
-static bool fast_path_applies(const struct gt_session *s, const struct gt_pod *p)
+static bool fast_path_applies(const struct gt_session *s, const struct gt_place_ctx *ctx,
+			      const struct gt_pod *p)
 {
 	const struct gt_config *cfg = &s->c->config;
 	unsigned off = (1u << GT_PLUGIN_NODEAVAILABILITY) | (1u << GT_PLUGIN_NODEPLACEMENT);
 	return is_gpu_task(p) && !cfg->exhaustive_placement && !cfg->gpu_spread && !(cfg->plugins_off & off) &&
-	       p->nominated_node < 0 && !p->n_preferred_affinity && !s->bonus_active && p->num_devices <= 1 &&
+	       p->nominated_node < 0 && !p->n_preferred_affinity && !ctx->node_bonus && p->num_devices <= 1 &&
 	       s->index.by_free && !gt_numa_concerns(s, (int32_t)(p - s->c->pods));
 }
 
@@ -505,9 +506,9 @@ static bool fast_eval(struct gt_session *s, int32_t pod, int32_t node, uint32_t 
 	return true;
 }
 
-static uint64_t mask_word(const struct gt_session *s, uint32_t w)
+static uint64_t mask_word(const struct gt_place_ctx *ctx, uint32_t w)
 {
-	return s->node_mask ? s->node_mask[w] : ~0ULL;
+	return ctx->node_mask ? ctx->node_mask[w] : ~0ULL;
 }
 
 /*
@@ -517,7 +518,8 @@ static uint64_t mask_word(const struct gt_session *s, uint32_t w)
  * same order that fits once releasing pods leave. Shared pods first look at
  * every node with a shared GPU that has room.
  */
-static int32_t fast_best_node(struct gt_session *s, int32_t pod, uint32_t rejects[GT_N_REJECT])
+static int32_t fast_best_node(struct gt_session *s, const struct gt_place_ctx *ctx, int32_t pod,
+			      uint32_t rejects[GT_N_REJECT])
 {
 	const struct gt_node_index *ix = &s->index;
 	const struct gt_pod *p = &s->c->pods[pod];
@@ -528,7 +530,7 @@ static int32_t fast_best_node(struct gt_session *s, int32_t pod, uint32_t reject
 	const uint64_t *favoured = gt_pod_is_shared(p) ? ix->roomy : s->c->config.gpu_sharing_order ? ix->drawing : NULL;
 	if (favoured) {
 		for (uint32_t w = 0; w < ix->n_words; w++)
-			for (uint64_t bits = favoured[w] & mask_word(s, w); bits; bits &= bits - 1) {
+			for (uint64_t bits = favoured[w] & mask_word(ctx, w); bits; bits &= bits - 1) {
 				uint32_t rank = w * 64 + (uint32_t)__builtin_ctzll(bits);
 				if (fast_eval(s, pod, ix->node_at_rank[rank], rejects, &visited, &k) &&
 				    key_better(&k, &shared))
@@ -543,13 +545,13 @@ static int32_t fast_best_node(struct gt_session *s, int32_t pod, uint32_t reject
 		uint64_t m = 0;
 		for (int32_t b = want; b <= ix->max_free; b++)
 			m |= ix->by_idle[b][w];
-		idle_mask[w] = m & mask_word(s, w);
+		idle_mask[w] = m & mask_word(ctx, w);
 	}
 	for (int pass = 0; pass < 2 && best.node == GT_NONE; pass++) {
 		struct fast_key pipeline = { .node = GT_NONE };
 		for (int32_t b = want; b <= ix->max_free && best.node == GT_NONE; b++) {
 			for (uint32_t w = 0; w < ix->n_words && best.node == GT_NONE; w++) {
-				uint64_t bits = ix->by_free[b][w] & (pass ? mask_word(s, w) : idle_mask[w]);
+				uint64_t bits = ix->by_free[b][w] & (pass ? mask_word(ctx, w) : idle_mask[w]);
 				for (; bits && best.node == GT_NONE; bits &= bits - 1) {
 					uint32_t rank = w * 64 + (uint32_t)__builtin_ctzll(bits);
 					if (!fast_eval(s, pod, ix->node_at_rank[rank], rejects, &visited, &k))
@@ -596,10 +598,10 @@ static bool same_request(const struct gt_no_fit *nf, const struct gt_pod *p)
 	       !memcmp(nf->ext, p->ext, sizeof(p->ext));
 }
 
-static bool known_no_fit(const struct gt_session *s, const struct gt_pod *p,
-			 uint32_t rejects[GT_N_REJECT])
+static bool known_no_fit(const struct gt_session *s, const struct gt_place_ctx *ctx,
+			 const struct gt_pod *p, uint32_t rejects[GT_N_REJECT])
 {
-	if (!unconstrained(p) || s->bonus_active || s->node_mask || gt_numa_concerns(s, (int32_t)(p - s->c->pods)) ||
+	if (!unconstrained(p) || ctx->node_bonus || ctx->node_mask || gt_numa_concerns(s, (int32_t)(p - s->c->pods)) ||
 	    gt_reserve_holding(s))
 		return false;
 	for (int i = 0; i < GT_NO_FIT_SLOTS; i++) {
@@ -614,10 +616,10 @@ static bool known_no_fit(const struct gt_session *s, const struct gt_pod *p,
 	return false;
 }
 
-static void remember_no_fit(struct gt_session *s, const struct gt_pod *p,
-			    const uint32_t rejects[GT_N_REJECT])
+static void remember_no_fit(struct gt_session *s, const struct gt_place_ctx *ctx,
+			    const struct gt_pod *p, const uint32_t rejects[GT_N_REJECT])
 {
-	if (!unconstrained(p) || s->bonus_active || s->node_mask || !rejects ||
+	if (!unconstrained(p) || ctx->node_bonus || ctx->node_mask || !rejects ||
 	    gt_numa_concerns(s, (int32_t)(p - s->c->pods)) || gt_reserve_holding(s))
 		return;
 	struct gt_no_fit *nf = &s->no_fit[s->no_fit_next++ % GT_NO_FIT_SLOTS];
@@ -630,15 +632,15 @@ static void remember_no_fit(struct gt_session *s, const struct gt_pod *p,
 	memcpy(nf->rejects, rejects, GT_N_REJECT * sizeof(*rejects));
 }
 
-int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, uint32_t n_nodes,
-		     struct gt_fit *fit_out, uint32_t rejects[GT_N_REJECT])
+int32_t gt_best_node(struct gt_session *s, const struct gt_place_ctx *ctx, int32_t pod,
+		     const int32_t *nodes, uint32_t n_nodes, struct gt_fit *fit_out, uint32_t rejects[GT_N_REJECT])
 {
 	const struct gt_cluster *c = s->c;
-	if (!nodes && known_no_fit(s, &c->pods[pod], rejects))
+	if (!nodes && known_no_fit(s, ctx, &c->pods[pod], rejects))
 		return GT_NONE;
-	if (!nodes && fast_path_applies(s, &c->pods[pod])) {
+	if (!nodes && fast_path_applies(s, ctx, &c->pods[pod])) {
 		/* the fast path finds the node; only a failure needs every reason */
-		int32_t best = fast_best_node(s, pod, NULL);
+		int32_t best = fast_best_node(s, ctx, pod, NULL);
 		if (best != GT_NONE)
 			fit_node(s, pod, best, true, fit_out);
 		if (best != GT_NONE || !rejects)
@@ -654,7 +656,7 @@ int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, ui
 	for (uint32_t i = 0; i < n_nodes; i++) {
 		int32_t node = nodes ? nodes[i] : (int32_t)i;
 		uint32_t rank = c->nodes[node].name_rank;
-		if (!nodes && !(mask_word(s, rank / 64) & (1ULL << (rank % 64))))
+		if (!nodes && !(mask_word(ctx, rank / 64) & (1ULL << (rank % 64))))
 			continue;
 		struct scored *sc = &fits[n_fit];
 		memset(&sc->fit, 0, sizeof(sc->fit));
@@ -678,7 +680,7 @@ int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, ui
 	int64_t best_score = 0;
 	uint32_t best_rank = 0;
 	for (uint32_t i = 0; i < n_fit; i++) {
-		int64_t sc = score_node(s, pod, &fits[i], min_free, max_free);
+		int64_t sc = score_node(s, ctx, pod, &fits[i], min_free, max_free);
 		uint32_t rank = c->nodes[fits[i].node].name_rank;
 		if (best == GT_NONE || sc > best_score || (sc == best_score && rank < best_rank)) {
 			best = fits[i].node;
@@ -689,7 +691,7 @@ int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, ui
 	if (best != GT_NONE)
 		fit_node(s, pod, best, true, fit_out);
 	else if (!nodes)
-		remember_no_fit(s, &c->pods[pod], rejects);
+		remember_no_fit(s, ctx, &c->pods[pod], rejects);
 	return best;
 }
 

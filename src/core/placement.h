@@ -43,13 +43,25 @@ bool gt_node_affinity_ok(const struct gt_cluster *c, const struct gt_pod *p, con
 enum gt_reject gt_check_predicates(const struct gt_session *s, int32_t pod, int32_t node);
 
 /*
- * The best node for @pod among @nodes (or all nodes when @nodes is NULL).
+ * What one placement may use and what it prefers, passed down the calls
+ * rather than set on the session around them: the solver's simulations and
+ * the reservations' trials look only at some nodes, and a topology's
+ * preferred level favours the nodes of its best domains for one job.
+ */
+struct gt_place_ctx {
+	const uint64_t *node_mask;	/* NULL: every node; else a bitmap by name rank */
+	int64_t *node_bonus;	/* NULL: none; else per node, added to node order */
+};
+
+/*
+ * The best node for @pod among @nodes (or all nodes @ctx allows when @nodes
+ * is NULL), with @ctx's bonus in node order.
  * With @pipeline_only the placement is always a pipeline (the solver's
  * simulation). Returns the node or GT_NONE, the fit in @fit_out and the
  * reason counts per rejection in @rejects (may be NULL).
  */
-int32_t gt_best_node(struct gt_session *s, int32_t pod, const int32_t *nodes, uint32_t n_nodes,
-		     struct gt_fit *fit_out, uint32_t rejects[GT_N_REJECT]);
+int32_t gt_best_node(struct gt_session *s, const struct gt_place_ctx *ctx, int32_t pod,
+		     const int32_t *nodes, uint32_t n_nodes, struct gt_fit *fit_out, uint32_t rejects[GT_N_REJECT]);
 
 /* "no nodes with enough resources were found: 3 node(s) didn't ..." */
 void gt_format_fit_error(const uint32_t rejects[GT_N_REJECT], char *buf, size_t len);

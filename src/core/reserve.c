@@ -162,14 +162,17 @@ void gt_reserve_shrink(struct gt_session *s, int32_t pod, int32_t node, int32_t 
 		*releasing -= *releasing < h ? *releasing : h;
 }
 
-/* Evict the first @k of @ev and place the gang, rolled back; the tasks' nodes in @nodes when it fits. */
-static bool fits_after(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
-		       const struct ev *ev, uint32_t k, int32_t *nodes)
+/*
+ * Evict the first @k of @ev and place the gang on the nodes @ctx allows,
+ * rolled back; the tasks' nodes in @nodes when it fits.
+ */
+static bool fits_after(struct gt_session *s, const struct gt_place_ctx *ctx, int32_t job,
+		       const int32_t *tasks, uint32_t n, const struct ev *ev, uint32_t k, int32_t *nodes)
 {
 	size_t cp = gt_stmt_checkpoint(s);
 	for (uint32_t i = 0; i < k; i++)
 		gt_stmt_evict(s, ev[i].pod, job);
-	bool ok = gt_place_tasks(s, job, tasks, n, true, NULL, 0);
+	bool ok = gt_place_tasks(s, ctx, job, tasks, n, true, NULL, 0);
 	if (ok && nodes)
 		for (uint32_t i = 0; i < n; i++)
 			nodes[i] = s->pods[tasks[i]].node;
@@ -268,20 +271,17 @@ static bool plan_one(struct gt_session *s, int32_t job, int64_t since)
 			ev[i].idle = 0;	/* known ends go by time alone */
 	qsort(ev, n_ev, sizeof(*ev), ev_cmp);
 	/* Step 3 */
-	const uint64_t *saved_mask = s->node_mask;
-	s->node_mask = mask;
+	const struct gt_place_ctx free_nodes = { .node_mask = mask };
 	int32_t *nodes = gt_arena_alloc(&s->step_arena, (n + 1) * sizeof(*nodes));
 	uint32_t k = 0;
-	if (!fits_after(s, job, tasks, n, ev, 0, NULL) && !(n_bf && fits_after(s, job, tasks, n, ev, n_bf, NULL) &&
-							       (k = n_bf))) {
-		if (!fits_after(s, job, tasks, n, ev, n_ev, NULL)) {
-			s->node_mask = saved_mask;
+	if (!fits_after(s, &free_nodes, job, tasks, n, ev, 0, NULL) &&
+	    !(n_bf && fits_after(s, &free_nodes, job, tasks, n, ev, n_bf, NULL) && (k = n_bf))) {
+		if (!fits_after(s, &free_nodes, job, tasks, n, ev, n_ev, NULL))
 			goto out;
-		}
 		uint32_t lo = n_bf, hi = n_ev;	/* fits after hi, not after lo (nor after 0) */
 		while (hi - lo > 1) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			if (fits_after(s, job, tasks, n, ev, mid, NULL))
+			if (fits_after(s, &free_nodes, job, tasks, n, ev, mid, NULL))
 				hi = mid;
 			else
 				lo = mid;
@@ -289,8 +289,8 @@ static bool plan_one(struct gt_session *s, int32_t job, int64_t since)
 		k = hi;
 	}
 	bool beyond = false;
-	ok = fits_after(s, job, tasks, n, ev, k, nodes) && queue_allows(s, job, req, ev, k, &beyond);
-	s->node_mask = saved_mask;
+	ok = fits_after(s, &free_nodes, job, tasks, n, ev, k, nodes) &&
+	     queue_allows(s, job, req, ev, k, &beyond);
 	if (!ok)
 		goto out;
 	/* Step 4 */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gang.h"
 #include "core/order.h"
 #include "core/placement.h"
 #include "util/mem.h"
@@ -262,18 +263,6 @@ static bool idle_ok(struct gt_accum *acc)
 	return f->trivial || greedy_match(f->req, f->n_req, f->room, f->n_top, f->used);
 }
 
-/* Is podset @ps inside sub-group set @group (GT_NONE: the job's root holds all)? */
-static bool podset_under(const struct gt_job *j, int32_t ps, int32_t group)
-{
-	for (int32_t g = j->podsets[ps].group; group != GT_NONE; g = j->groups[g].parent) {
-		if (g == group)
-			return true;
-		if (g == GT_NONE)
-			return false;
-	}
-	return true;
-}
-
 /* GPU requests of the partial job's pods (its active ones and the probe) under @group. */
 static int64_t group_request(const struct gt_step *st, int32_t group)
 {
@@ -283,11 +272,11 @@ static int64_t group_request(const struct gt_step *st, int32_t group)
 	for (uint32_t i = 0; i < j->n_pods; i++) {
 		int32_t p = j->pods[i];
 		if (gt_status_active_allocated(s->pods[p].status) &&
-		    podset_under(j, s->c->pods[p].podset, group))
+		    gt_gang_podset_under(j, s->c->pods[p].podset, group))
 			sum += gt_task_gpu_quota_milli(s, p);
 	}
 	for (uint32_t i = 0; i < st->k; i++)
-		if (podset_under(j, s->c->pods[st->tasks[i]].podset, group))
+		if (gt_gang_podset_under(j, s->c->pods[st->tasks[i]].podset, group))
 			sum += gt_task_gpu_quota_milli(s, st->tasks[i]);
 	return sum;
 }
@@ -866,16 +855,9 @@ static bool multi_node_next(struct gt_scenario_gen *g, struct gt_scenario *out)
 				return true;
 			g->em = NULL;
 		}
-		if (advance) {
-			enum pop_result r = accum_pop(acc);
-			if (r == POP_EMPTY)
-				return false;
-			if (r == POP_SKIPPED)
-				continue;
-		}
+		if (!accum_next_valid(acc, advance))
+			return false;
 		advance = true;
-		if (!filters_ok(acc))
-			continue;
 		if (!acc->n_batches) {
 			*out = (struct gt_scenario){ NULL, 0 };	/* the recorded victims alone */
 			return true;

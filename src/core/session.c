@@ -552,7 +552,6 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 	s->nodes = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*s->nodes));
 	s->queues = gt_arena_calloc(a, c->n_queues + 1, sizeof(*s->queues));
 	s->jobs = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->jobs));
-	s->node_bonus = gt_arena_calloc(a, c->n_nodes + 1, sizeof(*s->node_bonus));
 	s->job_req = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_req));
 	s->job_req_gen = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_req_gen));
 	s->req_gen = s->req_gen_seq = 1;

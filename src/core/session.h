@@ -229,16 +229,12 @@ struct gt_session {
 	/*
 	 * Inside a solver simulation: evicted pods may be placed again
 	 * (pipeline only), and a pod placed back where it was evicted from is
-	 * simply un-evicted.
+	 * simply un-evicted. Unlike where a placement may look (struct
+	 * gt_place_ctx, core/placement.h), this is the books' own state: the
+	 * statement (un-evicting) and order.c's job counts and their cache read
+	 * it, well below any placement call, so it stays on the session.
 	 */
 	bool simulating;
-	int64_t *node_bonus;	/* per node: topology preference added to node order */
-	bool bonus_active;	/* some node_bonus is non-zero */
-	/*
-	 * When set, placement considers only these nodes (a bitmap by name
-	 * rank): the solver's simulations run on the feasible nodes.
-	 */
-	const uint64_t *node_mask;
 	struct gt_node_index index;
 	/* per job: its pods in an allocated state (gt_status_active_allocated) */
 	uint32_t *job_active;

@@ -328,15 +328,15 @@ static bool simulate(struct probe *pb)
 	 */
 	int32_t unplaceable = GT_NONE;
 	struct gt_arena_mark m = gt_arena_mark(a);
+	const struct gt_place_ctx feasible = { .node_mask = pb->feasible };
 	s->simulating = true;
-	s->node_mask = pb->feasible;
 	uint64_t req_gen = gt_session_requests_begin_sim(s);	/* victims count as tasks now */
 	for (int32_t job; !failed && (job = gt_jobq_pop(&jq)) != GT_NONE;) {
 		int64_t req[GT_NQRES];
 		if (job == sr->sv->job) {
 			gt_tasks_queue_res(s, pb->st.tasks, pb->st.k, req);
 			failed = !gt_queue_guards_pass(s, job, req, false) ||
-				 !gt_place_tasks(s, job, pb->st.tasks, pb->st.k, true, NULL, 0);
+				 !gt_place_tasks(s, &feasible, job, pb->st.tasks, pb->st.k, true, NULL, 0);
 			placed = !failed;
 			continue;
 		}
@@ -346,11 +346,10 @@ static bool simulate(struct probe *pb)
 		bool single = n == 1 && plain_single(s, tasks[0]);
 		if (n && gt_queue_guards_pass(s, job, req, false) &&
 		    !(single && unplaceable != GT_NONE && same_needs(s, unplaceable, tasks[0])) &&
-		    !gt_place_tasks(s, job, tasks, n, true, NULL, 0) && single)
+		    !gt_place_tasks(s, &feasible, job, tasks, n, true, NULL, 0) && single)
 			unplaceable = tasks[0];
 	}
 	s->simulating = false;
-	s->node_mask = NULL;
 	gt_session_requests_end_sim(s, req_gen);
 	gt_arena_pop(a, m);
 	return placed;

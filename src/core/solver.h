@@ -30,6 +30,7 @@
 #define GT_SOLVER_H
 
 #include "core/budget.h"
+#include "core/placement.h"
 #include "core/session.h"
 
 struct gt_solver;
@@ -93,9 +94,14 @@ void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 		   bool (*candidate)(const struct gt_session *s, int32_t job),
 		   bool (*gate)(const struct gt_session *s, int32_t job, const int64_t req[GT_NQRES]));
 
-/* Place @tasks of @job; in a simulation pipeline-only on @nodes (shared with allocate). */
-bool gt_place_tasks(struct gt_session *s, int32_t job, const int32_t *tasks, uint32_t n,
-		    bool pipeline_only, const int32_t *nodes, uint32_t n_nodes);
+/*
+ * Place @tasks of @job on the nodes @ctx allows; in a simulation pipeline-only
+ * on @nodes (shared with allocate). @ctx carries no bonus: the job's topology
+ * sets its own.
+ */
+bool gt_place_tasks(struct gt_session *s, const struct gt_place_ctx *ctx, int32_t job,
+		    const int32_t *tasks, uint32_t n, bool pipeline_only, const int32_t *nodes,
+		    uint32_t n_nodes);
 /* The limit and non-preemptible-quota guards; @record sets the job's message. */
 bool gt_queue_guards_pass(struct gt_session *s, int32_t job, const int64_t req[GT_NQRES],
 			  bool record);

@@ -192,8 +192,8 @@ static bool holds_running_pods(const struct gt_session *s, int32_t job, const in
 }
 
 /* KAI's preferred-level score: domain i of n in sorted order gets floor(10(i+1)/n) x 10^4. */
-static void set_preferred_bonus(struct gt_session *s, const struct gt_topology *t, int32_t level,
-				const int32_t *nodes, uint32_t n, const int64_t want[4],
+static void set_preferred_bonus(struct gt_session *s, struct gt_place_ctx *ctx,
+				const struct gt_topology *t, int32_t level, const int32_t *nodes, uint32_t n, const int64_t want[4],
 				int64_t portion, uint32_t n_tasks, const int64_t total[GT_NQRES])
 {
 	struct domain *d;
@@ -201,17 +201,18 @@ static void set_preferred_bonus(struct gt_session *s, const struct gt_topology *
 	for (uint32_t i = 0; i < nd; i++)
 		measure(s, &d[i], want, portion, n_tasks, total);
 	sort_domains(s->c, t, d, nd);
+	if (!ctx->node_bonus)
+		ctx->node_bonus = gt_xcalloc(s->c->n_nodes + 1, sizeof(*ctx->node_bonus));
 	for (uint32_t i = 0; i < nd; i++)
 		for (uint32_t k = 0; k < d[i].n; k++)
-			s->node_bonus[d[i].nodes[k]] = (int64_t)(10 * (i + 1) / nd) * 10000 * 1000;
-	s->bonus_active = true;
+			ctx->node_bonus[d[i].nodes[k]] = (int64_t)(10 * (i + 1) / nd) * 10000 * 1000;
 	free_domains(d, nd);
 }
 
-void gt_topology_clear_bonus(struct gt_session *s)
+void gt_topology_clear_bonus(struct gt_place_ctx *ctx)
 {
-	memset(s->node_bonus, 0, s->c->n_nodes * sizeof(*s->node_bonus));
-	s->bonus_active = false;
+	free(ctx->node_bonus);
+	ctx->node_bonus = NULL;
 }
 
 void gt_nodesets_free(struct gt_nodeset *sets, uint32_t n)
@@ -230,7 +231,7 @@ static void push_set(struct gt_nodeset **out, uint32_t *n, uint32_t *cap, const 
 	GT_PUSH(*out, *n, *cap, ns);
 }
 
-uint32_t gt_topology_subsets(struct gt_session *s, int32_t job,
+uint32_t gt_topology_subsets(struct gt_session *s, struct gt_place_ctx *ctx, int32_t job,
 			     const struct gt_topology_constraint *tc, const int32_t *tasks,
 			     uint32_t n_tasks, const int32_t *nodes, uint32_t n_nodes,
 			     struct gt_nodeset **out, char *err, size_t err_len)
@@ -277,7 +278,7 @@ uint32_t gt_topology_subsets(struct gt_session *s, int32_t job,
 		free_domains(d, nd);
 	}
 	if (n_out && tc->preferred_level != GT_NONE)
-		set_preferred_bonus(s, t, tc->preferred_level, in, n_in, want, portion, n_tasks, total);
+		set_preferred_bonus(s, ctx, t, tc->preferred_level, in, n_in, want, portion, n_tasks, total);
 	if (!n_out) {
 		int32_t lvl = tc->required_level != GT_NONE ? tc->required_level : tc->preferred_level;
 		snprintf(err, err_len,

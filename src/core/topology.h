@@ -14,6 +14,7 @@
 #ifndef GT_TOPOLOGY_H
 #define GT_TOPOLOGY_H
 
+#include "core/placement.h"
 #include "core/session.h"
 
 struct gt_nodeset {
@@ -25,14 +26,14 @@ struct gt_nodeset {
  * Node sets for @tc over @nodes (@n_nodes) for @tasks of @job. Returns the
  * count; *out is an array the caller frees with gt_nodesets_free(). With no
  * constraint: one set, the input. When nothing fits, 0 and a message in
- * @err naming the topology and the level. Sets s->node_bonus for a
- * preferred level (cleared by gt_topology_clear_bonus()).
+ * @err naming the topology and the level. A preferred level sets
+ * @ctx's node_bonus for its domains (freed by gt_topology_clear_bonus()).
  */
-uint32_t gt_topology_subsets(struct gt_session *s, int32_t job,
+uint32_t gt_topology_subsets(struct gt_session *s, struct gt_place_ctx *ctx, int32_t job,
 			     const struct gt_topology_constraint *tc, const int32_t *tasks,
 			     uint32_t n_tasks, const int32_t *nodes, uint32_t n_nodes,
 			     struct gt_nodeset **out, char *err, size_t err_len);
 void gt_nodesets_free(struct gt_nodeset *sets, uint32_t n);
-void gt_topology_clear_bonus(struct gt_session *s);
+void gt_topology_clear_bonus(struct gt_place_ctx *ctx);
 
 #endif /* GT_TOPOLOGY_H */

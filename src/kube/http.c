@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "util/clock.h"
+#include "util/histogram.h"
 #include "util/log.h"
 #include "util/mem.h"
 
@@ -140,7 +141,7 @@ void gt_kube_stats_print(const struct gt_kube_stats *s, const char *name, FILE *
 	static const char *const verbs[GT_N_VERBS] = { "get", "list", "watch", "create", "update", "patch",
 						      "delete" };
 	static const char *const classes[GT_N_CLASSES] = { "2xx", "3xx", "4xx", "5xx", "error" };
-	fprintf(f, "# HELP %s API server requests by verb and outcome\n# TYPE %s counter\n", name, name);
+	gt_prom_head(f, NULL, name, "counter", "API server requests by verb and outcome");
 	for (int v = 0; v < GT_N_VERBS; v++)
 		for (int k = 0; k < GT_N_CLASSES; k++) {
 			unsigned long n = atomic_load(&s->requests[v][k]);

@@ -13,6 +13,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/thread.h"
 #include "util/time.h"
 
 struct gt_leader {
@@ -164,10 +165,7 @@ struct gt_leader *gt_leader_start(struct gt_kube_client *cl, const struct gt_lea
 	l->arg = o->arg;
 	pthread_mutex_init(&l->mu, NULL);
 	gt_cond_init_mono(&l->stop);
-	if (pthread_create(&l->thread, NULL, run, l)) {
-		fprintf(stderr, "gantry: cannot start the leader-election thread\n");
-		abort();
-	}
+	gt_thread_start(&l->thread, run, l, "the leader-election thread");
 	return l;
 }
 

@@ -3,13 +3,27 @@
  */
 #include "kube/process.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "util/err.h"
 #include "util/stop.h"
 
 static void wake_cache(void *cache)
 {
 	gt_cache_wake(cache);
+}
+
+int gt_process_load_config(const char *command, const char *component, const struct gt_conn_flags *conn,
+			   struct gt_kube_config *kc)
+{
+	struct gt_err err = { 0 };
+	if (gt_kube_config_load(conn->kubeconfig, conn->context, kc, &err)) {
+		fprintf(stderr, "gantry %s: %s\n", command, err.msg);
+		return 2;
+	}
+	gt_kube_config_log(component, kc);
+	return 0;
 }
 
 void gt_process_start(struct gt_process *p, const struct gt_process_opts *o)
@@ -42,6 +56,19 @@ int gt_process_turn(struct gt_process *p)
 	bool lead = !p->leader || gt_leader_is_leader(p->leader);
 	if (atomic_exchange(p->active, lead) != lead)
 		gt_cache_wake(p->cache);
+	return 0;
+}
+
+int gt_process_run(struct gt_process *p, unsigned kres, atomic_bool *ready)
+{
+	unsigned mask = kres | GT_KRES_WAKE;
+	while (!gt_stop_requested()) {
+		uint64_t seen = gt_cache_version(p->cache, mask);
+		if (gt_process_turn(p))
+			return 1;
+		atomic_store(ready, gt_cache_all_synced(p->cache, kres));
+		gt_cache_wait(p->cache, mask, seen, 0);
+	}
 	return 0;
 }
 

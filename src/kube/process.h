@@ -49,6 +49,13 @@ struct gt_process_opts {
 };
 
 /*
+ * Loads the kubeconfig @conn names and logs it for @component. 0, or 2 with
+ * the reason on stderr as "gantry @command: ...".
+ */
+int gt_process_load_config(const char *command, const char *component, const struct gt_conn_flags *conn,
+			   struct gt_kube_config *kc);
+
+/*
  * Connects, watches, elects. Call gt_stop_start() before: every thread
  * started here inherits the blocked signals. A signal wakes the cache.
  */
@@ -60,6 +67,13 @@ void gt_process_start(struct gt_process *p, const struct gt_process_opts *o);
  * waking the cache's waiters when it changed, and returns 0.
  */
 int gt_process_turn(struct gt_process *p);
+
+/*
+ * The run loop of a controller that works on threads of its own: turns
+ * until a signal (0) or lost leadership (1), sleeping on the cache between
+ * turns and keeping @ready to whether the kinds in @kres have synced.
+ */
+int gt_process_run(struct gt_process *p, unsigned kres, atomic_bool *ready);
 
 /*
  * The first half of the end: no more signal wakes, not leading, the lease

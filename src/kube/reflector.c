@@ -9,6 +9,7 @@
 
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/thread.h"
 
 #define BACKOFF_MIN_S 0.2
 #define BACKOFF_MAX_S 30.0
@@ -331,10 +332,9 @@ static struct gt_reflector *start(struct gt_reflector *r, const struct gt_reflec
 	r->o.watch_timeout_s = o && o->watch_timeout_s > 0 ? o->watch_timeout_s : 300;
 	r->o.end_on_forbidden = o && o->end_on_forbidden;
 	r->seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)r * 2654435761u;
-	if (pthread_create(&r->thread, NULL, run, r)) {
-		fprintf(stderr, "gantry: cannot start the %s reflector thread\n", r->k.plural);
-		abort();
-	}
+	char what[96];
+	snprintf(what, sizeof(what), "the %s reflector thread", r->k.plural);
+	gt_thread_start(&r->thread, run, r, what);
 	return r;
 }
 

@@ -322,15 +322,13 @@ fail:
 static int configure(const struct opts *o, struct gt_pg_config *cfg, struct gt_kube_config *kc)
 {
 	struct gt_err err = { 0 };
-	if (gt_pgctl_load_config(o->config, cfg, &err) ||
-	    gt_kube_config_load(o->conn.kubeconfig, o->conn.context, kc, &err)) {
+	if (gt_pgctl_load_config(o->config, cfg, &err)) {
 		fprintf(stderr, "gantry podgrouper: %s\n", err.msg);
 		return 2;
 	}
 	apply_flags(o, cfg);
 	warn_inert(o);
-	gt_kube_config_log("podgrouper", kc);
-	return 0;
+	return gt_process_load_config("podgrouper", "podgrouper", &o->conn, kc);
 }
 
 int gt_podgrouper_main(int argc, char **argv)

@@ -36,6 +36,7 @@
 #include "util/mem.h"
 #include "util/pool.h"
 #include "util/smap.h"
+#include "util/thread.h"
 
 #define BACKOFF_MIN_S 1.0	/* KAI's rate limiter: 1 s doubling to 1 min */
 #define BACKOFF_MAX_S 60.0
@@ -557,10 +558,7 @@ struct gt_pgctl *gt_pgctl_start(struct gt_kube_client *cl, struct gt_cache *cach
 					.component = c->o.component, .instance = c->instance };
 	c->env.owners = owners_start(c, cl);
 	c->pool = gt_pool_new(c->o.workers, "podgrouper");
-	if (pthread_create(&c->scanner, NULL, scanner, c)) {
-		fprintf(stderr, "gantry: cannot start the podgrouper's scanner\n");
-		abort();
-	}
+	gt_thread_start(&c->scanner, scanner, c, "the podgrouper's scanner");
 	gt_log(GT_LOG_INFO, "podgrouper", "grouping pods with schedulerName %s (%d workers; owners %s)",
 	       c->o.cfg->scheduler_name, c->o.workers, c->o.owners_by_name ? "read by name" : "watched");
 	return c;

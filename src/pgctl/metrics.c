@@ -3,22 +3,14 @@
  */
 #include "pgctl/metrics.h"
 
+#include "util/histogram.h"
+
+#define OURS "gantry_podgrouper"	/* the prefix of Gantry's own series */
 #define CONTROLLER "pod-grouper"	/* KAI's controller name: the label controller-runtime sets */
-
-static void head(FILE *f, const char *name, const char *type, const char *help)
-{
-	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-static void counter(FILE *f, const char *name, const char *help, unsigned long v)
-{
-	head(f, name, "counter", help);
-	fprintf(f, "%s %lu\n", name, v);
-}
 
 static void gauge(FILE *f, const char *name, const char *help, unsigned long v)
 {
-	head(f, name, "gauge", help);
+	gt_prom_head(f, NULL, name, "gauge", help);
 	fprintf(f, "%s %lu\n", name, v);
 }
 
@@ -28,18 +20,18 @@ static void reconciler(const struct gt_pgctl_stats *s, const struct gt_pgctl_gau
 {
 	unsigned long fail = atomic_load(&s->failures), soon = atomic_load(&s->requeues);
 	unsigned long all = atomic_load(&s->reconciles);
-	head(f, "controller_runtime_reconcile_total", "counter",
-	     "Total number of reconciliations per controller");
+	gt_prom_head(f, NULL, "controller_runtime_reconcile_total", "counter",
+		     "Total number of reconciliations per controller");
 	fprintf(f, "controller_runtime_reconcile_total{controller=\"%s\",result=\"success\"} %lu\n", CONTROLLER,
 		all >= fail + soon ? all - fail - soon : 0);
 	fprintf(f, "controller_runtime_reconcile_total{controller=\"%s\",result=\"error\"} %lu\n", CONTROLLER, fail);
 	fprintf(f, "controller_runtime_reconcile_total{controller=\"%s\",result=\"requeue\"} %lu\n", CONTROLLER, soon);
 	fprintf(f, "controller_runtime_reconcile_total{controller=\"%s\",result=\"requeue_after\"} 0\n", CONTROLLER);
-	head(f, "controller_runtime_reconcile_errors_total", "counter",
-	     "Total number of reconciliation errors per controller");
+	gt_prom_head(f, NULL, "controller_runtime_reconcile_errors_total", "counter",
+		     "Total number of reconciliation errors per controller");
 	fprintf(f, "controller_runtime_reconcile_errors_total{controller=\"%s\"} %lu\n", CONTROLLER, fail);
-	head(f, "controller_runtime_reconcile_time_seconds", "histogram",
-	     "Length of time per reconciliation per controller");
+	gt_prom_head(f, NULL, "controller_runtime_reconcile_time_seconds", "histogram",
+		     "Length of time per reconciliation per controller");
 	unsigned long cum = 0;
 	for (int b = 0; b <= GT_PGCTL_N_BUCKETS; b++) {
 		cum += atomic_load(&s->buckets[b]);
@@ -53,23 +45,23 @@ static void reconciler(const struct gt_pgctl_stats *s, const struct gt_pgctl_gau
 	fprintf(f, "controller_runtime_reconcile_time_seconds_sum{controller=\"%s\"} %.6f\n", CONTROLLER,
 		(double)atomic_load(&s->sum_us) / 1e6);
 	fprintf(f, "controller_runtime_reconcile_time_seconds_count{controller=\"%s\"} %lu\n", CONTROLLER, cum);
-	head(f, "controller_runtime_max_concurrent_reconciles", "gauge",
-	     "Maximum number of concurrent reconciles per controller");
+	gt_prom_head(f, NULL, "controller_runtime_max_concurrent_reconciles", "gauge",
+		     "Maximum number of concurrent reconciles per controller");
 	fprintf(f, "controller_runtime_max_concurrent_reconciles{controller=\"%s\"} %d\n", CONTROLLER, g->workers);
-	head(f, "controller_runtime_active_workers", "gauge",
-	     "Number of currently used workers per controller");
+	gt_prom_head(f, NULL, "controller_runtime_active_workers", "gauge",
+		     "Number of currently used workers per controller");
 	fprintf(f, "controller_runtime_active_workers{controller=\"%s\"} %d\n", CONTROLLER, g->busy);
 }
 
 /* workqueue_*: the queue of pods. */
 static void workqueue(const struct gt_pgctl_stats *s, const struct gt_pgctl_gauges *g, FILE *f)
 {
-	head(f, "workqueue_depth", "gauge", "Current depth of workqueue");
+	gt_prom_head(f, NULL, "workqueue_depth", "gauge", "Current depth of workqueue");
 	fprintf(f, "workqueue_depth{controller=\"%s\",name=\"%s\"} %d\n", CONTROLLER, CONTROLLER, g->queued);
-	head(f, "workqueue_adds_total", "counter", "Total number of adds handled by workqueue");
+	gt_prom_head(f, NULL, "workqueue_adds_total", "counter", "Total number of adds handled by workqueue");
 	fprintf(f, "workqueue_adds_total{controller=\"%s\",name=\"%s\"} %lu\n", CONTROLLER, CONTROLLER,
 		atomic_load(&s->adds));
-	head(f, "workqueue_retries_total", "counter", "Total number of retries handled by workqueue");
+	gt_prom_head(f, NULL, "workqueue_retries_total", "counter", "Total number of retries handled by workqueue");
 	fprintf(f, "workqueue_retries_total{controller=\"%s\",name=\"%s\"} %lu\n", CONTROLLER, CONTROLLER,
 		atomic_load(&s->retries));
 }
@@ -79,25 +71,25 @@ void gt_pgctl_metrics_print(const struct gt_pgctl_stats *s, const struct gt_pgct
 {
 	reconciler(s, g, buckets, f);
 	workqueue(s, g, f);
-	counter(f, "gantry_podgrouper_podgroups_created_total", "PodGroups created", atomic_load(&s->created));
-	counter(f, "gantry_podgrouper_podgroups_updated_total", "PodGroups updated (what the podgrouper owns)",
-		atomic_load(&s->patched));
-	counter(f, "gantry_podgrouper_pods_grouped_total", "Pods annotated with their PodGroup (or sub-group label)",
-		atomic_load(&s->grouped));
-	head(f, "gantry_podgrouper_pods_skipped_total", "counter",
-	     "Pods left without a PodGroup, by reason (a pod counts once for each new reason)");
+	gt_prom_counter(f, OURS, "podgroups_created_total", "PodGroups created", atomic_load(&s->created));
+	gt_prom_counter(f, OURS, "podgroups_updated_total", "PodGroups updated (what the podgrouper owns)",
+			atomic_load(&s->patched));
+	gt_prom_counter(f, OURS, "pods_grouped_total", "Pods annotated with their PodGroup (or sub-group label)",
+			atomic_load(&s->grouped));
+	gt_prom_head(f, OURS, "pods_skipped_total", "counter",
+		     "Pods left without a PodGroup, by reason (a pod counts once for each new reason)");
 	for (int r = GT_PGCTL_NOT_SKIPPED + 1; r < GT_PGCTL_SKIP_N; r++)
 		fprintf(f, "gantry_podgrouper_pods_skipped_total{reason=\"%s\"} %lu\n", gt_pgctl_skip_names[r],
 			atomic_load(&s->skipped[r]));
-	counter(f, "gantry_podgrouper_warnings_total", "PodGrouperWarning events recorded",
-		atomic_load(&s->warnings));
-	counter(f, "gantry_podgrouper_owner_changes_total", "Owner and Karta changes that brought pods back",
-		atomic_load(&s->owner_changes));
-	counter(f, "gantry_podgrouper_owner_reads_total", "Owners read by name (GET)", atomic_load(&ow->reads));
-	counter(f, "gantry_podgrouper_owner_hits_total", "Owner reads answered without a request",
-		atomic_load(&ow->hits));
-	counter(f, "gantry_podgrouper_owner_watch_events_total", "Watch events of owner kinds and Kartas",
-		atomic_load(&ow->events));
+	gt_prom_counter(f, OURS, "warnings_total", "PodGrouperWarning events recorded",
+			atomic_load(&s->warnings));
+	gt_prom_counter(f, OURS, "owner_changes_total", "Owner and Karta changes that brought pods back",
+			atomic_load(&s->owner_changes));
+	gt_prom_counter(f, OURS, "owner_reads_total", "Owners read by name (GET)", atomic_load(&ow->reads));
+	gt_prom_counter(f, OURS, "owner_hits_total", "Owner reads answered without a request",
+			atomic_load(&ow->hits));
+	gt_prom_counter(f, OURS, "owner_watch_events_total", "Watch events of owner kinds and Kartas",
+			atomic_load(&ow->events));
 	gauge(f, "gantry_podgrouper_owner_kinds_watched", "Owner kinds (and Kartas) listed and watched",
 	      atomic_load(&ow->watched));
 	gauge(f, "gantry_podgrouper_owner_kinds_by_name",

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,6 +379,18 @@ static void kv(FILE *f, const char *k, const char *v)
 	fprintf(f, "</td></tr>\n");
 }
 
+/* A row whose value is printf'd (up to 255 bytes: the rows are short). */
+static void kvf(FILE *f, const char *k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void kvf(FILE *f, const char *k, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	kv(f, k, buf);
+}
+
 /* A distribution of durations as one row: mean, p50, p90, p99. */
 static void dist_kv(FILE *f, const char *k, const struct gt_dist *d)
 {
@@ -395,36 +408,28 @@ static void dist_kv(FILE *f, const char *k, const struct gt_dist *d)
 
 static void summary(FILE *f, const struct gt_replay_stats *st)
 {
-	char buf[256], a[32];
+	char a[32];
 	fprintf(f, "<table class=\"kv\">\n");
-	snprintf(buf, sizeof(buf), "%u jobs, %u pods; offered load %.3f", st->jobs, st->pods,
-		 st->offered_load);
-	kv(f, "workload", buf);
-	snprintf(buf, sizeof(buf), "%u nodes, %lld GPUs", st->nodes, (long long)st->cluster_gpus);
-	kv(f, "cluster", buf);
+	kvf(f, "workload", "%u jobs, %u pods; offered load %.3f", st->jobs, st->pods,
+	    st->offered_load);
+	kvf(f, "cluster", "%u nodes, %lld GPUs", st->nodes, (long long)st->cluster_gpus);
 	dist_kv(f, "queueing delay", &st->wait_s);
 	dist_kv(f, "job completion time", &st->jct_s);
 	gt_format_duration((double)st->makespan_s, a, sizeof(a));
-	snprintf(buf, sizeof(buf), "%s; %u finished, %u never started", a, st->finished,
-		 st->never_started);
-	kv(f, "makespan", buf);
-	snprintf(buf, sizeof(buf), "allocation %.1f%%, utilization %.1f%%", 100 * st->gpu_allocation,
-		 100 * st->gpu_utilization);
-	kv(f, "GPUs", buf);
-	snprintf(buf, sizeof(buf), "%u jobs waited over 24 h; Jain's index %.3f", st->waited_over_24h,
-		 st->jain);
-	kv(f, "fairness", buf);
-	snprintf(buf, sizeof(buf), "%llu jobs (%llu pods), %llu jobs restarted, %.1f GPU-hours lost",
-		 (unsigned long long)st->job_evictions, (unsigned long long)st->pod_evictions,
-		 (unsigned long long)st->restarted_jobs, st->lost_gpu_hours);
-	kv(f, "evictions", buf);
-	snprintf(buf, sizeof(buf), "%.1f%% of milli-GPUs allocated, %lld GPUs idle, %.1f GPUs stranded",
-		 100 * st->packing.milli_gpu_allocation, (long long)st->packing.idle_gpus,
-		 st->packing.fragmented_gpus);
-	kv(f, "at the end", buf);
-	snprintf(buf, sizeof(buf), "%llu cycles, %.2f ms mean, %.2f ms p99; replay %.1f s",
-		 (unsigned long long)st->cycles, st->cycle_ms.mean, st->cycle_ms.p99, st->wall_s);
-	kv(f, "scheduler", buf);
+	kvf(f, "makespan", "%s; %u finished, %u never started", a, st->finished,
+	    st->never_started);
+	kvf(f, "GPUs", "allocation %.1f%%, utilization %.1f%%", 100 * st->gpu_allocation,
+	    100 * st->gpu_utilization);
+	kvf(f, "fairness", "%u jobs waited over 24 h; Jain's index %.3f", st->waited_over_24h,
+	    st->jain);
+	kvf(f, "evictions", "%llu jobs (%llu pods), %llu jobs restarted, %.1f GPU-hours lost",
+	    (unsigned long long)st->job_evictions, (unsigned long long)st->pod_evictions,
+	    (unsigned long long)st->restarted_jobs, st->lost_gpu_hours);
+	kvf(f, "at the end", "%.1f%% of milli-GPUs allocated, %lld GPUs idle, %.1f GPUs stranded",
+	    100 * st->packing.milli_gpu_allocation, (long long)st->packing.idle_gpus,
+	    st->packing.fragmented_gpus);
+	kvf(f, "scheduler", "%llu cycles, %.2f ms mean, %.2f ms p99; replay %.1f s",
+	    (unsigned long long)st->cycles, st->cycle_ms.mean, st->cycle_ms.p99, st->wall_s);
 	fprintf(f, "</table>\n");
 }
 
@@ -432,25 +437,18 @@ static void summary(FILE *f, const struct gt_replay_stats *st)
 static void packing_summary(FILE *f, const struct gt_replay_stats *st)
 {
 	const struct gt_packing *p = &st->packing;
-	char buf[256];
 	fprintf(f, "<table class=\"kv\">\n");
-	snprintf(buf, sizeof(buf), "%u pods asking for %.1f GPUs, %.2f times the cluster's", st->pods, p->arrived_gpus,
-		 st->offered_load);
-	kv(f, "arrived", buf);
-	snprintf(buf, sizeof(buf), "%u nodes, %lld GPUs", st->nodes, (long long)st->cluster_gpus);
-	kv(f, "cluster", buf);
-	snprintf(buf, sizeof(buf), "%.1f GPUs; %u pods found no room", p->placed_gpus, p->pending_pods);
-	kv(f, "placed", buf);
-	snprintf(buf, sizeof(buf), "%.1f%% of milli-GPUs allocated; %lld of %lld GPUs in use (%.1f%%)",
-		 100 * p->milli_gpu_allocation, (long long)p->allocated_gpus, (long long)st->cluster_gpus,
-		 100 * p->gpu_allocation_ratio);
-	kv(f, "allocation", buf);
-	snprintf(buf, sizeof(buf), "%lld GPUs idle, %.1f GPUs stranded on partly used GPUs, %lld nodes partly free",
-		 (long long)p->idle_gpus, p->fragmented_gpus, (long long)p->partial_nodes);
-	kv(f, "fragmentation", buf);
-	snprintf(buf, sizeof(buf), "%llu cycles, %.2f ms mean, %.2f ms p99; replay %.1f s",
-		 (unsigned long long)st->cycles, st->cycle_ms.mean, st->cycle_ms.p99, st->wall_s);
-	kv(f, "scheduler", buf);
+	kvf(f, "arrived", "%u pods asking for %.1f GPUs, %.2f times the cluster's", st->pods, p->arrived_gpus,
+	    st->offered_load);
+	kvf(f, "cluster", "%u nodes, %lld GPUs", st->nodes, (long long)st->cluster_gpus);
+	kvf(f, "placed", "%.1f GPUs; %u pods found no room", p->placed_gpus, p->pending_pods);
+	kvf(f, "allocation", "%.1f%% of milli-GPUs allocated; %lld of %lld GPUs in use (%.1f%%)",
+	    100 * p->milli_gpu_allocation, (long long)p->allocated_gpus, (long long)st->cluster_gpus,
+	    100 * p->gpu_allocation_ratio);
+	kvf(f, "fragmentation", "%lld GPUs idle, %.1f GPUs stranded on partly used GPUs, %lld nodes partly free",
+	    (long long)p->idle_gpus, p->fragmented_gpus, (long long)p->partial_nodes);
+	kvf(f, "scheduler", "%llu cycles, %.2f ms mean, %.2f ms p99; replay %.1f s",
+	    (unsigned long long)st->cycles, st->cycle_ms.mean, st->cycle_ms.p99, st->wall_s);
 	fprintf(f, "</table>\n<p class=\"note\">A packing run: pods never leave, so waiting times, completion times "
 		   "and shares over time are not measured here.</p>\n");
 }

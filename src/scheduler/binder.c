@@ -16,6 +16,7 @@
 #include "util/mem.h"
 #include "util/pool.h"
 #include "util/stop.h"
+#include "util/thread.h"
 
 #define DEFAULT_IMAGE "ghcr.io/nvidia/kai-scheduler/resource-reservation:latest"
 #define DEFAULT_RUNTIME ""	/* KAI v0.17's binder: no runtime class unless told */
@@ -715,10 +716,7 @@ struct gt_binder *gt_binder_new(const struct gt_kw *kw, struct gt_cache *cache,
 	pthread_cond_init(&b->idle, NULL);
 	pthread_cond_init(&b->unheld, NULL);
 	b->pool = gt_pool_new(o->workers > 0 ? o->workers : DEFAULT_WORKERS, "binder");
-	if (pthread_create(&b->waiter, NULL, waiter, b)) {
-		fprintf(stderr, "gantry: cannot start the binder's waiter\n");
-		abort();
-	}
+	gt_thread_start(&b->waiter, waiter, b, "the binder's waiter");
 	return b;
 }
 

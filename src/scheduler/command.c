@@ -16,6 +16,7 @@
 #include "kube/config.h"
 #include "kube/http.h"
 #include "kube/leader.h"
+#include "kube/process.h"
 #include "kube/reflector.h"
 #include "pgctl/pgctl.h"
 #include "scheduler/kai_flags.h"
@@ -163,8 +164,7 @@ static int parse_reserve_mode(const char *v, void *dest, char *why, size_t why_l
 	GT_WATCH_FLAGS(&(o)->watch),                                                                 \
 	{ .type = GT_FLAG_STRING, .name = "listen-address", .dest = &(o)->watch.metrics_addr,        \
 	  .arg = "ADDR", .help = "the same as --metrics-bind-address, as KAI's deployments say it" }, \
-	{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = &(o)->metrics_ns, .arg = "P",  \
-	  .help = "metric name prefix (default kai)" },                                              \
+	GT_METRICS_NAMESPACE_FLAG(&(o)->metrics_ns),                                                 \
 	{ .type = GT_FLAG_BOOL, .name = "snapshot-endpoint", .dest = &(o)->snapshot_endpoint,       \
 	  .help = "serve GET /get-snapshot, KAI's snapshot plugin, on 127.0.0.1; it holds\n"         \
 		  "every cached object, pod specs included, on KAI's --plugin-server-port\n"        \
@@ -459,14 +459,11 @@ static int configure(struct sched *S, struct gt_kube_config *cfg)
 		fprintf(stderr, "gantry scheduler: %s\n", why);
 		return 2;
 	}
-	if (gt_kube_config_load(S->o.conn.kubeconfig, S->o.conn.context, cfg, &err)) {
-		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
+	if (gt_process_load_config("scheduler", "scheduler", &S->o.conn, cfg))
 		return 2;
-	}
 	/* the podgrouper groups the pods this scheduler schedules */
 	free(S->pg_cfg.scheduler_name);
 	S->pg_cfg.scheduler_name = gt_xstrdup(S->o.scheduler_name);
-	gt_kube_config_log("scheduler", cfg);
 	return 0;
 }
 
@@ -500,14 +497,11 @@ static int connect_api(struct sched *S, struct gt_kube_config *cfg)
 	S->metrics.scheduler = true;
 	S->metrics.api = gt_kube_client_stats(S->cl);
 	atomic_store(&S->metrics.leader, !S->o.lease.elect);
-	if (!strcmp(S->o.watch.metrics_addr, "0") || !*S->o.watch.metrics_addr)
-		return serve_snapshots(S);
 	struct gt_err err = { 0 };
-	if (gt_metrics_serve(&S->metrics, S->o.watch.metrics_addr, &err)) {
+	if (gt_metrics_serve(&S->metrics, S->o.watch.metrics_addr, "scheduler", &err)) {
 		fprintf(stderr, "gantry scheduler: %s\n", err.msg);
 		return 1;
 	}
-	gt_log(GT_LOG_INFO, "scheduler", "serving /metrics, /healthz and /readyz on port %d", S->metrics.port);
 	return serve_snapshots(S);
 }
 

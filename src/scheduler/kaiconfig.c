@@ -19,12 +19,11 @@ static const char *const acted[] = {
 
 static void warn(struct gt_kai_config *c, const char *fmt, ...)
 {
-	char buf[700];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	char *w = gt_xvasprintf(fmt, ap);
 	va_end(ap);
-	GT_PUSH(c->warnings, c->n_warnings, c->cap_warnings, gt_xstrdup(buf));
+	GT_PUSH(c->warnings, c->n_warnings, c->cap_warnings, w);
 }
 
 static bool is_acted(const char *path)

@@ -7,6 +7,7 @@
 #include "api/object.h"
 #include "core/actions.h"
 #include "core/scenario.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 void gt_metrics_init(struct gt_metrics *m, const char *prefix)
@@ -169,22 +170,11 @@ void gt_metrics_count_cycle(struct gt_metrics *m, const struct gt_kube_snapshot 
 	free(by);
 }
 
-static void head(FILE *f, const char *p, const char *name, const char *type, const char *help)
-{
-	fprintf(f, "# HELP %s_%s %s\n# TYPE %s_%s %s\n", p, name, help, p, name, type);
-}
-
 /* One metric with one value: its HELP and TYPE lines and the sample. */
 static void gauge(FILE *f, const char *p, const char *name, const char *help, double v)
 {
-	head(f, p, name, "gauge", help);
+	gt_prom_head(f, p, name, "gauge", help);
 	fprintf(f, "%s_%s %.3f\n", p, name, v);
-}
-
-static void counter(FILE *f, const char *p, const char *name, const char *help, unsigned long v)
-{
-	head(f, p, name, "counter", help);
-	fprintf(f, "%s_%s %lu\n", p, name, v);
 }
 
 /* What the scheduling loop published about its last cycle (lock held). */
@@ -196,17 +186,17 @@ static void write_cycle(struct gt_metrics *m, FILE *f, const char *p)
 	      m->open_ms);
 	gauge(f, p, "close_session_latency_milliseconds", "Closing the session: building the plan and its writes",
 	      m->close_ms);
-	head(f, p, "plugin_scheduling_latency_milliseconds", "gauge",
-	     "Plugin scheduling latency in milliseconds (Gantry: the fair-share division, KAI's proportion)");
+	gt_prom_head(f, p, "plugin_scheduling_latency_milliseconds", "gauge",
+		     "Plugin scheduling latency in milliseconds (Gantry: the fair-share division, KAI's proportion)");
 	fprintf(f, "%s_plugin_scheduling_latency_milliseconds{plugin=\"proportion\",OnSession=\"OnSessionOpen\"} %.3f\n",
 		p, m->fairshare_ms);
 	gauge(f, p, "write_latency_milliseconds", "Carrying out the last cycle's plan", m->write_ms);
-	head(f, p, "action_scheduling_latency_milliseconds", "gauge", "Latency of each action in the last cycle");
+	gt_prom_head(f, p, "action_scheduling_latency_milliseconds", "gauge", "Latency of each action in the last cycle");
 	for (int a = 1; a < GT_N_ACTIONS; a++)
 		fprintf(f, "%s_action_scheduling_latency_milliseconds{action=\"%s\"} %.3f\n", p,
 			gt_action_name((enum gt_action)a), m->action_ms[a]);
-	counter(f, p, "scheduling_cycles_total", "Scheduling cycles run", m->cycles);
-	head(f, p, "skipped_objects", "gauge", "Objects left out of the last snapshot as malformed");
+	gt_prom_counter(f, p, "scheduling_cycles_total", "Scheduling cycles run", m->cycles);
+	gt_prom_head(f, p, "skipped_objects", "gauge", "Objects left out of the last snapshot as malformed");
 	fprintf(f, "%s_skipped_objects %lu\n", p, m->skipped_objects);
 }
 
@@ -235,7 +225,7 @@ static void write_queues(struct gt_metrics *m, FILE *f, const char *p)
 	for (int r = 0; r < GT_NQRES; r++) {
 		char name[96];
 		snprintf(name, sizeof(name), "queue_fair_share_%s", rn[r]);
-		head(f, p, name, "gauge", fair_help[r]);
+		gt_prom_head(f, p, name, "gauge", fair_help[r]);
 		for (size_t q = 0; q < m->n_queues; q++) {
 			fprintf(f, "%s_%s", p, name);
 			queue_labels(f, &m->queues[q]);
@@ -244,7 +234,7 @@ static void write_queues(struct gt_metrics *m, FILE *f, const char *p)
 	}
 	/* the usage the last division weighed (core/usage.h): 0 without usageDBConfig, as KAI's without a database */
 	for (int r = 0; r < GT_NQRES; r++) {
-		head(f, p, usage[r], "gauge", "Usage of queue, as a gauge");
+		gt_prom_head(f, p, usage[r], "gauge", "Usage of queue, as a gauge");
 		for (size_t q = 0; q < m->n_queues; q++) {
 			fprintf(f, "%s_%s", p, usage[r]);
 			queue_labels(f, &m->queues[q]);
@@ -259,7 +249,7 @@ static void write_queues(struct gt_metrics *m, FILE *f, const char *p)
 			/* the queue controller's metric of this name (same meaning, from Queue status) takes over */
 			if (!strcmp(name, "queue_allocated_cpu_cores") && m->extra_has_queue_allocation)
 				continue;
-			head(f, p, name, "gauge", k ? "Queue quota (-1: unlimited)" : "Queue allocation in the last cycle");
+			gt_prom_head(f, p, name, "gauge", k ? "Queue quota (-1: unlimited)" : "Queue allocation in the last cycle");
 			for (size_t q = 0; q < m->n_queues; q++) {
 				const struct gt_queue_metric *qm = &m->queues[q];
 				double v = k == 0 ? qm->allocated[r] : qm->deserved[r];
@@ -347,13 +337,13 @@ static void write_search(struct gt_metrics *m, FILE *f, const char *p)
 		  offsetof(struct gt_search_metrics, exhausted) },
 	};
 	for (size_t k = 0; k < sizeof(per_action) / sizeof(per_action[0]); k++) {
-		head(f, p, per_action[k].name, "counter", per_action[k].help);
+		gt_prom_head(f, p, per_action[k].name, "counter", per_action[k].help);
 		const unsigned long *v = (const unsigned long *)((const char *)sm + per_action[k].off);
 		for (size_t i = 0; i < N_SEARCH_ACTIONS; i++)
 			fprintf(f, "%s_%s{action=\"%s\"} %lu\n", p, per_action[k].name,
 				gt_action_name(search_actions[i]), v[search_actions[i]]);
 	}
-	head(f, p, "scenario_search_jobs_total", "counter", "Count of jobs considered by bounded scenario search.");
+	gt_prom_head(f, p, "scenario_search_jobs_total", "counter", "Count of jobs considered by bounded scenario search.");
 	for (size_t i = 0; i < N_SEARCH_ACTIONS; i++)
 		for (int r = 0; r < GT_N_SEARCH_RESULTS; r++)
 			for (int red = 0; red < 2; red++)
@@ -362,22 +352,22 @@ static void write_search(struct gt_metrics *m, FILE *f, const char *p)
 						"reduced_budget=\"%s\"} %lu\n", p, gt_action_name(search_actions[i]),
 						gt_search_result_name((enum gt_search_result)r), red ? "true" : "false",
 						sm->jobs[search_actions[i]][r][red]);
-	head(f, p, "scenario_search_action_budget_configured_seconds", "gauge",
-	     "Configured action scenario search budget in seconds.");
+	gt_prom_head(f, p, "scenario_search_action_budget_configured_seconds", "gauge",
+		     "Configured action scenario search budget in seconds.");
 	for (size_t i = 0; i < N_SEARCH_ACTIONS; i++)
 		fprintf(f, "%s_scenario_search_action_budget_configured_seconds{action=\"%s\"} %.6g\n", p,
 			gt_action_name(search_actions[i]), sm->action_s[search_actions[i]]);
-	head(f, p, "scenario_search_job_budget_configured_seconds", "gauge",
-	     "Configured per-job scenario search budget in seconds.");
+	gt_prom_head(f, p, "scenario_search_job_budget_configured_seconds", "gauge",
+		     "Configured per-job scenario search budget in seconds.");
 	fprintf(f, "%s_scenario_search_job_budget_configured_seconds %.6g\n", p, sm->job_s);
-	head(f, p, "scenario_search_generator_budget_configured_seconds", "gauge",
-	     "Configured generator scenario search budget in seconds.");
+	gt_prom_head(f, p, "scenario_search_generator_budget_configured_seconds", "gauge",
+		     "Configured generator scenario search budget in seconds.");
 	for (int g = 0; g < GT_N_GENERATORS; g++)
 		fprintf(f, "%s_scenario_search_generator_budget_configured_seconds{generator=\"%s\"} %.6g\n", p,
 			gt_generator_name((enum gt_generator)g), sm->generator_s[g]);
 	char name[128], labels[256];
 	snprintf(name, sizeof(name), "%s_scenario_search_duration_seconds", p);
-	head(f, p, "scenario_search_duration_seconds", "histogram", "Elapsed generator-search duration in seconds.");
+	gt_prom_head(f, p, "scenario_search_duration_seconds", "histogram", "Elapsed generator-search duration in seconds.");
 	for (size_t i = 0; i < N_SEARCH_ACTIONS; i++)
 		for (int g = 0; g < GT_N_GENERATORS; g++)
 			for (int r = 0; r < GT_N_SEARCH_RESULTS; r++) {
@@ -389,7 +379,7 @@ static void write_search(struct gt_metrics *m, FILE *f, const char *p)
 					 gt_search_result_name((enum gt_search_result)r));
 				gt_histogram_write(&sm->duration[a][g][r], f, name, NULL, labels);
 			}
-	head(f, p, "scenario_search_scenarios_total", "counter", "Count of bounded-search scenarios by state.");
+	gt_prom_head(f, p, "scenario_search_scenarios_total", "counter", "Count of bounded-search scenarios by state.");
 	for (size_t i = 0; i < N_SEARCH_ACTIONS; i++)
 		for (int g = 0; g < GT_N_GENERATORS; g++)
 			for (int k = 0; k < GT_N_SCENARIO_STATES; k++)
@@ -405,13 +395,13 @@ static void write_search(struct gt_metrics *m, FILE *f, const char *p)
 static void write_outcomes(struct gt_metrics *m, FILE *f, const char *p)
 {
 	char name[128];
-	head(f, p, "podgroups_scheduled_by_action", "counter", "Count of podgroups scheduled per action");
+	gt_prom_head(f, p, "podgroups_scheduled_by_action", "counter", "Count of podgroups scheduled per action");
 	for (int a = 1; a < GT_N_ACTIONS; a++)
 		if (a != GT_ACT_STALEGANG)
 			fprintf(f, "%s_podgroups_scheduled_by_action{action=\"%s\"} %lu\n", p,
 				gt_action_name((enum gt_action)a), m->scheduled_by_action[a]);
-	counter(f, p, "total_preemption_attempts", "Total preemption attempts in the cluster till now",
-		m->preemption_attempts);
+	gt_prom_counter(f, p, "total_preemption_attempts", "Total preemption attempts in the cluster till now",
+			m->preemption_attempts);
 	if (m->reserve_on) {	/* Gantry's own, docs/reservations.md */
 		gauge(f, p, "reservations_held", "Reservations for gangs held in the last cycle",
 		      (double)m->reservations_held);
@@ -426,7 +416,7 @@ static void write_outcomes(struct gt_metrics *m, FILE *f, const char *p)
 	}
 	snprintf(name, sizeof(name), "%s_task_scheduling_latency_milliseconds", p);
 	gt_histogram_write(&m->task_ms, f, name, "Task scheduling latency in milliseconds", NULL);
-	head(f, p, "pod_group_evicted_pods_total", "counter", "Total number of pods evicted per pod group");
+	gt_prom_head(f, p, "pod_group_evicted_pods_total", "counter", "Total number of pods evicted per pod group");
 	for (size_t i = 0; i < m->n_evicted; i++)
 		fprintf(f, "%s_pod_group_evicted_pods_total{%s} %lu\n", p, m->evicted[i].labels, m->evicted[i].n);
 	/* no usage database, so no queries: an empty histogram, as KAI's would be had it one */
@@ -441,21 +431,21 @@ static void write_writer(const struct gt_writer_stats *w, FILE *f, const char *p
 	char name[128];
 	snprintf(name, sizeof(name), "%s_task_bind_latency_milliseconds", p);
 	gt_histogram_write(&w->bind_ms, f, name, "Task bind latency histogram in milliseconds", NULL);
-	counter(f, p, "pods_bound_total", "Pods bound to nodes", atomic_load(&w->binds));
-	counter(f, p, "bind_errors_total", "Binds that failed", atomic_load(&w->bind_errors));
-	counter(f, p, "bind_requests_created_total", "BindRequests written for a binder (BindRequest mode)",
-		atomic_load(&w->bind_requests));
-	head(f, p, "pods_evicted_total", "counter", "Pods evicted, by the action that evicted them");
+	gt_prom_counter(f, p, "pods_bound_total", "Pods bound to nodes", atomic_load(&w->binds));
+	gt_prom_counter(f, p, "bind_errors_total", "Binds that failed", atomic_load(&w->bind_errors));
+	gt_prom_counter(f, p, "bind_requests_created_total", "BindRequests written for a binder (BindRequest mode)",
+			atomic_load(&w->bind_requests));
+	gt_prom_head(f, p, "pods_evicted_total", "counter", "Pods evicted, by the action that evicted them");
 	for (int a = 1; a < GT_N_ACTIONS; a++)
 		fprintf(f, "%s_pods_evicted_total{action=\"%s\"} %lu\n", p, gt_action_name((enum gt_action)a),
 			atomic_load(&w->evictions[a]));
-	counter(f, p, "evictions_refused_total", "Evictions refused with 429 (disruption budgets)",
-		atomic_load(&w->evictions_refused));
-	counter(f, p, "status_writes_total", "PodGroup and pod status and annotation patches",
-		atomic_load(&w->patches));
-	counter(f, p, "events_total", "Events recorded", atomic_load(&w->events));
-	counter(f, p, "write_errors_total", "Status, event and eviction writes that failed",
-		atomic_load(&w->patch_errors) + atomic_load(&w->event_errors) + atomic_load(&w->eviction_errors));
+	gt_prom_counter(f, p, "evictions_refused_total", "Evictions refused with 429 (disruption budgets)",
+			atomic_load(&w->evictions_refused));
+	gt_prom_counter(f, p, "status_writes_total", "PodGroup and pod status and annotation patches",
+			atomic_load(&w->patches));
+	gt_prom_counter(f, p, "events_total", "Events recorded", atomic_load(&w->events));
+	gt_prom_counter(f, p, "write_errors_total", "Status, event and eviction writes that failed",
+			atomic_load(&w->patch_errors) + atomic_load(&w->event_errors) + atomic_load(&w->eviction_errors));
 }
 
 static void write_api(const struct gt_kube_stats *api, FILE *f, const char *p)
@@ -467,7 +457,7 @@ static void write_api(const struct gt_kube_stats *api, FILE *f, const char *p)
 	for (int v = 0; v < GT_N_VERBS; v++)
 		for (int k = GT_CODE_5XX; k < GT_N_CLASSES; k++)
 			errors += atomic_load(&api->requests[v][k]);
-	counter(f, p, "api_errors_total", "API requests that got no answer or a server error", errors);
+	gt_prom_counter(f, p, "api_errors_total", "API requests that got no answer or a server error", errors);
 }
 
 static void write_reflectors(struct gt_metrics *m, FILE *f, const char *p)
@@ -481,7 +471,7 @@ static void write_reflectors(struct gt_metrics *m, FILE *f, const char *p)
 		  offsetof(struct gt_reflector_stats, lists) },
 	};
 	for (size_t k = 0; k < sizeof(series) / sizeof(series[0]); k++) {
-		head(f, p, series[k].name, "counter", series[k].help);
+		gt_prom_head(f, p, series[k].name, "counter", series[k].help);
 		for (int r = 0; r < GT_N_KRES; r++)
 			if (m->reflectors[r])
 				fprintf(f, "%s_%s{resource=\"%s\"} %lu\n", p, series[k].name, gt_kres[r].plural,
@@ -513,7 +503,7 @@ void gt_metrics_write(struct gt_metrics *m, FILE *f)
 	if (m->api)
 		write_api(m->api, f, p);
 	write_reflectors(m, f, p);
-	head(f, p, "is_leader", "gauge", "1 while this instance holds the leader lease (or runs without election)");
+	gt_prom_head(f, p, "is_leader", "gauge", "1 while this instance holds the leader lease (or runs without election)");
 	fprintf(f, "%s_is_leader %d\n", p, atomic_load(&m->leader) ? 1 : 0);
 	gt_metrics_extra_fn pg_extra = atomic_load(&m->podgrouper_extra);
 	if (pg_extra)
@@ -548,13 +538,24 @@ unsigned gt_metrics_serve_probes(void *arg, const char *path, FILE *body, const 
 	return 404;
 }
 
-int gt_metrics_serve(struct gt_metrics *m, const char *addr, struct gt_err *err)
+int gt_metrics_serve(struct gt_metrics *m, const char *addr, const char *component, struct gt_err *err)
 {
+	if (gt_httpd_disabled(addr))
+		return 0;
 	m->server = gt_httpd_start("metrics-bind-address", addr, on_request, m, err);
 	if (!m->server)
 		return err->code;
 	m->port = gt_httpd_port(m->server);
+	gt_log(GT_LOG_INFO, component, "serving /metrics, /healthz and /readyz on port %d", m->port);
 	return 0;
+}
+
+void gt_metrics_set_extra(struct gt_metrics *m, void (*fn)(void *arg, FILE *f, const char *prefix), void *arg)
+{
+	pthread_mutex_lock(&m->mu);
+	m->extra = fn;
+	m->extra_arg = arg;
+	pthread_mutex_unlock(&m->mu);
 }
 
 void gt_metrics_stop(struct gt_metrics *m)

@@ -137,8 +137,14 @@ void gt_metrics_count_cycle(struct gt_metrics *m, const struct gt_kube_snapshot 
 void gt_metrics_count_search(struct gt_metrics *m, const struct gt_session *s);
 /* Everything, as Prometheus text. */
 void gt_metrics_write(struct gt_metrics *m, FILE *out);
-/* Serve on @addr ("host:port", ":port"; port 0 picks one, see m->port). */
-int gt_metrics_serve(struct gt_metrics *m, const char *addr, struct gt_err *err);
+/*
+ * Serve /metrics and the probes on @addr ("host:port", ":port"; port 0 picks
+ * one, see m->port) and say so in @component's log; nothing when @addr is
+ * disabled ("0" or empty). 0, or the error in @err.
+ */
+int gt_metrics_serve(struct gt_metrics *m, const char *addr, const char *component, struct gt_err *err);
+/* Write @fn(@arg)'s series after the others' (the status controllers', a binder's); /metrics may be served. */
+void gt_metrics_set_extra(struct gt_metrics *m, void (*fn)(void *arg, FILE *f, const char *prefix), void *arg);
 void gt_metrics_stop(struct gt_metrics *m);
 
 #endif /* GT_METRICS_H */

@@ -28,12 +28,11 @@ const struct gt_kaisnap_list_info gt_kaisnap_lists[GT_KAISNAP_N_LISTS] = {
 
 static void warn(struct gt_kai_snapshot *s, const char *fmt, ...)
 {
-	char buf[600];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	char *w = gt_xvasprintf(fmt, ap);
 	va_end(ap);
-	GT_PUSH(s->warnings, s->n_warnings, s->cap_warnings, gt_xstrdup(buf));
+	GT_PUSH(s->warnings, s->n_warnings, s->cap_warnings, w);
 }
 
 /* Keys of @obj not in @known (NULL-terminated): each a warning under @where. */

@@ -54,8 +54,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		GT_WATCH_FLAGS(&o->watch),
 		{ .type = GT_FLAG_STRING, .name = "metrics-listen-address", .dest = &o->watch.metrics_addr, .arg = "ADDR",
 		  .help = "the same, as KAI's queue controller names it" },
-		{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = &o->metrics_ns, .arg = "P",
-		  .help = "metric name prefix (default kai)" },
+		GT_METRICS_NAMESPACE_FLAG(&o->metrics_ns),
 	};
 	const struct gt_command cmd = {
 		.name = "status-controllers", .synopsis = "[flags]",
@@ -81,20 +80,6 @@ static void write_metrics(void *ctl, FILE *f, const char *prefix)
 	gt_statusctl_write_metrics(ctl, f, prefix);
 }
 
-/* Until a signal (0) or lost leadership (1); publishes readiness and leadership. */
-static int run(struct gt_process *p, struct gt_metrics *m)
-{
-	unsigned mask = GT_STATUSCTL_KRES | GT_KRES_WAKE;
-	while (!gt_stop_requested()) {
-		uint64_t seen = gt_cache_version(p->cache, mask);
-		if (gt_process_turn(p))
-			return 1;
-		atomic_store(&m->ready, gt_cache_all_synced(p->cache, GT_STATUSCTL_KRES));
-		gt_cache_wait(p->cache, mask, seen, 0);
-	}
-	return 0;
-}
-
 int gt_status_controllers_main(int argc, char **argv)
 {
 	struct opts o;
@@ -102,7 +87,6 @@ int gt_status_controllers_main(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	gt_log_set_level((enum gt_log_level)o.watch.log_level);
-	struct gt_err err = { 0 };
 	struct gt_queue_label_map labels;
 	char why[256];
 	if (gt_queue_label_map_parse(o.queue_label_map, o.queue_label_defaults, &labels, why, sizeof(why))) {
@@ -110,12 +94,10 @@ int gt_status_controllers_main(int argc, char **argv)
 		return 2;
 	}
 	struct gt_kube_config kc;
-	if (gt_kube_config_load(o.conn.kubeconfig, o.conn.context, &kc, &err)) {
+	if (gt_process_load_config("status-controllers", "status", &o.conn, &kc)) {
 		gt_queue_label_map_release(&labels);
-		fprintf(stderr, "gantry status-controllers: %s\n", err.msg);
 		return 2;
 	}
-	gt_kube_config_log("status", &kc);
 	gt_stop_start();	/* before any thread starts: they all inherit the blocked signals */
 	struct gt_metrics m;
 	gt_metrics_init(&m, o.metrics_ns);
@@ -125,22 +107,17 @@ int gt_status_controllers_main(int argc, char **argv)
 						       .active = &m.leader });
 	gt_metrics_of_process(&m, &p);
 	struct gt_statusctl *ctl = NULL;
-	if (strcmp(o.watch.metrics_addr, "0") && *o.watch.metrics_addr) {
-		if (gt_metrics_serve(&m, o.watch.metrics_addr, &err)) {
-			fprintf(stderr, "gantry status-controllers: %s\n", err.msg);
-			rc = 1;
-			goto end;
-		}
-		gt_log(GT_LOG_INFO, "status", "serving /metrics, /healthz and /readyz on port %d", m.port);
+	struct gt_err err = { 0 };
+	if (gt_metrics_serve(&m, o.watch.metrics_addr, "status", &err)) {
+		fprintf(stderr, "gantry status-controllers: %s\n", err.msg);
+		rc = 1;
+		goto end;
 	}
 	struct gt_statusctl_opts so = { .queues = o.queues, .podgroups = o.podgroups, .active = &m.leader,
 					.labels = &labels };
 	ctl = gt_statusctl_start(p.cl, p.cache, &so);
-	pthread_mutex_lock(&m.mu);	/* /metrics is already served */
-	m.extra = write_metrics;
-	m.extra_arg = ctl;
-	pthread_mutex_unlock(&m.mu);
-	rc = run(&p, &m);
+	gt_metrics_set_extra(&m, write_metrics, ctl);
+	rc = gt_process_run(&p, GT_STATUSCTL_KRES, &m.ready);
 	const struct gt_statusctl_stats *st = gt_statusctl_stats(ctl);
 	gt_log(GT_LOG_INFO, "status", "shutting down%s: %lu passes, %lu PodGroup and %lu Queue status patches, "
 	       "%lu errors", gt_stop_requested() ? " (signal)" : "", atomic_load(&st->passes),

@@ -15,6 +15,7 @@
 #include "util/mem.h"
 #include "util/num.h"
 #include "util/smap.h"
+#include "util/thread.h"
 
 #define LOG "status"
 
@@ -325,10 +326,7 @@ struct gt_statusctl *gt_statusctl_start(struct gt_kube_client *cl, struct gt_cac
 	c->o = *o;
 	pthread_mutex_init(&c->mu, NULL);
 	gt_smap_init(&c->said);
-	if (pthread_create(&c->thread, NULL, run, c)) {
-		gt_log(GT_LOG_ERROR, LOG, "cannot start the status controllers' thread");
-		abort();
-	}
+	gt_thread_start(&c->thread, run, c, "the status controllers' thread");
 	return c;
 }
 
@@ -372,8 +370,7 @@ void gt_statusctl_write_metrics(struct gt_statusctl *c, FILE *f, const char *p)
 	if (c->o.queues) {
 		pthread_mutex_lock(&c->mu);
 		for (size_t k = 0; k < sizeof(series) / sizeof(series[0]); k++) {
-			fprintf(f, "# HELP %s_%s %s\n# TYPE %s_%s gauge\n", p, series[k].name, series[k].help, p,
-				series[k].name);
+			gt_prom_head(f, p, series[k].name, "gauge", series[k].help);
 			for (size_t i = 0; i < c->n_rows; i++) {
 				const struct qrow *r = &c->rows[i];
 				fprintf(f, "%s_%s{queue_name=\"", p, series[k].name);
@@ -391,11 +388,11 @@ void gt_statusctl_write_metrics(struct gt_statusctl *c, FILE *f, const char *p)
 		}
 		pthread_mutex_unlock(&c->mu);
 	}
-	fprintf(f, "# HELP %s_status_patches_total PodGroup and Queue status patches by the status controllers\n"
-		"# TYPE %s_status_patches_total counter\n", p, p);
+	gt_prom_head(f, p, "status_patches_total", "counter",
+		     "PodGroup and Queue status patches by the status controllers");
 	fprintf(f, "%s_status_patches_total{kind=\"PodGroup\"} %lu\n", p, atomic_load(&c->stats.podgroup_patches));
 	fprintf(f, "%s_status_patches_total{kind=\"Queue\"} %lu\n", p, atomic_load(&c->stats.queue_patches));
-	fprintf(f, "# HELP %s_status_errors_total Status patches that failed and PodGroups that could not be computed\n"
-		"# TYPE %s_status_errors_total counter\n%s_status_errors_total %lu\n", p, p, p,
-		atomic_load(&c->stats.errors));
+	gt_prom_counter(f, p, "status_errors_total",
+			"Status patches that failed and PodGroups that could not be computed",
+			atomic_load(&c->stats.errors));
 }

@@ -179,6 +179,11 @@ struct gt_watch_flags {
 	{ .type = GT_FLAG_DURATION, .name = "watch-timeout", .dest = &(w)->watch_timeout_s,       \
 	  .arg = "D", .dmin = 1, .help = "watch timeoutSeconds (default 5m)" }
 
+/* --metrics-namespace: the prefix of the process's own metric names (a const char *), as KAI's. */
+#define GT_METRICS_NAMESPACE_FLAG(d)                                                             \
+	{ .type = GT_FLAG_STRING, .name = "metrics-namespace", .dest = (d), .arg = "P",           \
+	  .help = "metric name prefix (default kai)" }
+
 /* The renew deadline must be shorter than the lease: 0, or 2 with the message. */
 int gt_lease_flags_check(const char *cmd, const struct gt_lease_flags *l);
 

@@ -29,7 +29,7 @@ void gt_histogram_write(const struct gt_histogram *h, FILE *f, const char *name,
 			const char *labels)
 {
 	if (help)
-		fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+		gt_prom_head(f, NULL, name, "histogram", help);
 	const char *sep = labels && *labels ? "," : "";
 	labels = labels ? labels : "";
 	unsigned long cum = 0;
@@ -55,4 +55,17 @@ void gt_prom_label_value(FILE *f, const char *s)
 		else
 			fputc(*s, f);
 	}
+}
+
+void gt_prom_head(FILE *f, const char *prefix, const char *name, const char *type, const char *help)
+{
+	const char *sep = prefix ? "_" : "";
+	prefix = prefix ? prefix : "";
+	fprintf(f, "# HELP %s%s%s %s\n# TYPE %s%s%s %s\n", prefix, sep, name, help, prefix, sep, name, type);
+}
+
+void gt_prom_counter(FILE *f, const char *prefix, const char *name, const char *help, unsigned long v)
+{
+	gt_prom_head(f, prefix, name, "counter", help);
+	fprintf(f, "%s%s%s %lu\n", prefix ? prefix : "", prefix ? "_" : "", name, v);
 }

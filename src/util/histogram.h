@@ -34,5 +34,9 @@ void gt_histogram_write(const struct gt_histogram *h, FILE *f, const char *name,
 
 /* Write @s as a Prometheus label value: \\, " and newlines escaped. */
 void gt_prom_label_value(FILE *f, const char *s);
+/* The HELP and TYPE lines of metric @prefix_@name (@prefix NULL: @name alone), of Prometheus @type. */
+void gt_prom_head(FILE *f, const char *prefix, const char *name, const char *type, const char *help);
+/* A counter of one unlabelled sample: its HELP and TYPE lines and @v. */
+void gt_prom_counter(FILE *f, const char *prefix, const char *name, const char *help, unsigned long v);
 
 #endif /* GT_HISTOGRAM_H */

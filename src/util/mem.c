@@ -74,3 +74,14 @@ char *gt_xstrdup(const char *s)
 {
 	return gt_xstrndup(s, strlen(s));
 }
+
+char *gt_xvasprintf(const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	char *s = gt_xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	vsnprintf(s, n > 0 ? (size_t)n + 1 : 1, fmt, again);
+	va_end(again);
+	return s;
+}

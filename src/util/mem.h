@@ -12,6 +12,7 @@
 #ifndef GT_MEM_H
 #define GT_MEM_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /*
@@ -28,6 +29,8 @@ void *gt_xcalloc(size_t n, size_t size);
 void *gt_xrealloc(void *p, size_t n);
 char *gt_xstrdup(const char *s);
 char *gt_xstrndup(const char *s, size_t n);
+/* printf into a string of its own (the caller frees it), as long as it needs. */
+char *gt_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /*
  * Make room for at least @need elements in the array @arr whose capacity is

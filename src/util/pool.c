@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "util/mem.h"
+#include "util/thread.h"
 
 struct task {
 	gt_pool_fn fn;
@@ -64,6 +65,8 @@ static void *worker(void *arg)
 
 struct gt_pool *gt_pool_new(int n_threads, const char *what)
 {
+	char name[96];
+	snprintf(name, sizeof(name), "the %s threads", what);
 	struct gt_pool *p = gt_xcalloc(1, sizeof(*p));
 	p->n_threads = n_threads > 0 ? n_threads : 1;
 	pthread_mutex_init(&p->mu, NULL);
@@ -71,10 +74,7 @@ struct gt_pool *gt_pool_new(int n_threads, const char *what)
 	pthread_cond_init(&p->done, NULL);
 	p->threads = gt_xcalloc((size_t)p->n_threads, sizeof(*p->threads));
 	for (int i = 0; i < p->n_threads; i++)
-		if (pthread_create(&p->threads[i], NULL, worker, p)) {
-			fprintf(stderr, "gantry: cannot start the %s threads\n", what);
-			abort();
-		}
+		gt_thread_start(&p->threads[i], worker, p, name);
 	return p;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "util/clock.h"
+#include "util/thread.h"
 
 #define MAX_HOOKS 8
 
@@ -86,10 +87,7 @@ void gt_stop_start(void)
 	sigaddset(&st.sigs, SIGTERM);
 	sigaddset(&st.sigs, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &st.sigs, &st.old);
-	if (pthread_create(&st.thread, NULL, wait_signals, NULL)) {
-		fprintf(stderr, "gantry: cannot start the signal thread\n");
-		abort();
-	}
+	gt_thread_start(&st.thread, wait_signals, NULL, "the signal thread");
 	st.running = true;
 }
 

@@ -8,18 +8,6 @@
 
 const char *gt_suite = "allocate";
 
-/* A PodGroup @name in @q with @min and @n pods "<name>-<i>" of @gpus each. */
-static void gang(struct tl_world *w, const char *name, const char *q, int min, int n,
-		 const char *gpus)
-{
-	tl_pg(w, &(struct tl_pg){ .name = name, .queue = q, .min = min });
-	for (int i = 0; i < n; i++) {
-		char pod[64];
-		snprintf(pod, sizeof(pod), "%s-%d", name, i);
-		tl_pod(w, &(struct tl_pod){ .name = pod, .pg = name, .gpus = gpus });
-	}
-}
-
 TEST(gang_is_all_or_nothing)
 {
 	/* room for 2 of a 3-pod gang: nobody moves, nothing is held back */
@@ -28,7 +16,7 @@ TEST(gang_is_all_or_nothing)
 	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 1 });
 	tl_node(&w, &(struct tl_node){ .name = "n2", .gpus = 1 });
 	tl_queue(&w, &(struct tl_queue){ .name = "q" });
-	gang(&w, "g", "q", 3, 3, "1");
+	tl_gang(&w, "g", "q", 3, 3, "1", NULL);
 	TL_BUILD(&w);
 	tl_cycle(&w);
 	ASSERT_EQ(GT_PENDING, tl_status(&w, "g-0"));
@@ -63,7 +51,7 @@ TEST(failed_gang_leaves_room_for_others)
 		snprintf(pod, sizeof(pod), "big-%d", i);
 		tl_pod(&w, &(struct tl_pod){ .name = pod, .pg = "big", .gpus = "1" });
 	}
-	gang(&w, "small", "q", 2, 2, "1");
+	tl_gang(&w, "small", "q", 2, 2, "1", NULL);
 	TL_BUILD(&w);
 	tl_cycle(&w);
 	ASSERT_EQ(GT_PENDING, tl_status(&w, "big-0"));
@@ -89,7 +77,7 @@ TEST(gang_needing_releasing_resources_is_pipelined_whole)
 	tl_pg(&w, &(struct tl_pg){ .name = "old", .queue = "q" });
 	tl_pod(&w, &(struct tl_pod){ .name = "old-0", .pg = "old", .gpus = "1", .node = "n1",
 				     .deleting = true });
-	gang(&w, "g", "q", 2, 2, "1");
+	tl_gang(&w, "g", "q", 2, 2, "1", NULL);
 	TL_BUILD(&w);
 	ASSERT_EQ(GT_RELEASING, w.c.pods[tl_pod_idx(&w, "old-0")].status);
 	tl_cycle(&w);
@@ -132,7 +120,7 @@ TEST(elastic_job_takes_what_fits)
 	tl_init(&w);
 	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 2 });
 	tl_queue(&w, &(struct tl_queue){ .name = "q" });
-	gang(&w, "e", "q", 1, 3, "1");
+	tl_gang(&w, "e", "q", 1, 3, "1", NULL);
 	TL_BUILD(&w);
 	tl_cycle(&w);
 	ASSERT_EQ(GT_BINDING, tl_status(&w, "e-0"));
@@ -156,8 +144,8 @@ TEST(elastic_jobs_take_turns)
 	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
 	tl_queue(&w, &(struct tl_queue){ .name = "qa" });
 	tl_queue(&w, &(struct tl_queue){ .name = "qb" });
-	gang(&w, "a", "qa", 1, 3, "1");
-	gang(&w, "b", "qb", 1, 3, "1");
+	tl_gang(&w, "a", "qa", 1, 3, "1", NULL);
+	tl_gang(&w, "b", "qb", 1, 3, "1", NULL);
 	TL_BUILD(&w);
 	tl_cycle(&w);
 	ASSERT_EQ(2000, w.s.queues[tl_queue_idx(&w, "qa")].allocated[GT_QGPU]);
@@ -828,7 +816,7 @@ TEST(gang_grows_past_its_minimum)
 	tl_init(&w);
 	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
 	tl_queue(&w, &(struct tl_queue){ .name = "q" });
-	gang(&w, "g", "q", 2, 3, "1");
+	tl_gang(&w, "g", "q", 2, 3, "1", NULL);
 	TL_BUILD(&w);
 	tl_cycle(&w);
 	ASSERT_EQ(3, w.s.n_binds);
@@ -1147,9 +1135,9 @@ static void busy_world(struct tl_world *w)
 	tl_queue(w, &(struct tl_queue){ .name = "qa", .parent = "dept", .quota = "3", .weight = "2" });
 	tl_queue(w, &(struct tl_queue){ .name = "qb", .parent = "dept", .quota = "2" });
 	tl_queue(w, &(struct tl_queue){ .name = "qc", .quota = "1", .limit = "4" });
-	gang(w, "ga", "qa", 2, 3, "1");
-	gang(w, "gb", "qb", 3, 3, "2");
-	gang(w, "gc", "qc", 1, 5, "1");
+	tl_gang(w, "ga", "qa", 2, 3, "1", NULL);
+	tl_gang(w, "gb", "qb", 3, 3, "2", NULL);
+	tl_gang(w, "gc", "qc", 1, 5, "1", NULL);
 	for (int i = 0; i < 6; i++) {
 		char name[16];
 		snprintf(name, sizeof(name), "frac-%d", i);
@@ -1210,7 +1198,7 @@ TEST(job_not_ready_below_min_member)
 	tl_init(&w);
 	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 8 });
 	tl_queue(&w, &(struct tl_queue){ .name = "q" });
-	gang(&w, "g", "q", 3, 2, "1");
+	tl_gang(&w, "g", "q", 3, 2, "1", NULL);
 	TL_BUILD(&w);
 	tl_cycle(&w);
 	ASSERT_EQ(GT_PENDING, tl_status(&w, "g-0"));

@@ -15,19 +15,29 @@
 
 const char *gt_suite = "placement";
 
-static int32_t best(struct tl_world *w, const char *pod, bool exhaustive)
+static int32_t best_in(struct tl_world *w, const struct gt_place_ctx *ctx, const char *pod,
+		       bool exhaustive)
 {
 	struct gt_fit fit;
 	w->c.config.exhaustive_placement = exhaustive;
-	int32_t n = gt_best_node(&w->s, tl_pod_idx(w, pod), NULL, 0, &fit, NULL);
+	int32_t n = gt_best_node(&w->s, ctx, tl_pod_idx(w, pod), NULL, 0, &fit, NULL);
 	w->c.config.exhaustive_placement = false;
 	return n;
 }
 
+static int32_t best(struct tl_world *w, const char *pod, bool exhaustive)
+{
+	return best_in(w, &(struct gt_place_ctx){ 0 }, pod, exhaustive);
+}
+
+static const char *node_name(struct tl_world *w, int32_t n)
+{
+	return n < 0 ? "(none)" : gt_strtab_str(&w->names, w->c.nodes[n].name);
+}
+
 static const char *best_name(struct tl_world *w, const char *pod, bool exhaustive)
 {
-	int32_t n = best(w, pod, exhaustive);
-	return n < 0 ? "(none)" : gt_strtab_str(&w->names, w->c.nodes[n].name);
+	return node_name(w, best(w, pod, exhaustive));
 }
 
 TEST(binpack_takes_the_fullest_node_then_the_first_name)
@@ -74,7 +84,7 @@ TEST(fits_now_before_fits_once_pods_leave)
 	ASSERT_STR("a-leaving", best_name(&w, "p3", false));
 	ASSERT_STR("a-leaving", best_name(&w, "p3", true));
 	struct gt_fit fit;
-	gt_best_node(&w.s, tl_pod_idx(&w, "p3"), NULL, 0, &fit, NULL);
+	gt_best_node(&w.s, &(struct gt_place_ctx){ 0 }, tl_pod_idx(&w, "p3"), NULL, 0, &fit, NULL);
 	ASSERT_TRUE(fit.needs_releasing);
 	tl_free(&w);
 }
@@ -94,7 +104,7 @@ TEST(a_shared_gpu_with_room_comes_first)
 	ASSERT_STR("a", best_name(&w, "p", false));	/* b has fewer free GPUs, a has the shared one */
 	ASSERT_STR("a", best_name(&w, "p", true));
 	struct gt_fit fit;
-	gt_best_node(&w.s, tl_pod_idx(&w, "p"), NULL, 0, &fit, NULL);
+	gt_best_node(&w.s, &(struct gt_place_ctx){ 0 }, tl_pod_idx(&w, "p"), NULL, 0, &fit, NULL);
 	ASSERT_EQ(1, fit.n_groups);
 	ASSERT_EQ((int64_t)gt_strtab_find(&w.names, "g"), fit.groups[0]);
 	tl_free(&w);
@@ -114,11 +124,34 @@ TEST(node_mask_limits_the_choice)
 	uint64_t mask[4] = { 0 };
 	uint32_t rank = w.c.nodes[tl_node_idx(&w, "b")].name_rank;
 	mask[rank / 64] |= 1ULL << (rank % 64);
-	w.s.node_mask = mask;
-	ASSERT_STR("b", best_name(&w, "p", false));
-	ASSERT_STR("b", best_name(&w, "p", true));
-	w.s.node_mask = NULL;
+	const struct gt_place_ctx only_b = { .node_mask = mask };
+	ASSERT_STR("b", node_name(&w, best_in(&w, &only_b, "p", false)));
+	ASSERT_STR("b", node_name(&w, best_in(&w, &only_b, "p", true)));
 	ASSERT_STR("a", best_name(&w, "p", false));
+	tl_free(&w);
+}
+
+/* A topology's preference is a bonus in node order, for the one placement it is passed to. */
+TEST(node_bonus_outweighs_binpack)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "a", .gpus = 8 });
+	tl_node(&w, &(struct tl_node){ .name = "b", .gpus = 8 });
+	tl_node(&w, &(struct tl_node){ .name = "c", .gpus = 8 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q" });
+	tl_pod(&w, &(struct tl_pod){ .name = "r", .queue = "q", .gpus = "4", .node = "a",
+				     .phase = "Running" });
+	tl_pod(&w, &(struct tl_pod){ .name = "p", .queue = "q", .gpus = "1" });
+	TL_BUILD(&w);
+	tl_open(&w);
+	ASSERT_STR("a", best_name(&w, "p", false));	/* binpack: the fullest node */
+	int64_t bonus[4] = { 0 };
+	bonus[tl_node_idx(&w, "c")] = 10000LL * 1000;
+	const struct gt_place_ctx prefer_c = { .node_bonus = bonus };
+	ASSERT_STR("c", node_name(&w, best_in(&w, &prefer_c, "p", false)));
+	ASSERT_STR("c", node_name(&w, best_in(&w, &prefer_c, "p", true)));
+	ASSERT_STR("a", best_name(&w, "p", false));	/* the session kept nothing */
 	tl_free(&w);
 }
 
@@ -196,6 +229,7 @@ const struct gt_test gt_tests[] = {
 	T(fits_now_before_fits_once_pods_leave),
 	T(a_shared_gpu_with_room_comes_first),
 	T(node_mask_limits_the_choice),
+	T(node_bonus_outweighs_binpack),
 	T(fast_path_and_full_scan_agree),
 	T(fit_error_names_every_reason_sorted),
 	T(node_affinity_ok_reads_selector_and_terms),

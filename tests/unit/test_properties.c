@@ -35,10 +35,7 @@ static uint64_t rng;
 
 static uint32_t below(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return n ? (uint32_t)(rng % n) : 0;
+	return bench_rng_below(&rng, n);
 }
 
 static void random_queues(struct gt_cluster *c)

@@ -6,6 +6,7 @@
 #include "core/plan.h"
 #include "core/reserve.h"
 #include "scheduler/metrics.h"
+#include "shapes/snapshot_build.h"
 #include "testlib.h"
 
 const char *gt_suite = "reserve";
@@ -16,12 +17,7 @@ const char *gt_suite = "reserve";
 static void gang(struct tl_world *w, const char *name, const char *q, int n, const char *gpus,
 		 const char *created)
 {
-	tl_pg(w, &(struct tl_pg){ .name = name, .queue = q, .min = n, .created = created });
-	for (int i = 0; i < n; i++) {
-		char pod[64];
-		snprintf(pod, sizeof(pod), "%s-%d", name, i);
-		tl_pod(w, &(struct tl_pod){ .name = pod, .pg = name, .gpus = gpus, .created = created });
-	}
+	tl_gang(w, name, q, n, n, gpus, created);
 }
 
 /* A running job @name of one pod with @gpus on @node (set_runtime says since when and how long). */
@@ -49,10 +45,7 @@ static void reserve_on(struct tl_world *w)
 /* One allocate cycle at @now; returns the plan (release it). */
 static void cycle_at(struct tl_world *w, int64_t now, struct gt_plan *plan)
 {
-	if (w->have_session)
-		gt_session_release(&w->s);
-	gt_cycle_run(&w->s, &w->c, now, TL_ALLOCATE);
-	w->have_session = true;
+	tl_cycle_at(w, now, TL_ALLOCATE);
 	gt_plan_build(plan, &w->s, NULL);
 }
 
@@ -678,10 +671,7 @@ static uint64_t rng;
 
 static uint32_t below(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return n ? (uint32_t)(rng % n) : 0;
+	return bench_rng_below(&rng, n);
 }
 
 /*

@@ -35,17 +35,6 @@ static int world(struct tl_world *w)
 	return tl_build(w);
 }
 
-#define TL_BUILD_FN(w, fn)                                                                   \
-	do {                                                                                 \
-		if (fn(w)) {                                                                 \
-			fprintf(stderr, "%s:%d: build failed: %s\n", __FILE__, __LINE__,      \
-				(w)->err.msg);                                               \
-			tl_free(w);                                                          \
-			gt_test_failures++;                                                  \
-			return;                                                              \
-		}                                                                            \
-	} while (0)
-
 /* A deep copy of the books a rollback must restore. */
 struct books {
 	struct gt_node_state *nodes;
@@ -125,7 +114,7 @@ static bool books_equal(const struct gt_session *s, const struct books *b)
 TEST(rollback_restores_the_books_exactly)
 {
 	struct tl_world w;
-	TL_BUILD_FN(&w, world);
+	TL_BUILD_WITH(&w, world(&w));
 	tl_open(&w);
 	struct gt_session *s = &w.s;
 	ASSERT_TRUE(gt_session_check(s));
@@ -155,7 +144,7 @@ TEST(rollback_restores_the_books_exactly)
 TEST(check_notices_a_wrong_book)
 {
 	struct tl_world w;
-	TL_BUILD_FN(&w, world);
+	TL_BUILD_WITH(&w, world(&w));
 	tl_open(&w);
 	ASSERT_TRUE(gt_session_check(&w.s));
 	w.s.queues[tl_queue_idx(&w, "a")].allocated[GT_QGPU] += 1;
@@ -175,7 +164,7 @@ TEST(check_notices_a_wrong_book)
 TEST(victim_placed_back_is_unevicted)
 {
 	struct tl_world w;
-	TL_BUILD_FN(&w, world);
+	TL_BUILD_WITH(&w, world(&w));
 	tl_open(&w);
 	struct gt_session *s = &w.s;
 	int32_t pod = tl_pod_idx(&w, "whole");
@@ -202,7 +191,7 @@ TEST(victim_placed_back_is_unevicted)
 TEST(moved_victim_put_back_stays_evicted)
 {
 	struct tl_world w;
-	TL_BUILD_FN(&w, world);
+	TL_BUILD_WITH(&w, world(&w));
 	tl_open(&w);
 	struct gt_session *s = &w.s;
 	int32_t pod = tl_pod_idx(&w, "whole"), n1 = tl_node_idx(&w, "n1"), n2 = tl_node_idx(&w, "n2");
@@ -237,7 +226,7 @@ TEST(moved_victim_put_back_stays_evicted)
 TEST(commit_makes_evictions_final)
 {
 	struct tl_world w;
-	TL_BUILD_FN(&w, world);
+	TL_BUILD_WITH(&w, world(&w));
 	tl_open(&w);
 	struct gt_session *s = &w.s;
 	int32_t pod = tl_pod_idx(&w, "whole");

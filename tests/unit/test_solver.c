@@ -49,13 +49,7 @@ static void run(struct tl_world *w, const struct kb_shape *sh)
 #define LOAD(w, sh)                                                                          \
 	do {                                                                                 \
 		ASSERT_TRUE((sh) != NULL);                                                   \
-		if (load(w, sh)) {                                                           \
-			fprintf(stderr, "%s:%d: build failed: %s\n", __FILE__, __LINE__,      \
-				(w)->err.msg);                                               \
-			tl_free(w);                                                          \
-			gt_test_failures++;                                                  \
-			return;                                                              \
-		}                                                                            \
+		TL_BUILD_WITH(w, load(w, sh));                                               \
 	} while (0)
 
 /* Every KAI benchmark shape up to 50 nodes ends as KAI's ends (kai_benchmarks.c's verdicts). */

@@ -51,6 +51,18 @@ static struct gt_usage_params sliding(int64_t window, int64_t half_life)
 	return p;
 }
 
+/* From T0: 10 s at @busy's rates, then 10 s at @idle's, into a new history @h. */
+static void busy_then_idle(struct gt_usage_history *h, const struct gt_usage_params *p,
+			   const struct tl_world *busy, const struct tl_world *idle)
+{
+	gt_usage_init(h, p, T0);
+	gt_usage_advance(h, T0);
+	gt_usage_set_rates(h, &busy->s);
+	gt_usage_advance(h, T0 + 10);
+	gt_usage_set_rates(h, &idle->s);
+	gt_usage_advance(h, T0 + 20);
+}
+
 /*
  * 4 of 8 GPUs for 10 s, then nothing for 10 s, in a 20 s sliding window:
  * usage = 4*10 / (8*20) = 0.25, for the queue and for its parent alike.
@@ -66,13 +78,8 @@ TEST(usage_is_allocation_over_capacity)
 	tl_open(&idle);
 	struct gt_usage_params p = sliding(20, 0);
 	struct gt_usage_history h;
-	gt_usage_init(&h, &p, T0);
+	busy_then_idle(&h, &p, &w, &idle);
 	ASSERT_EQ(1, h.bucket_s);	/* windows up to 512 s: one bucket a second, as KAI's simulator */
-	gt_usage_advance(&h, T0);
-	gt_usage_set_rates(&h, &w.s);
-	gt_usage_advance(&h, T0 + 10);
-	gt_usage_set_rates(&h, &idle.s);
-	gt_usage_advance(&h, T0 + 20);
 	gt_usage_apply(&h, &p, &w.c, T0 + 20);
 	ASSERT_NEAR(0.25, w.c.queues[tl_queue_idx(&w, "a")].usage[GT_QGPU]);
 	ASSERT_NEAR(0.25, w.c.queues[tl_queue_idx(&w, "dept")].usage[GT_QGPU]);
@@ -102,12 +109,7 @@ TEST(half_life_decays_old_usage)
 	tl_open(&idle);
 	struct gt_usage_params p = sliding(20, 10);
 	struct gt_usage_history h;
-	gt_usage_init(&h, &p, T0);
-	gt_usage_advance(&h, T0);
-	gt_usage_set_rates(&h, &w.s);
-	gt_usage_advance(&h, T0 + 10);
-	gt_usage_set_rates(&h, &idle.s);
-	gt_usage_advance(&h, T0 + 20);
+	busy_then_idle(&h, &p, &w, &idle);
 	gt_usage_apply(&h, &p, &w.c, T0 + 20);
 	ASSERT_NEAR(1.0 / 6, w.c.queues[tl_queue_idx(&w, "a")].usage[GT_QGPU]);
 	gt_usage_release(&h);

@@ -99,9 +99,12 @@ static inline int tl_build(struct tl_world *w)
 }
 
 /* Build or fail the test, saying why and freeing the world. */
-#define TL_BUILD(w)                                                                  \
+#define TL_BUILD(w) TL_BUILD_WITH(w, tl_build(w))
+
+/* The same for a world built another way: @built is 0 when it built, else w->err says why. */
+#define TL_BUILD_WITH(w, built)                                                      \
 	do {                                                                         \
-		if (tl_build(w)) {                                                   \
+		if (built) {                                                         \
 			fprintf(stderr, "%s:%d: build failed: %s\n", __FILE__,      \
 				__LINE__, (w)->err.msg);                             \
 			tl_free(w);                                                  \
@@ -110,13 +113,18 @@ static inline int tl_build(struct tl_world *w)
 		}                                                                    \
 	} while (0)
 
-/* Run one cycle of @mask over the built cluster (a previous session is dropped). */
-static inline void tl_cycle_mask(struct tl_world *w, unsigned mask)
+/* Run one cycle of @mask at @now over the built cluster (a previous session is dropped). */
+static inline void tl_cycle_at(struct tl_world *w, int64_t now, unsigned mask)
 {
 	if (w->have_session)
 		gt_session_release(&w->s);
-	gt_cycle_run(&w->s, &w->c, TL_NOW, mask);
+	gt_cycle_run(&w->s, &w->c, now, mask);
 	w->have_session = true;
+}
+
+static inline void tl_cycle_mask(struct tl_world *w, unsigned mask)
+{
+	tl_cycle_at(w, TL_NOW, mask);
 }
 
 static inline void tl_cycle(struct tl_world *w)
@@ -260,6 +268,18 @@ static inline void tl_pod(struct tl_world *w, const struct tl_pod *p)
 		tl_yaml(w, ", nvidia.com/gpu: '%s'", p->gpus);
 	tl_yaml(w, "}}}]}, status: {phase: %s}}\n",
 		p->phase ? p->phase : p->node ? "Running" : "Pending");
+}
+
+/* A PodGroup @name in @q of minMember @min with @n pods "<name>-<i>" of @gpus each, created at @created (NULL: the default). */
+static inline void tl_gang(struct tl_world *w, const char *name, const char *q, int min, int n, const char *gpus,
+			   const char *created)
+{
+	tl_pg(w, &(struct tl_pg){ .name = name, .queue = q, .min = min, .created = created });
+	for (int i = 0; i < n; i++) {
+		char pod[64];
+		snprintf(pod, sizeof(pod), "%s-%d", name, i);
+		tl_pod(w, &(struct tl_pod){ .name = pod, .pg = name, .gpus = gpus, .created = created });
+	}
 }
 
 /* ---------------------------------------------------------------- lookups */
