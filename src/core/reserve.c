@@ -16,7 +16,9 @@
  *           predicate are placement's. None, even with all of them gone: no
  *           reservation.
  *   Step 4. Per node, hold what the gang needs there less what the prefix
- *           frees there; the prefix's last end is the expected start.
+ *           frees there; the prefix's last end is the expected start. A
+ *           start further off than the horizon holds nothing yet, and the
+ *           hold's clock (reserved_since) starts only once GPUs are held.
  * Holds are read by placement's fit (gt_reserve_shrink): the gang itself, a
  * job whose maximum run time ends before the start (backfill) and a job
  * whose queue path stays within its deserved GPUs see every GPU.
@@ -202,16 +204,32 @@ static int int_cmp(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/* Is every queue on @job's path within its deserved GPUs, the job's running pods counted? */
+static bool running_within_deserved(const struct gt_session *s, int32_t job)
+{
+	const struct gt_cluster *c = s->c;
+	for (int32_t q = c->jobs[job].queue; q != GT_NONE; q = c->queues[q].parent) {
+		int64_t d = c->queues[q].deserved[GT_QGPU];
+		if (d >= 0 && s->queues[q].allocated[GT_QGPU] > d)
+			return false;
+	}
+	return c->jobs[job].queue != GT_NONE;
+}
+
 /*
  * In the preemptible backfill mode, a running pod of a preemptible job other
  * than @job that started while @job's reservation was held (@since, from an
- * earlier cycle) backfilled it: the reservation counts its GPUs as free.
+ * earlier cycle) backfilled it: the reservation counts its GPUs as free. Not
+ * a pod whose queue path is within its deserved GPUs: it was entitled to the
+ * room (holds never block such a queue), so evicting it would only hand the
+ * room back to it next cycle, and evict it again the cycle after.
  */
 static bool backfiller(const struct gt_session *s, int32_t job, int64_t since, int32_t pod)
 {
 	int32_t pj = s->c->pods[pod].job;
 	return s->c->config.reserve.backfill_preemptible && since > 0 && since < s->now && pj != GT_NONE &&
-	       pj != job && s->c->jobs[pj].preemptible && s->jobs[pj].last_start >= since;
+	       pj != job && s->c->jobs[pj].preemptible && s->jobs[pj].last_start >= since &&
+	       !running_within_deserved(s, pj);
 }
 
 /* Evict every active pod of @job now (@why: GT_EVICT_*, @by: the job that takes the room or GT_NONE). */
@@ -307,6 +325,8 @@ static bool plan_one(struct gt_session *s, int32_t job, int64_t since)
 			need[ev[i].node] -= ev[i].gpus;
 		else if (gt_status_active_allocated(s->pods[ev[i].pod].status))
 			evict_job_now(s, c->pods[ev[i].pod].job, GT_EVICT_BACKFILL, job);
+	/* far off: planned, its nodes kept from other reservations, nothing held and its hold not begun */
+	bool far = rp->horizon_s > 0 && r->start != GT_RESERVE_NO_START && r->start - s->now > rp->horizon_s;
 	qsort(nodes, n, sizeof(*nodes), int_cmp);
 	r->nodes = gt_arena_alloc(&s->arena, (n + 1) * sizeof(*r->nodes));
 	for (uint32_t i = 0; i < n; i++) {
@@ -315,13 +335,14 @@ static bool plan_one(struct gt_session *s, int32_t job, int64_t since)
 			continue;
 		r->nodes[r->n_nodes++] = nd;
 		b->hold_by[nd] = (int32_t)b->n;
-		b->hold[nd] = need[nd] > 0 ? need[nd] : 0;
-		if (rp->horizon_s > 0 && r->start != GT_RESERVE_NO_START && r->start - s->now > rp->horizon_s)
-			b->hold[nd] = 0;	/* far off: planned, its nodes kept from other reservations, nothing held yet */
+		b->hold[nd] = need[nd] > 0 && !far ? need[nd] : 0;
 		r->held += b->hold[nd];
 	}
 	b->held_gpus += gpus;
 	b->n++;
+	/* the hold counts from when GPUs are first held: the expected start less the horizon */
+	if (!far && !b->since[job])
+		b->since[job] = s->now;
 out:
 	gt_arena_pop(&s->step_arena, mark);
 	return ok;
@@ -404,8 +425,7 @@ void gt_reserve_failed(struct gt_session *s, int32_t job, bool head)
 	const struct gt_reserve_params *rp = &s->c->config.reserve;
 	if (!head && s->now - s->c->jobs[job].created < rp->wait_s)
 		return;
-	if (plan_one(s, job, 0))
-		b->since[job] = s->now;
+	plan_one(s, job, 0);
 }
 
 void gt_reserve_placed(struct gt_session *s, int32_t job)

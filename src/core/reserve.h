@@ -16,7 +16,11 @@
  * end): each cycle the reservations are planned again, before allocate
  * places anything. Bounded: at most config.reserve.max at once, holding at
  * most config.reserve.share of the cluster's GPUs, each for at most
- * config.reserve.hold_s (then none for as long).
+ * config.reserve.hold_s from when it first holds GPUs (then none for as
+ * long). A reservation whose start is further off than
+ * config.reserve.horizon_s holds nothing and has not begun: its
+ * reserved_since stays 0, so its hold counts from the expected start less
+ * the horizon, not from when the gang was first planned.
  */
 #ifndef GT_RESERVE_H
 #define GT_RESERVE_H

@@ -187,7 +187,7 @@ static int parse_runtime_estimate(const char *v, void *dest, char *why, size_t w
 	  .help = "a gang not first in its queue waits this long for one (default 1h)" },            \
 	{ .type = GT_FLAG_SECONDS, .name = "reserve-hold", .dest = &(o)->reserve.hold_s, .arg = "D",   \
 	  .min = 1, .max = 100LL * 365 * 86400,                                                       \
-	  .help = "longest a reservation lasts, then as long without (default 6h)" },                \
+	  .help = "longest a reservation holds GPUs, then as long without (default 6h)" },          \
 	{ .type = GT_FLAG_SECONDS, .name = "reserve-horizon", .dest = &(o)->reserve.horizon_s,          \
 	  .arg = "D", .max = 100LL * 365 * 86400,                                                     \
 	  .help = "hold GPUs only once the expected start is this near (default 0: at once)" },     \

@@ -411,6 +411,61 @@ TEST(horizon_holds_nothing_while_the_start_is_far)
 	tl_free(&w);
 }
 
+/*
+ * The hold counts from when GPUs are first held (the expected start less the
+ * horizon), not from when the reservation was first planned: a gang whose
+ * start is ten hours off keeps its reservation past a six-hour hold, and it
+ * still expires a hold after it began holding.
+ */
+TEST(hold_counts_from_the_start_less_the_horizon)
+{
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 4 });
+	tl_node(&w, &(struct tl_node){ .name = "n2", .gpus = 4 });
+	tl_queue(&w, &(struct tl_queue){ .name = "q", .quota = "8" });
+	running(&w, "busy", "q", "n1", "4");
+	gang(&w, "big", "q", 2, "4", "2025-12-31T00:00:00Z");
+	TL_BUILD(&w);
+	reserve_on(&w);
+	w.c.config.reserve.hold_s = 6 * HOUR;
+	w.c.config.reserve.horizon_s = 2 * HOUR;
+	set_runtime(&w, "busy", TL_NOW, 10 * HOUR);	/* the gang's start: ten hours from now */
+	int32_t big = tl_job_idx(&w, "big");
+	struct gt_plan plan;
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_TRUE(plan.jobs[big].reserved);
+	ASSERT_EQ(TL_NOW + 10 * HOUR, plan.jobs[big].reserve_start);
+	ASSERT_EQ(0, plan.jobs[big].reserve_held);
+	ASSERT_EQ(0, plan.jobs[big].reserved_since);	/* far off: its hold has not begun */
+	w.c.jobs[big].reserved_since = plan.jobs[big].reserved_since;	/* the front end's part */
+	gt_plan_release(&plan);
+	/* seven hours on (past a hold counted from the first plan): not yet held */
+	cycle_at(&w, TL_NOW + 7 * HOUR, &plan);
+	ASSERT_TRUE(plan.jobs[big].reserved);
+	ASSERT_EQ(0, plan.jobs[big].reserved_since);
+	w.c.jobs[big].reserved_since = plan.jobs[big].reserved_since;
+	gt_plan_release(&plan);
+	/* within the horizon: held, the hold begins */
+	int64_t began = TL_NOW + 9 * HOUR;
+	cycle_at(&w, began, &plan);
+	ASSERT_TRUE(plan.jobs[big].reserved);
+	ASSERT_EQ(4, plan.jobs[big].reserve_held);	/* n2's four; n1's free when busy ends */
+	ASSERT_EQ(began, plan.jobs[big].reserved_since);
+	w.c.jobs[big].reserved_since = plan.jobs[big].reserved_since;
+	gt_plan_release(&plan);
+	/* busy overruns its estimate: the start is "any moment now", held until the hold is over */
+	cycle_at(&w, began + 6 * HOUR - 1, &plan);
+	ASSERT_TRUE(plan.jobs[big].reserved);
+	ASSERT_EQ(began, plan.jobs[big].reserved_since);
+	gt_plan_release(&plan);
+	cycle_at(&w, began + 6 * HOUR, &plan);
+	ASSERT_TRUE(!plan.jobs[big].reserved);	/* expired: it rests */
+	ASSERT_EQ(began, plan.jobs[big].reserved_since);
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
 /* ---------------------------------------------------------------- maximum run time */
 
 /* One node of 8 GPUs; "late" (2 pods of 2 GPUs) started 2 h ago with a 1 h maximum, in queue @q. */
@@ -531,14 +586,14 @@ TEST(preemptible_backfill_mode_lets_a_preemptible_job_use_held_gpus)
  * The gang "big" (2 x 4 GPUs) has held n1 and n2 since 10 min ago; n1 is
  * idle, a preemptible 1-GPU job runs on n2. @bf_started: when it started.
  */
-static void backfilled(struct tl_world *w, int64_t bf_started, bool preemptible_mode)
+static void backfilled_in(struct tl_world *w, int64_t bf_started, bool preemptible_mode, const char *other_quota)
 {
 	tl_init(w);
 	tl_node(w, &(struct tl_node){ .name = "n1", .gpus = 4 });
 	tl_node(w, &(struct tl_node){ .name = "n2", .gpus = 4 });
 	tl_queue(w, &(struct tl_queue){ .name = "q", .quota = "8" });
 	/* "other" is ordered first: its jobs are tried before the gang */
-	tl_queue(w, &(struct tl_queue){ .name = "other", .quota = "0", .priority = 200 });
+	tl_queue(w, &(struct tl_queue){ .name = "other", .quota = other_quota, .priority = 200 });
 	gang(w, "big", "q", 2, "4", "2025-12-31T00:00:00Z");
 	running(w, "filler", "other", "n2", "1");
 	/* a preemptible job pending since before the gang: it may backfill, but not once the gang starts */
@@ -551,6 +606,12 @@ static void backfilled(struct tl_world *w, int64_t bf_started, bool preemptible_
 	w->c.jobs[f].preemptible = true;
 	w->c.jobs[f].last_start = bf_started;
 	w->c.jobs[tl_job_idx(w, "big")].reserved_since = TL_NOW - 600;
+}
+
+/* "other" deserves nothing: the filler is over its queue's deserved quota. */
+static void backfilled(struct tl_world *w, int64_t bf_started, bool preemptible_mode)
+{
+	backfilled_in(w, bf_started, preemptible_mode, "0");
 }
 
 TEST(preemptible_backfiller_evicted_when_the_reservation_starts)
@@ -613,6 +674,33 @@ TEST(preemptible_job_started_before_the_reservation_is_no_backfiller)
 	ASSERT_TRUE(plan.jobs[tl_job_idx(&w, "big")].reserved);	/* a drain: it waits */
 	ASSERT_EQ(GT_BINDING, tl_status(&w, "eager"));	/* and a preemptible job backfills it */
 	ASSERT_EQ(1, plan.backfilled_gpus);
+	gt_plan_release(&plan);
+	tl_free(&w);
+}
+
+/*
+ * A preemptible job whose queue is within its deserved quota was entitled to
+ * the room (holds never block it): it is no backfiller and is not evicted
+ * when the reservation starts, else it would take the room back next cycle
+ * and be evicted again, cycle after cycle.
+ */
+TEST(preemptible_job_within_deserved_quota_is_no_backfiller)
+{
+	struct tl_world w;
+	backfilled_in(&w, TL_NOW - 300, true, "1");	/* the filler's one GPU is what "other" deserves */
+	struct gt_plan plan;
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_EQ(GT_RUNNING, tl_status(&w, "filler"));
+	ASSERT_EQ(0, plan.n_evictions);
+	ASSERT_TRUE(plan.jobs[tl_job_idx(&w, "big")].reserved);	/* it waits for the filler as for any pod */
+	ASSERT_EQ(GT_PENDING, tl_status(&w, "big-0"));
+	gt_plan_release(&plan);
+	tl_free(&w);
+	/* over its deserved quota (it deserves none): a backfiller, evicted as before */
+	backfilled_in(&w, TL_NOW - 300, true, "0");
+	cycle_at(&w, TL_NOW, &plan);
+	ASSERT_EQ(GT_RELEASING, tl_status(&w, "filler"));
+	ASSERT_EQ(1, plan.n_evictions);
 	gt_plan_release(&plan);
 	tl_free(&w);
 }
@@ -761,7 +849,9 @@ TEST(property_no_job_waits_behind_a_reservation_that_never_starts)
 				young_hold |= on.c.jobs[j].reserved_since && now < on.c.jobs[j].reserved_since + hold;
 			for (uint32_t j = 0; j < on.c.n_jobs; j++) {
 				const struct gt_plan_job *pj = &pon.jobs[j];
-				if (pj->reserved) {
+				if (pj->reserved && !pj->reserved_since)
+					ASSERT_EQ(0, pj->reserve_held);	/* far off: holds nothing, not begun */
+				if (pj->reserved && pj->reserved_since) {
 					ASSERT_TRUE(pj->reserved_since <= now && now < pj->reserved_since + hold);
 					young_hold = true;
 				}
@@ -822,5 +912,7 @@ const struct gt_test gt_tests[] = {
 	T(shard_and_queue_annotations_of_run_times_decoded),
 	T(horizon_holds_nothing_while_the_start_is_far),
 	T(preemptible_backfiller_gone_the_gang_is_bound_next_cycle),
+	T(preemptible_job_within_deserved_quota_is_no_backfiller),
+	T(hold_counts_from_the_start_less_the_horizon),
 	{ 0 }
 };
