@@ -119,8 +119,17 @@ void gt_sort_podsets(const struct gt_session *s, int32_t job, const struct gt_po
 struct gt_jobq {
 	const struct gt_session *s;
 	struct gt_arena *arena;	/* where its memory comes from; NULL: malloc */
-	int32_t **heaps;	/* per queue: a binary heap of jobs */
-	uint32_t *n_heap, *cap_heap;
+	/*
+	 * Per queue its jobs, v[first[q]..n_heap[q]): sorted best first while
+	 * every push came in job order (jobs are pushed in index order, which is
+	 * mostly job order: a pop is then O(1)); a binary heap from the first
+	 * push out of order (first 0) until the queue is empty again. A sorted
+	 * array is a heap already, and a heap pops the least job like the list,
+	 * so the order is the same either way.
+	 */
+	int32_t **heaps;
+	uint32_t *n_heap, *cap_heap, *first;
+	bool *as_heap;
 	/*
 	 * Per job, its elastic state when pushed: a job waiting in the queue
 	 * does not change, so the heap compares this instead of recounting.
