@@ -596,13 +596,20 @@ int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj,
 	return queue_key_cmp(s, lq, rq, &lk, &rk);
 }
 
-int gt_queue_cmp_victims(const struct gt_session *s, int32_t lq, int32_t rq,
-			 const int64_t lsub[GT_NQRES], const int64_t rsub[GT_NQRES])
+uint32_t gt_queue_gives_first(const struct gt_session *s, const int32_t *qs,
+			      const int64_t (*subs)[GT_NQRES], uint32_t n)
 {
-	struct gt_queue_key lk, rk;
-	queue_key(s, lq, none, lsub, &lk);
-	queue_key(s, rq, none, rsub, &rk);
-	return queue_key_cmp(s, lq, rq, &lk, &rk);
+	uint32_t best = 0;
+	struct gt_queue_key best_k, k;
+	queue_key(s, qs[0], none, subs[0], &best_k);
+	for (uint32_t i = 1; i < n; i++) {
+		queue_key(s, qs[i], none, subs[i], &k);
+		if (queue_key_cmp(s, qs[i], qs[best], &k, &best_k) < 0)
+			continue;
+		best = i;
+		best_k = k;
+	}
+	return best;
 }
 
 /* ---------------------------------------------------------------- job queue */
