@@ -174,6 +174,9 @@ struct gt_pod {
 	 * the stuck-in-releasing threshold its status is StuckInReleasing */
 	int64_t deleted_at;
 	int32_t node;		/* GT_NONE when not on a node */
+	/* gt_pod_signature() kept by a maker whose pods never change where they may go
+	 * (the replay's), so a cycle does not hash them again; 0: not kept */
+	uint64_t signature;
 	uint32_t groups[GT_MAX_DEVICES];	/* shared-GPU group ids (interned) */
 	uint8_t n_groups;
 	/* request */

@@ -59,6 +59,12 @@ static void count(const struct gt_job *j, const int32_t *n, struct tally *t)
 
 bool gt_gang_met(const struct gt_job *j, const int32_t *n)
 {
+	if (j->n_groups == 0) {	/* podsets only, the common case: the root's count alone */
+		int32_t met = 0;
+		for (uint32_t ps = 0; ps < j->n_podsets; ps++)
+			met += podset_met(j, n, ps);
+		return met >= (j->min_subgroup > 0 ? j->min_subgroup : (int32_t)j->n_podsets);
+	}
 	struct tally t;
 	count(j, n, &t);
 	return t.set_met[j->n_groups];

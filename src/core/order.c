@@ -596,13 +596,20 @@ int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj,
 	return queue_key_cmp(s, lq, rq, &lk, &rk);
 }
 
-int gt_queue_cmp_victims(const struct gt_session *s, int32_t lq, int32_t rq,
-			 const int64_t lsub[GT_NQRES], const int64_t rsub[GT_NQRES])
+uint32_t gt_queue_gives_first(const struct gt_session *s, const int32_t *qs,
+			      const int64_t (*subs)[GT_NQRES], uint32_t n)
 {
-	struct gt_queue_key lk, rk;
-	queue_key(s, lq, none, lsub, &lk);
-	queue_key(s, rq, none, rsub, &rk);
-	return queue_key_cmp(s, lq, rq, &lk, &rk);
+	uint32_t best = 0;
+	struct gt_queue_key best_k, k;
+	queue_key(s, qs[0], none, subs[0], &best_k);
+	for (uint32_t i = 1; i < n; i++) {
+		queue_key(s, qs[i], none, subs[i], &k);
+		if (queue_key_cmp(s, qs[i], qs[best], &k, &best_k) < 0)
+			continue;
+		best = i;
+		best_k = k;
+	}
+	return best;
 }
 
 /* ---------------------------------------------------------------- job queue */
@@ -623,6 +630,8 @@ void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s)
 	jq->heaps = gt_xcalloc(n, sizeof(*jq->heaps));
 	jq->n_heap = gt_xcalloc(n, sizeof(*jq->n_heap));
 	jq->cap_heap = gt_xcalloc(n, sizeof(*jq->cap_heap));
+	jq->first = gt_xcalloc(n, sizeof(*jq->first));
+	jq->as_heap = gt_xcalloc(n, sizeof(*jq->as_heap));
 	jq->elastic = gt_xcalloc(s->c->n_jobs + 1, sizeof(*jq->elastic));
 	jq->keys = gt_xcalloc(n, sizeof(*jq->keys));
 }
@@ -637,6 +646,8 @@ void gt_jobq_init_in(struct gt_jobq *jq, const struct gt_session *s, struct gt_a
 	jq->heaps = gt_arena_calloc(a, n, sizeof(*jq->heaps));
 	jq->n_heap = gt_arena_calloc(a, n, sizeof(*jq->n_heap));
 	jq->cap_heap = gt_arena_calloc(a, n, sizeof(*jq->cap_heap));
+	jq->first = gt_arena_calloc(a, n, sizeof(*jq->first));
+	jq->as_heap = gt_arena_calloc(a, n, sizeof(*jq->as_heap));
 	/* written by every push before it is read: no need to clear */
 	jq->elastic = gt_arena_alloc(a, (s->c->n_jobs + 1) * sizeof(*jq->elastic));
 	jq->keys = gt_arena_calloc(a, n, sizeof(*jq->keys));
@@ -653,6 +664,8 @@ void gt_jobq_release(struct gt_jobq *jq)
 	free(jq->heaps);
 	free(jq->n_heap);
 	free(jq->cap_heap);
+	free(jq->first);
+	free(jq->as_heap);
 	free(jq->elastic);
 	free(jq->keys);
 	memset(jq, 0, sizeof(*jq));
@@ -671,10 +684,36 @@ int32_t gt_action_queue_depth(const struct gt_session *s)
 	return (unsigned)s->action < GT_N_ACTIONS ? s->c->config.queue_depth_per_action[s->action] : -1;
 }
 
-/* Past the depth: drop the heap's last job in job order (a leaf: no child to move up). */
+static uint32_t leaf_count(const struct gt_jobq *jq, int32_t q)
+{
+	return jq->n_heap[q] - jq->first[q];
+}
+
+/* Leaf @q's next job; it has one. */
+static int32_t leaf_head(const struct gt_jobq *jq, int32_t q)
+{
+	return jq->heaps[q][jq->first[q]];
+}
+
+/* From a sorted run to a heap: the run, moved to the front, is one already. */
+static void leaf_to_heap(struct gt_jobq *jq, int32_t q)
+{
+	uint32_t f = jq->first[q], n = leaf_count(jq, q);
+	if (f)
+		memmove(jq->heaps[q], jq->heaps[q] + f, n * sizeof(**jq->heaps));
+	jq->first[q] = 0;
+	jq->n_heap[q] = n;
+	jq->as_heap[q] = true;
+}
+
+/* Past the depth: drop the queue's last job in job order (in a heap, a leaf: no child to move up). */
 static void drop_last(struct gt_jobq *jq, int32_t q)
 {
 	int32_t *v = jq->heaps[q];
+	if (!jq->as_heap[q]) {
+		jq->n_heap[q]--;
+		return;
+	}
 	uint32_t n = jq->n_heap[q], worst = n / 2;
 	for (uint32_t i = n / 2 + 1; i < n; i++)
 		if (job_before(jq, &v[worst], &v[i]))
@@ -688,13 +727,16 @@ void gt_jobq_push(struct gt_jobq *jq, int32_t job)
 {
 	int32_t q = jq->s->c->jobs[job].queue;
 	jq->elastic[job] = (int8_t)gt_job_elastic_state(jq->s, job);
-	if (jq->arena) {
+	if (!jq->as_heap[q] && leaf_count(jq, q) &&
+	    job_before(jq, &job, &jq->heaps[q][jq->n_heap[q] - 1]))
+		leaf_to_heap(jq, q);
+	if (jq->arena)
 		GT_ARENA_PUSH(jq->arena, jq->heaps[q], jq->n_heap[q], jq->cap_heap[q], job);
+	else
+		GT_PUSH(jq->heaps[q], jq->n_heap[q], jq->cap_heap[q], job);
+	if (jq->as_heap[q])
 		job_heap_up(jq->heaps[q], jq->n_heap[q] - 1, jq);
-	} else {
-		job_heap_push(&jq->heaps[q], &jq->n_heap[q], &jq->cap_heap[q], job, jq);
-	}
-	if (jq->depth >= 0 && jq->n_heap[q] > (uint32_t)jq->depth)
+	if (jq->depth >= 0 && leaf_count(jq, q) > (uint32_t)jq->depth)
 		drop_last(jq, q);
 }
 
@@ -741,7 +783,7 @@ static int32_t best_leaf(const struct gt_jobq *jq, int32_t q)
 {
 	const struct gt_queue *cq = &jq->s->c->queues[q];
 	if (cq->n_children == 0)
-		return jq->n_heap[q] ? q : GT_NONE;
+		return leaf_count(jq, q) ? q : GT_NONE;
 	int32_t best = GT_NONE, best_child = GT_NONE;
 	for (uint32_t i = 0; i < cq->n_children; i++) {
 		int32_t child = cq->children[i];
@@ -753,7 +795,7 @@ static int32_t best_leaf(const struct gt_jobq *jq, int32_t q)
 			best_child = child;
 			continue;
 		}
-		int c = jobq_queue_cmp(jq, child, best_child, jq->heaps[leaf][0], jq->heaps[best][0]);
+		int c = jobq_queue_cmp(jq, child, best_child, leaf_head(jq, leaf), leaf_head(jq, best));
 		if (c < 0) {
 			best = leaf;
 			best_child = child;
@@ -773,31 +815,40 @@ int32_t gt_jobq_pop(struct gt_jobq *jq)
 		if (leaf == GT_NONE)
 			continue;
 		if (best != GT_NONE) {
-			int cmp = jobq_queue_cmp(jq, (int32_t)q, best_root, jq->heaps[leaf][0],
-						 jq->heaps[best][0]);
+			int cmp = jobq_queue_cmp(jq, (int32_t)q, best_root, leaf_head(jq, leaf),
+						 leaf_head(jq, best));
 			if (cmp >= 0)
 				continue;
 		}
 		best = leaf;
 		best_root = (int32_t)q;
 	}
-	return best == GT_NONE ? GT_NONE : job_heap_pop(jq->heaps[best], &jq->n_heap[best], jq);
+	return best == GT_NONE ? GT_NONE : gt_jobq_pop_leaf(jq, best);
 }
 
 int32_t gt_jobq_pop_leaf(struct gt_jobq *jq, int32_t q)
 {
-	return jq->n_heap[q] ? job_heap_pop(jq->heaps[q], &jq->n_heap[q], jq) : GT_NONE;
+	if (!leaf_count(jq, q))
+		return GT_NONE;
+	int32_t job;
+	if (jq->as_heap[q])
+		job = job_heap_pop(jq->heaps[q], &jq->n_heap[q], jq);
+	else
+		job = jq->heaps[q][jq->first[q]++];
+	if (!leaf_count(jq, q))
+		gt_jobq_drop_leaf(jq, q);
+	return job;
 }
 
 uint32_t gt_jobq_leaf_jobs(const struct gt_jobq *jq, int32_t q, const int32_t **jobs)
 {
-	*jobs = jq->heaps[q];
-	return jq->n_heap[q];
+	*jobs = jq->heaps[q] + jq->first[q];
+	return leaf_count(jq, q);
 }
 
 static bool subtree_empty(const struct gt_jobq *jq, int32_t q)
 {
-	if (jq->n_heap[q])
+	if (leaf_count(jq, q))
 		return false;
 	const struct gt_queue *cq = &jq->s->c->queues[q];
 	for (uint32_t i = 0; i < cq->n_children; i++)
@@ -819,13 +870,14 @@ bool gt_jobq_leaf_alone(const struct gt_jobq *jq, int32_t q)
 
 void gt_jobq_drop_leaf(struct gt_jobq *jq, int32_t q)
 {
-	jq->n_heap[q] = 0;
+	jq->n_heap[q] = jq->first[q] = 0;
+	jq->as_heap[q] = false;
 }
 
 bool gt_jobq_empty(const struct gt_jobq *jq)
 {
 	for (uint32_t q = 0; q < jq->s->c->n_queues; q++)
-		if (jq->n_heap[q])
+		if (leaf_count(jq, (int32_t)q))
 			return false;
 	return true;
 }

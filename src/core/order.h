@@ -105,11 +105,13 @@ void gt_tasks_queue_res(const struct gt_session *s, const int32_t *tasks, uint32
 int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj, int32_t rj);
 
 /*
- * Queue order with no next job but @lsub / @rsub of allocation already given
- * up by victims (the victim queue reverses it).
+ * Of sibling queues @qs[0..n) (n > 0), having given up @subs[i] to victims
+ * so far, the index of the one whose victims go first (the victim queue
+ * reverses queue order): a scan that keeps the one queue order puts last,
+ * each queue's order key computed once rather than once per comparison.
  */
-int gt_queue_cmp_victims(const struct gt_session *s, int32_t lq, int32_t rq,
-			 const int64_t lsub[GT_NQRES], const int64_t rsub[GT_NQRES]);
+uint32_t gt_queue_gives_first(const struct gt_session *s, const int32_t *qs,
+			      const int64_t (*subs)[GT_NQRES], uint32_t n);
 
 /* Podset indices of @job in podset order given the counts @cnt. */
 void gt_sort_podsets(const struct gt_session *s, int32_t job, const struct gt_podset_count *cnt,
@@ -119,8 +121,17 @@ void gt_sort_podsets(const struct gt_session *s, int32_t job, const struct gt_po
 struct gt_jobq {
 	const struct gt_session *s;
 	struct gt_arena *arena;	/* where its memory comes from; NULL: malloc */
-	int32_t **heaps;	/* per queue: a binary heap of jobs */
-	uint32_t *n_heap, *cap_heap;
+	/*
+	 * Per queue its jobs, v[first[q]..n_heap[q]): sorted best first while
+	 * every push came in job order (jobs are pushed in index order, which is
+	 * mostly job order: a pop is then O(1)); a binary heap from the first
+	 * push out of order (first 0) until the queue is empty again. A sorted
+	 * array is a heap already, and a heap pops the least job like the list,
+	 * so the order is the same either way.
+	 */
+	int32_t **heaps;
+	uint32_t *n_heap, *cap_heap, *first;
+	bool *as_heap;
 	/*
 	 * Per job, its elastic state when pushed: a job waiting in the queue
 	 * does not change, so the heap compares this instead of recounting.

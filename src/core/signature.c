@@ -43,6 +43,8 @@ static uint64_t affinity_sig(uint64_t h, const struct gt_pod_affinity_term *t)
 uint64_t gt_pod_signature(const struct gt_cluster *c, int32_t pod)
 {
 	const struct gt_pod *p = &c->pods[pod];
+	if (p->signature)
+		return p->signature;
 	uint64_t h = gt_hash_mix(0x51C7A7E5ULL, p->node_selector.n);
 	for (uint32_t i = 0; i < p->node_selector.n; i++)
 		h = gt_hash_mix(gt_hash_mix(h, p->node_selector.v[i].key), p->node_selector.v[i].val);

@@ -945,7 +945,12 @@ void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 	struct gt_jobq jq;
 	gt_jobq_init(&jq, s);
 	gt_jobq_limit_depth(&jq, gt_action_queue_depth(s));
-	for (uint32_t q = 0; q < s->c->n_queues; q++) {
+	/*
+	 * Counting them is for the search metrics and the jobs' messages; a
+	 * front end that publishes no messages (the replay) reads neither.
+	 */
+	bool count_aside = s->c->config.job_messages;
+	for (uint32_t q = 0; q < s->c->n_queues && count_aside; q++) {
 		if (!aside[q])
 			continue;
 		for (uint32_t i = 0; i < n_candidates; i++)

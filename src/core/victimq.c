@@ -323,24 +323,32 @@ static int32_t best_under(struct gt_victimq *vq, int32_t q);
 /* Of the sibling queues @qs, the one that gives up first (the reverse of allocation order). */
 static int32_t best_among(struct gt_victimq *vq, const int32_t *qs, uint32_t n)
 {
-	const struct gt_session *s = vq->s;
-	int32_t best = GT_NONE, best_q = GT_NONE;
-	int64_t best_sub[GT_NQRES];
+	/* on the stack for the usual few siblings (the arena is not ours to pop: cursors take from it) */
+	enum { FEW = 32 };
+	int32_t few_leaves[FEW], few_sibs[FEW];
+	int64_t few_subs[FEW][GT_NQRES];
+	bool few = n <= FEW;
+	int32_t *leaves = few ? few_leaves : gt_xmalloc(n * sizeof(*leaves));
+	int32_t *sibs = few ? few_sibs : gt_xmalloc(n * sizeof(*sibs));
+	int64_t(*subs)[GT_NQRES] = few ? few_subs : gt_xmalloc(n * sizeof(*subs));
+	uint32_t k = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		int32_t leaf = best_under(vq, qs[i]);
 		if (leaf == GT_NONE)
 			continue;
 		bool fh;
 		const struct gt_victim_entry *head = leaf_next(vq, leaf, &fh);
-		int64_t sub[GT_NQRES];
 		for (int r = 0; r < GT_NQRES; r++)
-			sub[r] = head->allocated[r] + vq->popped[leaf][r];
-		/* victim order: whoever allocation would serve last gives first */
-		if (best != GT_NONE && gt_queue_cmp_victims(s, qs[i], best_q, sub, best_sub) < 0)
-			continue;
-		best = leaf;
-		best_q = qs[i];
-		memcpy(best_sub, sub, sizeof(sub));
+			subs[k][r] = head->allocated[r] + vq->popped[leaf][r];
+		leaves[k] = leaf;
+		sibs[k++] = qs[i];
+	}
+	/* victim order: whoever allocation would serve last gives first */
+	int32_t best = k ? leaves[gt_queue_gives_first(vq->s, sibs, (const int64_t(*)[GT_NQRES])subs, k)] : GT_NONE;
+	if (!few) {
+		free(leaves);
+		free(sibs);
+		free(subs);
 	}
 	return best;
 }

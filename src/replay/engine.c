@@ -22,6 +22,7 @@
 #include "core/fairshare.h"
 #include "core/plan.h"
 #include "core/session.h"
+#include "core/signature.h"
 #include "util/clock.h"
 #include "util/heap.h"
 #include "util/mem.h"
@@ -217,6 +218,8 @@ static void add_job(struct gt_replay *r, uint32_t id)
 			p->affinity_terms = &r->spec_sel[tj->gpu_spec];
 			p->n_affinity_terms = 1;
 		}
+		/* a trace's pod keeps its constraints and claims no device: its signature too */
+		p->signature = gt_pod_signature(c, (int32_t)(c->n_pods - 1));
 	}
 	rj->state = JS_PENDING;
 	r->n_pending++;
