@@ -19,7 +19,7 @@
 struct gt_doc_input *gt_doc_input_new(struct gt_doc_list *l, const char *name)
 {
 	struct gt_doc_input *in = gt_xcalloc(1, sizeof(*in));
-	in->name = gt_xstrdup(name);
+	in->name = name ? gt_xstrdup(name) : NULL;	/* NULL: made, not parsed */
 	gt_arena_init(&in->arena);
 	GT_PUSH(l->inputs, l->n_inputs, l->cap_inputs, in);
 	return in;
@@ -306,6 +306,31 @@ struct gt_doc *gt_doc_new_scalar(const char *s, bool quoted)
 	struct gt_doc *d = gt_xcalloc(1, sizeof(*d));
 	d->kind = GT_DOC_SCALAR;
 	d->scalar = gt_xstrdup(s);
+	d->quoted = quoted;
+	return d;
+}
+
+struct gt_doc_input *gt_doc_list_input(struct gt_doc_list *l)
+{
+	return gt_doc_input_new(l, NULL);
+}
+
+struct gt_doc *gt_doc_new_in(struct gt_doc_input *in, enum gt_doc_kind kind)
+{
+	if (!in)
+		return gt_doc_new(kind);
+	struct gt_doc *d = gt_doc_input_node(in, kind, 0, 0);
+	if (kind == GT_DOC_SCALAR)
+		d->scalar = "";
+	return d;
+}
+
+struct gt_doc *gt_doc_new_scalar_in(struct gt_doc_input *in, const char *s, bool quoted)
+{
+	if (!in)
+		return gt_doc_new_scalar(s, quoted);
+	struct gt_doc *d = gt_doc_input_node(in, GT_DOC_SCALAR, 0, 0);
+	d->scalar = gt_arena_strndup(&in->arena, s, strlen(s));
 	d->quoted = quoted;
 	return d;
 }

@@ -106,6 +106,17 @@ const struct gt_doc *gt_doc_path(const struct gt_doc *d, const char *path);
  */
 struct gt_doc *gt_doc_new(enum gt_doc_kind kind);
 struct gt_doc *gt_doc_new_scalar(const char *s, bool quoted);
+/*
+ * Documents made in bulk (the podgrouper's PodGroups for 50,000 pods) are
+ * better made as parsed ones are: an input of their own, kept by @l, holds
+ * them in one arena with interned keys, so that they cost no allocation per
+ * node, are looked up as fast, and are freed with @l. They come from no
+ * file: gt_doc_source() says NULL, as for the heap's.
+ */
+struct gt_doc_input *gt_doc_list_input(struct gt_doc_list *l);
+/* gt_doc_new() and gt_doc_new_scalar() in @in (made by gt_doc_list_input), or on the heap when NULL. */
+struct gt_doc *gt_doc_new_in(struct gt_doc_input *in, enum gt_doc_kind kind);
+struct gt_doc *gt_doc_new_scalar_in(struct gt_doc_input *in, const char *s, bool quoted);
 /* A deep copy on the heap. */
 struct gt_doc *gt_doc_copy(const struct gt_doc *d);
 void gt_doc_free(struct gt_doc *d);
