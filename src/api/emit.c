@@ -231,11 +231,59 @@ void gt_emit_string(struct gt_emitter *w, const char *s, size_t len)
 	scalar(w, s, len, true);
 }
 
+/* @v in decimal at the end of @buf (@end); returns where it starts. snprintf took ten times longer. */
+static char *decimal(uint64_t v, char *end)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
 void gt_emit_int(struct gt_emitter *w, int64_t v)
 {
-	char buf[32];
-	int n = snprintf(buf, sizeof(buf), "%" PRId64, v);
-	scalar(w, buf, (size_t)n, false);
+	char buf[24], *end = buf + sizeof(buf);
+	char *p = decimal(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, end);
+	if (v < 0)
+		*--p = '-';
+	scalar(w, p, (size_t)(end - p), false);
+}
+
+/*
+ * A number of thousandths (GPUs from milli-GPUs, the common case) as
+ * "%.10g" writes it: @v is m/1000 for an integer 0 < |m| < 10^9, so its
+ * ten significant digits are m's, in fixed notation. Else false.
+ */
+static bool thousandths(double v, char *buf, size_t *len)
+{
+	if (!(v > -1e6 && v < 1e6) || v == 0)
+		return false;
+	double scaled = v * 1000.0;
+	long long m = (long long)(scaled < 0 ? scaled - 0.5 : scaled + 0.5);
+	if ((double)m / 1000.0 != v)
+		return false;	/* not the double nearest to m/1000 */
+	char tmp[32], *end = tmp + sizeof(tmp), *p = end;
+	uint64_t abs = (uint64_t)(m < 0 ? -m : m);
+	unsigned frac = (unsigned)(abs % 1000);
+	int digits = 3;
+	while (frac && frac % 10 == 0) {	/* %g drops the zeros at the end */
+		frac /= 10;
+		digits--;
+	}
+	if (frac) {
+		for (int i = 0; i < digits; i++, frac /= 10)
+			*--p = (char)('0' + frac % 10);
+	} else {
+		*--p = '0';	/* jansson's ".0" */
+	}
+	*--p = '.';
+	p = decimal(abs / 1000, p);
+	if (m < 0)
+		*--p = '-';
+	*len = (size_t)(end - p);
+	memcpy(buf, p, *len);
+	return true;
 }
 
 /*
@@ -245,6 +293,11 @@ void gt_emit_int(struct gt_emitter *w, int64_t v)
 void gt_emit_real(struct gt_emitter *w, double v)
 {
 	char buf[64];
+	size_t len;
+	if (thousandths(v, buf, &len)) {
+		scalar(w, buf, len, false);
+		return;
+	}
 	int n = snprintf(buf, sizeof(buf) - 2, "%.10g", v);
 	if (n < 0 || (size_t)n >= sizeof(buf) - 2)
 		return;

@@ -56,7 +56,10 @@ TEST(scalars_as_jansson_writes_them)
 		json_array_append_new(a, json_string(strings[i]));
 	json_array_append_new(a, json_stringn("nul\0inside", 10));
 	static const double reals[] = { 0.0, -0.0, 1.0, 0.25, 0.1, 2.5, 1e300, -1e-300, 1e-7, 123456789012.0,
-					1234567890.5, 3.14159265358979, 1e21, 1e15, 0.000123 };
+					1234567890.5, 3.14159265358979, 1e21, 1e15, 0.000123,
+					/* thousandths, written without snprintf */
+					-0.25, 0.001, -0.001, 123.456, 999999.999, -999999.999, 1000000.5, 0.0005,
+					1.1, 4.3, 7.007, 2.05, 0.30000000000000004 };
 	for (size_t i = 0; i < sizeof(reals) / sizeof(*reals); i++)
 		json_array_append_new(a, json_real(reals[i]));
 	static const json_int_t ints[] = { 0, -1, 42, INT64_MAX, INT64_MIN };
