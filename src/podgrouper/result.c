@@ -20,14 +20,21 @@ void gt_pg_set(char **field, const char *value)
 
 void gt_pg_setf(char **field, const char *fmt, ...)
 {
+	/* once into a buffer on the stack, again only when it did not fit */
+	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	char *s = gt_xmalloc((size_t)(n < 0 ? 0 : n) + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
-	va_end(ap);
+	size_t len = (size_t)(n < 0 ? 0 : n);
+	char *s = gt_xmalloc(len + 1);
+	if (len < sizeof(buf)) {
+		memcpy(s, buf, len + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(s, len + 1, fmt, ap);
+		va_end(ap);
+	}
 	free(*field);
 	*field = s;
 }
