@@ -387,12 +387,15 @@ static void grow(struct gt_doc *d)
 		if (d->kind == GT_DOC_MAP)
 			d->keys = gt_xrealloc(d->keys, cap * sizeof(*d->keys));
 	} else {
+		/* a node made empty in an input (gt_doc_new_in) has no arrays yet: nothing to copy */
 		struct gt_doc **items = gt_arena_alloc(&d->input->arena, cap * sizeof(*items));
-		memcpy(items, d->items, d->n * sizeof(*items));
+		if (d->n)
+			memcpy(items, d->items, d->n * sizeof(*items));
 		d->items = items;
 		if (d->kind == GT_DOC_MAP) {
 			char **keys = gt_arena_alloc(&d->input->arena, cap * sizeof(*keys));
-			memcpy(keys, d->keys, d->n * sizeof(*keys));
+			if (d->n)
+				memcpy(keys, d->keys, d->n * sizeof(*keys));
 			d->keys = keys;
 		}
 	}
