@@ -266,11 +266,6 @@ const struct gt_doc *gt_doc_getn(const struct gt_doc *d, const char *key, size_t
 	return NULL;
 }
 
-const struct gt_doc *gt_doc_get(const struct gt_doc *d, const char *key)
-{
-	return gt_doc_getn(d, key, strlen(key));
-}
-
 const char *gt_doc_str(const struct gt_doc *d, const char *key)
 {
 	const struct gt_doc *v = gt_doc_get(d, key);

@@ -87,10 +87,13 @@ void gt_doc_list_release(struct gt_doc_list *l);
 /* The name of the input @d was parsed from, or NULL for a document made on the heap. */
 const char *gt_doc_source(const struct gt_doc *d);
 
-/* Value under @key of map @d, or NULL (also when @d is NULL or not a map). */
-const struct gt_doc *gt_doc_get(const struct gt_doc *d, const char *key);
-/* The same for the @len bytes at @key. */
+/* The value under the @len bytes at @key of map @d, or NULL (also when @d is NULL or not a map). */
 const struct gt_doc *gt_doc_getn(const struct gt_doc *d, const char *key, size_t len);
+/* The same for a string: inline, so that a key written in the code is measured by the compiler. */
+static inline const struct gt_doc *gt_doc_get(const struct gt_doc *d, const char *key)
+{
+	return gt_doc_getn(d, key, __builtin_strlen(key));
+}
 /* Scalar text under @key, or NULL if missing, null or not a scalar. */
 const char *gt_doc_str(const struct gt_doc *d, const char *key);
 /* Follow a dotted path of map keys ("metadata.name"). */
