@@ -20,21 +20,10 @@ void gt_pg_set(char **field, const char *value)
 
 void gt_pg_setf(char **field, const char *fmt, ...)
 {
-	/* once into a buffer on the stack, again only when it did not fit */
-	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	char *s = gt_xvasprintf(fmt, ap);
 	va_end(ap);
-	size_t len = (size_t)(n < 0 ? 0 : n);
-	char *s = gt_xmalloc(len + 1);
-	if (len < sizeof(buf)) {
-		memcpy(s, buf, len + 1);
-	} else {
-		va_start(ap, fmt);
-		vsnprintf(s, len + 1, fmt, ap);
-		va_end(ap);
-	}
 	free(*field);
 	*field = s;
 }
