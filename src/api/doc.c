@@ -19,7 +19,7 @@
 struct gt_doc_input *gt_doc_input_new(struct gt_doc_list *l, const char *name)
 {
 	struct gt_doc_input *in = gt_xcalloc(1, sizeof(*in));
-	in->name = gt_xstrdup(name);
+	in->name = name ? gt_xstrdup(name) : NULL;	/* NULL: made, not parsed */
 	gt_arena_init(&in->arena);
 	GT_PUSH(l->inputs, l->n_inputs, l->cap_inputs, in);
 	return in;
@@ -266,11 +266,6 @@ const struct gt_doc *gt_doc_getn(const struct gt_doc *d, const char *key, size_t
 	return NULL;
 }
 
-const struct gt_doc *gt_doc_get(const struct gt_doc *d, const char *key)
-{
-	return gt_doc_getn(d, key, strlen(key));
-}
-
 const char *gt_doc_str(const struct gt_doc *d, const char *key)
 {
 	const struct gt_doc *v = gt_doc_get(d, key);
@@ -306,6 +301,31 @@ struct gt_doc *gt_doc_new_scalar(const char *s, bool quoted)
 	struct gt_doc *d = gt_xcalloc(1, sizeof(*d));
 	d->kind = GT_DOC_SCALAR;
 	d->scalar = gt_xstrdup(s);
+	d->quoted = quoted;
+	return d;
+}
+
+struct gt_doc_input *gt_doc_list_input(struct gt_doc_list *l)
+{
+	return gt_doc_input_new(l, NULL);
+}
+
+struct gt_doc *gt_doc_new_in(struct gt_doc_input *in, enum gt_doc_kind kind)
+{
+	if (!in)
+		return gt_doc_new(kind);
+	struct gt_doc *d = gt_doc_input_node(in, kind, 0, 0);
+	if (kind == GT_DOC_SCALAR)
+		d->scalar = "";
+	return d;
+}
+
+struct gt_doc *gt_doc_new_scalar_in(struct gt_doc_input *in, const char *s, bool quoted)
+{
+	if (!in)
+		return gt_doc_new_scalar(s, quoted);
+	struct gt_doc *d = gt_doc_input_node(in, GT_DOC_SCALAR, 0, 0);
+	d->scalar = gt_arena_strndup(&in->arena, s, strlen(s));
 	d->quoted = quoted;
 	return d;
 }
@@ -362,12 +382,15 @@ static void grow(struct gt_doc *d)
 		if (d->kind == GT_DOC_MAP)
 			d->keys = gt_xrealloc(d->keys, cap * sizeof(*d->keys));
 	} else {
+		/* a node made empty in an input (gt_doc_new_in) has no arrays yet: nothing to copy */
 		struct gt_doc **items = gt_arena_alloc(&d->input->arena, cap * sizeof(*items));
-		memcpy(items, d->items, d->n * sizeof(*items));
+		if (d->n)
+			memcpy(items, d->items, d->n * sizeof(*items));
 		d->items = items;
 		if (d->kind == GT_DOC_MAP) {
 			char **keys = gt_arena_alloc(&d->input->arena, cap * sizeof(*keys));
-			memcpy(keys, d->keys, d->n * sizeof(*keys));
+			if (d->n)
+				memcpy(keys, d->keys, d->n * sizeof(*keys));
 			d->keys = keys;
 		}
 	}

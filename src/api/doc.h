@@ -87,10 +87,13 @@ void gt_doc_list_release(struct gt_doc_list *l);
 /* The name of the input @d was parsed from, or NULL for a document made on the heap. */
 const char *gt_doc_source(const struct gt_doc *d);
 
-/* Value under @key of map @d, or NULL (also when @d is NULL or not a map). */
-const struct gt_doc *gt_doc_get(const struct gt_doc *d, const char *key);
-/* The same for the @len bytes at @key. */
+/* The value under the @len bytes at @key of map @d, or NULL (also when @d is NULL or not a map). */
 const struct gt_doc *gt_doc_getn(const struct gt_doc *d, const char *key, size_t len);
+/* The same for a string: inline, so that a key written in the code is measured by the compiler. */
+static inline const struct gt_doc *gt_doc_get(const struct gt_doc *d, const char *key)
+{
+	return gt_doc_getn(d, key, __builtin_strlen(key));
+}
 /* Scalar text under @key, or NULL if missing, null or not a scalar. */
 const char *gt_doc_str(const struct gt_doc *d, const char *key);
 /* Follow a dotted path of map keys ("metadata.name"). */
@@ -106,6 +109,17 @@ const struct gt_doc *gt_doc_path(const struct gt_doc *d, const char *path);
  */
 struct gt_doc *gt_doc_new(enum gt_doc_kind kind);
 struct gt_doc *gt_doc_new_scalar(const char *s, bool quoted);
+/*
+ * Documents made in bulk (the podgrouper's PodGroups for 50,000 pods) are
+ * better made as parsed ones are: an input of their own, kept by @l, holds
+ * them in one arena with interned keys, so that they cost no allocation per
+ * node, are looked up as fast, and are freed with @l. They come from no
+ * file: gt_doc_source() says NULL, as for the heap's.
+ */
+struct gt_doc_input *gt_doc_list_input(struct gt_doc_list *l);
+/* gt_doc_new() and gt_doc_new_scalar() in @in (made by gt_doc_list_input), or on the heap when NULL. */
+struct gt_doc *gt_doc_new_in(struct gt_doc_input *in, enum gt_doc_kind kind);
+struct gt_doc *gt_doc_new_scalar_in(struct gt_doc_input *in, const char *s, bool quoted);
 /* A deep copy on the heap. */
 struct gt_doc *gt_doc_copy(const struct gt_doc *d);
 void gt_doc_free(struct gt_doc *d);

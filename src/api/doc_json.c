@@ -131,9 +131,9 @@ static void place(struct reader *r, const char *at, int *line, int *col)
 	*col = c;
 }
 
-static void skip_ws(struct reader *r)
+/* Past the white space at @p. */
+static const char *past_space(const char *p, const char *end)
 {
-	const char *p = r->p, *end = r->end;
 	for (;;) {
 		/* indentation eight spaces at a time: most of an indented file */
 		uint64_t w;
@@ -142,9 +142,13 @@ static void skip_ws(struct reader *r)
 		if (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
 			p++;
 		else
-			break;
+			return p;
 	}
-	r->p = p;
+}
+
+static void skip_ws(struct reader *r)
+{
+	r->p = past_space(r->p, r->end);
 }
 
 /* Between values: white space, and "---" lines as YAML separates documents. */
@@ -250,10 +254,19 @@ static json_t *load(struct reader *r, size_t flags, json_error_t *e)
 /* The end of the string starting at @p (its closing quote), or NULL. */
 static const char *string_end(const char *p, const char *end)
 {
-	for (p++; p < end && *p != '"'; p++)
-		if (*p == '\\')
-			p++;
-	return p < end ? p : NULL;
+	for (p++; p < end; p++) {
+		const char *q = memchr(p, '"', (size_t)(end - p));
+		if (!q)
+			return NULL;
+		/* the quote ends the string unless an odd run of backslashes escapes it */
+		const char *b = q;
+		while (b > p && b[-1] == '\\')
+			b--;
+		if ((q - b) % 2 == 0)
+			return q;
+		p = q;
+	}
+	return NULL;
 }
 
 /* Past a scalar jansson refused: a string to its quote, anything else to where values end. */
@@ -304,11 +317,13 @@ static const char *flatten(struct reader *r, const char *p, size_t *k)
 {
 	const char *end = r->end;
 	size_t open = 0;
+	/* what ends a run of token bytes: white space, a string, a bracket */
+	static const bool stop[256] = { [' '] = true, ['\n'] = true, ['\t'] = true, ['\r'] = true, ['"'] = true,
+					['{'] = true, ['['] = true, ['}'] = true, [']'] = true };
 	while (p < end) {
 		/* a run of token bytes other than strings and brackets, copied at once */
 		const char *q = p;
-		while (q < end && *q != ' ' && *q != '\n' && *q != '"' && *q != '{' && *q != '[' && *q != '}' &&
-		       *q != ']' && *q != '\t' && *q != '\r')
+		while (q < end && !stop[(unsigned char)*q])
 			q++;
 		bool last = false;
 		if (q < end && *q == '"') {
@@ -329,8 +344,7 @@ static const char *flatten(struct reader *r, const char *p, size_t *k)
 		p = q;
 		if (last)
 			return p;
-		while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
-			p++;
+		p = past_space(p, end);
 	}
 	return NULL;
 }

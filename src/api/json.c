@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/emit.h"
 #include "util/mem.h"
 #include "util/num.h"
 
@@ -186,167 +187,40 @@ char *gt_json_dump_take(json_t *j)
 
 /* ---------------------------------------------------------------- printing */
 
-/* Text gathered and written a buffer at a time. */
-struct printer {
-	FILE *f;
-	size_t n;
-	int indent;
-	char s[1 << 16];
-};
-
-static void put(struct printer *p, const char *s, size_t len)
+/* @v into @w, member by member. */
+static void write_value(struct gt_emitter *w, const json_t *v)
 {
-	if (len > sizeof(p->s) - p->n) {
-		fwrite(p->s, 1, p->n, p->f);
-		p->n = 0;
-		if (len > sizeof(p->s)) {
-			fwrite(s, 1, len, p->f);
-			return;
-		}
-	}
-	memcpy(p->s + p->n, s, len);
-	p->n += len;
-}
-
-static void flush(struct printer *p)
-{
-	fwrite(p->s, 1, p->n, p->f);
-	p->n = 0;
-}
-
-/*
- * A string as jansson's dump writes it: '"', '\\' and control characters
- * escaped (the common ones by letter, the others as \u00XX in capitals),
- * everything else, UTF-8 included, as it is. jansson's strings are valid
- * UTF-8 (json_string() refuses others), so there is nothing to check.
- */
-static void put_string(struct printer *p, const char *s, size_t len)
-{
-	put(p, "\"", 1);
-	size_t start = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		put(p, s + start, i - start);
-		/* the escapes by letter, as pairs: the character, then the letter */
-		static const char letters[] = "\"\"\\\\\bb\ff\nn\rr\tt";
-		char esc[8] = "\\";
-		const char *l = memchr(letters, c, sizeof(letters) - 1);
-		if (l && (l - letters) % 2 == 0) {
-			esc[1] = l[1];
-			esc[2] = '\0';
-		} else {
-			snprintf(esc, sizeof(esc), "\\u%04X", c);
-		}
-		put(p, esc, strlen(esc));
-		start = i + 1;
-	}
-	put(p, s + start, len - start);
-	put(p, "\"", 1);
-}
-
-/*
- * A real as jansson writes it with JSON_REAL_PRECISION(10): "%.10g", ".0"
- * added when that reads as an integer, the exponent without '+' or
- * leading zeros.
- */
-static void put_real(struct printer *p, double v)
-{
-	char buf[64];
-	int n = snprintf(buf, sizeof(buf) - 2, "%.10g", v);
-	if (n < 0 || (size_t)n >= sizeof(buf) - 2)
-		return;
-	if (!strchr(buf, '.') && !strchr(buf, 'e')) {
-		memcpy(buf + n, ".0", 3);
-		n += 2;
-	}
-	char *e = strchr(buf, 'e');
-	if (e) {
-		char *start = e + 1, *end = e + 2;
-		if (*start == '-')
-			start++;
-		while (*end == '0')
-			end++;
-		if (end != start) {
-			memmove(start, end, (size_t)(buf + n - end) + 1);
-			n -= (int)(end - start);
-		}
-	}
-	put(p, buf, (size_t)n);
-}
-
-static void put_scalar(struct printer *p, const json_t *v)
-{
-	char buf[32];
 	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		gt_emit_object(w);
+		for (void *it = json_object_iter((json_t *)v); it; it = json_object_iter_next((json_t *)v, it)) {
+			gt_emit_key(w, json_object_iter_key(it), json_object_iter_key_len(it));
+			write_value(w, json_object_iter_value(it));
+		}
+		gt_emit_close(w);
+		break;
+	case JSON_ARRAY:
+		gt_emit_array(w);
+		for (size_t i = 0; i < json_array_size(v); i++)
+			write_value(w, json_array_get(v, i));
+		gt_emit_close(w);
+		break;
 	case JSON_STRING:
-		put_string(p, json_string_value(v), json_string_length(v));
+		gt_emit_string(w, json_string_value(v), json_string_length(v));
 		break;
-	case JSON_INTEGER: {
-		int n = snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		put(p, buf, (size_t)n);
+	case JSON_INTEGER:
+		gt_emit_int(w, json_integer_value(v));
 		break;
-	}
 	case JSON_REAL:
-		put_real(p, json_real_value(v));
+		gt_emit_real(w, json_real_value(v));
 		break;
 	case JSON_TRUE:
-		put(p, "true", 4);
-		break;
 	case JSON_FALSE:
-		put(p, "false", 5);
+		gt_emit_bool(w, json_is_true(v));
 		break;
 	default:
-		put(p, "null", 4);
+		gt_emit_null(w);
 		break;
-	}
-}
-
-/* A new line and @depth levels of indentation. */
-static void put_indent(struct printer *p, int depth)
-{
-	static const char spaces[] = "                                ";
-	put(p, "\n", 1);
-	for (size_t n = (size_t)depth * (size_t)p->indent; n;) {
-		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
-		put(p, spaces, k);
-		n -= k;
-	}
-}
-
-static void put_value(struct printer *p, const json_t *v, int depth)
-{
-	if (json_is_object(v)) {
-		put(p, "{", 1);
-		void *it = json_object_iter((json_t *)v);
-		if (it)
-			put_indent(p, depth + 1);
-		while (it) {
-			void *next = json_object_iter_next((json_t *)v, it);
-			put_string(p, json_object_iter_key(it), json_object_iter_key_len(it));
-			put(p, ": ", 2);
-			put_value(p, json_object_iter_value(it), depth + 1);
-			if (next)
-				put(p, ",", 1);
-			put_indent(p, next ? depth + 1 : depth);
-			it = next;
-		}
-		put(p, "}", 1);
-	} else if (json_is_array(v)) {
-		size_t n = json_array_size(v);
-		put(p, "[", 1);
-		if (n)
-			put_indent(p, depth + 1);
-		for (size_t i = 0; i < n; i++) {
-			put_value(p, json_array_get(v, i), depth + 1);
-			if (i + 1 < n)
-				put(p, ",", 1);
-			put_indent(p, i + 1 < n ? depth + 1 : depth);
-		}
-		put(p, "]", 1);
-	} else {
-		put_scalar(p, v);
 	}
 }
 
@@ -354,98 +228,14 @@ void gt_json_print(FILE *f, const json_t *j, int indent)
 {
 	if (!json_is_object(j) && !json_is_array(j))
 		return;		/* as json_dumpf without JSON_ENCODE_ANY */
-	struct printer *p = gt_xmalloc(sizeof(*p));
-	p->f = f;
-	p->n = 0;
-	p->indent = indent;
-	put_value(p, j, 0);
-	flush(p);
-	free(p);
-}
-
-/* ---------------------------------------------------------------- YAML */
-
-/* A scalar as JSON writes it: strings double-quoted with JSON's escapes, which YAML reads alike. */
-static void yaml_scalar(FILE *f, const json_t *v)
-{
-	char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
-	fputs(s ? s : "null", f);
-	free(s);
-}
-
-static bool plain_key(const char *k)
-{
-	if (!*k)
-		return false;
-	for (const char *p = k; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./", *p))
-			return false;
-	return true;
-}
-
-static bool is_container(const json_t *v)
-{
-	return (json_is_object(v) && json_object_size(v)) || (json_is_array(v) && json_array_size(v));
-}
-
-static void yaml_value(FILE *f, const json_t *v, int indent);
-
-/* The pairs of @o, the first one on the current line when @inline_first. */
-static void yaml_object(FILE *f, const json_t *o, int indent, bool inline_first)
-{
-	const char *k;
-	json_t *v;
-	bool first = true;
-	json_object_foreach((json_t *)o, k, v) {
-		if (!(first && inline_first))
-			fprintf(f, "%*s", indent, "");
-		first = false;
-		if (plain_key(k)) {
-			fputs(k, f);
-		} else {
-			json_t *key = json_string(k);
-			yaml_scalar(f, key);
-			json_decref(key);
-		}
-		fputc(':', f);
-		yaml_value(f, v, indent + 2);
-	}
-}
-
-static void yaml_value(FILE *f, const json_t *v, int indent)
-{
-	if (!is_container(v)) {
-		fputc(' ', f);
-		if (json_is_object(v))
-			fputs("{}", f);
-		else if (json_is_array(v))
-			fputs("[]", f);
-		else
-			yaml_scalar(f, v);
-		fputc('\n', f);
-		return;
-	}
-	fputc('\n', f);
-	if (json_is_object(v)) {
-		yaml_object(f, v, indent, false);
-		return;
-	}
-	for (size_t i = 0; i < json_array_size(v); i++) {
-		const json_t *item = json_array_get(v, i);
-		fprintf(f, "%*s-", indent - 2 > 0 ? indent - 2 : 0, "");
-		if (json_is_object(item) && json_object_size(item)) {
-			fputc(' ', f);
-			yaml_object(f, item, indent, true);
-		} else {
-			yaml_value(f, item, indent);
-		}
-	}
+	struct gt_emitter *w = gt_emitter_new(f, false, indent);
+	write_value(w, j);
+	gt_emitter_free(w);
 }
 
 void gt_json_print_yaml(FILE *f, const json_t *j)
 {
-	if (json_is_object(j) && json_object_size(j))
-		yaml_object(f, j, 0, false);
-	else
-		yaml_value(f, j, 0);
+	struct gt_emitter *w = gt_emitter_new(f, true, 0);
+	write_value(w, j);
+	gt_emitter_free(w);
 }

@@ -28,6 +28,7 @@ struct batch {
 	size_t n_pgs, cap_pgs;
 	struct gt_strtab pg_keys;	/* "namespace\nname" of pgs[i] has id i */
 	struct gt_pg_batch *out;
+	struct gt_doc_input *memory;	/* out->memory's: the new PodGroups are made there */
 };
 
 static void add_object(struct batch *b, struct gt_doc *d)
@@ -140,7 +141,7 @@ static void keep_podgroup(struct batch *b, struct gt_podgroup *pg)
 	uint32_t id = gt_strtab_intern(&b->pg_keys, key);
 	free(key);
 	if (id == b->n_pgs) {
-		struct new_pg n = { gt_podgroup_to_doc(pg), *pg };
+		struct new_pg n = { gt_podgroup_to_doc_in(pg, b->memory), *pg };
 		GT_PUSH(b->pgs, b->n_pgs, b->cap_pgs, n);
 		return;
 	}
@@ -225,7 +226,7 @@ static int local_config(const struct batch *b, struct gt_pg_config *local,
 int gt_pg_group_all(const struct gt_pg_config *cfg, struct gt_doc *const *docs, size_t n,
 		    struct gt_pg_batch *out, struct gt_err *err)
 {
-	struct batch b = { .out = out };
+	struct batch b = { .out = out, .memory = gt_doc_list_input(&out->memory) };
 	for (size_t i = 0; i < n; i++)
 		add_object(&b, docs[i]);
 	gt_pg_index_build(&b.index, (const struct gt_doc *const *)b.objs, b.n_objs);
@@ -278,5 +279,6 @@ void gt_pg_batch_release(struct gt_pg_batch *b)
 	for (size_t i = 0; i < b->n_warnings; i++)
 		free(b->warnings[i]);
 	free(b->warnings);
+	gt_doc_list_release(&b->memory);	/* the PodGroups made in it */
 	memset(b, 0, sizeof(*b));
 }

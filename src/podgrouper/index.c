@@ -11,13 +11,13 @@
 #include <string.h>
 
 #include "podgrouper/internal.h"
+#include "util/concat.h"
 #include "util/mem.h"
 
 /* The key of an object; false when it does not fit (such an object is not indexed). */
 static bool make_key(char *buf, size_t size, const char *kind, const char *ns, const char *name)
 {
-	int n = snprintf(buf, size, "%s\n%s\n%s", kind, ns, name);
-	return n >= 0 && (size_t)n < size;
+	return gt_concat(buf, size, kind, "\n", ns, "\n", name, (char *)NULL) < size;
 }
 
 /* Append object @i to the chain of key @id in @tab (@first/@next/@last by id and object). */

@@ -272,6 +272,8 @@ const char *gt_pg_kvs_get(const struct gt_pg_kvs *m, const char *key);
 
 /* @pg as a scheduling.run.ai/v2alpha2 PodGroup document (owned by the caller). */
 struct gt_doc *gt_podgroup_to_doc(const struct gt_podgroup *pg);
+/* The same made in @in (api/doc.h's gt_doc_list_input: it goes with its list), or on the heap (NULL). */
+struct gt_doc *gt_podgroup_to_doc_in(const struct gt_podgroup *pg, struct gt_doc_input *in);
 
 /*
  * Does KAI's reconciler leave @req->pod alone (pkg/podgrouper/pod_controller.go)?
@@ -323,6 +325,7 @@ struct gt_pg_assignment {
 struct gt_pg_batch {
 	struct gt_doc **podgroups;	/* PodGroup documents to add; owned */
 	size_t n_podgroups, cap_podgroups;
+	struct gt_doc_list memory;	/* where most of them are made: one arena (api/doc.h) */
 	struct gt_pg_assignment *pods;	/* one per grouped pod, in input order */
 	size_t n_pods, cap_pods;
 	char **warnings;		/* pods that could not be grouped, and why (the

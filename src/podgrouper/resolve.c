@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "podgrouper/internal.h"
+#include "util/concat.h"
 #include "util/mem.h"
 
 static const char *const shipped_classes[] = { "train", "build-preemptible", "build", "inference" };
@@ -213,7 +214,7 @@ void gt_pg_merge_meta(struct gt_pg_kvs *dst, const struct gt_pg_obj *o, const ch
 		      bool override)
 {
 	char path[64];
-	snprintf(path, sizeof(path), "metadata.%s", field);
+	gt_concat(path, sizeof(path), "metadata.", field, (char *)NULL);
 	for (int e = -1; e < o->n_extra; e++) {
 		const struct gt_doc *m = gt_doc_path(e < 0 ? o->doc : o->extra[e], path);
 		for (size_t i = 0; m && m->kind == GT_DOC_MAP && i < m->n; i++) {

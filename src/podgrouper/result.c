@@ -22,11 +22,7 @@ void gt_pg_setf(char **field, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *s = gt_xmalloc((size_t)(n < 0 ? 0 : n) + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+	char *s = gt_xvasprintf(fmt, ap);
 	va_end(ap);
 	free(*field);
 	*field = s;
@@ -269,26 +265,43 @@ struct gt_doc *gt_pg_doc_child_map(struct gt_doc *map, const char *key)
 	return gt_doc_child_map(map, key);
 }
 
-static void put_str(struct gt_doc *map, const char *key, const char *value)
+/*
+ * The PodGroup document is made in @in (gt_doc_list_input) or, when @in is
+ * NULL, on the heap: its nodes through these.
+ */
+static struct gt_doc *new_map(struct gt_doc_input *in)
 {
-	if (value)
-		gt_pg_doc_put(map, key, gt_pg_doc_new_str(value));
+	return gt_doc_new_in(in, GT_DOC_MAP);
 }
 
-static void put_duration(struct gt_doc *map, const char *key, const struct gt_pg_duration *d)
+static void put_str(struct gt_doc_input *in, struct gt_doc *map, const char *key, const char *value)
+{
+	if (value)	/* quoted, as gt_pg_doc_new_str makes it */
+		gt_doc_put(map, key, gt_doc_new_scalar_in(in, value, true));
+}
+
+static void put_int(struct gt_doc_input *in, struct gt_doc *map, const char *key, int64_t v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	gt_doc_put(map, key, gt_doc_new_scalar_in(in, buf, false));
+}
+
+static void put_duration(struct gt_doc_input *in, struct gt_doc *map, const char *key,
+			 const struct gt_pg_duration *d)
 {
 	char text[GT_DURATION_GO_MAX];
 	if (!d->set)
 		return;
 	gt_duration_format_go(d->ns, text);
-	gt_pg_doc_put(map, key, gt_pg_doc_new_str(text));
+	put_str(in, map, key, text);
 }
 
-static struct gt_doc *kvs_doc(const struct gt_pg_kvs *m)
+static struct gt_doc *kvs_doc(struct gt_doc_input *in, const struct gt_pg_kvs *m)
 {
-	struct gt_doc *d = gt_pg_doc_new_map();
+	struct gt_doc *d = new_map(in);
 	for (size_t i = 0; i < m->n; i++)
-		put_str(d, m->items[i].key, m->items[i].value);
+		put_str(in, d, m->items[i].key, m->items[i].value);
 	return d;
 }
 
@@ -297,76 +310,81 @@ static bool has_topology(const struct gt_pg_topology *t)
 	return t->topology || t->required || t->preferred;
 }
 
-static struct gt_doc *topology_doc(const struct gt_pg_topology *t)
+static struct gt_doc *topology_doc(struct gt_doc_input *in, const struct gt_pg_topology *t)
 {
-	struct gt_doc *d = gt_pg_doc_new_map();
-	put_str(d, "topology", t->topology);
-	put_str(d, "requiredTopologyLevel", t->required);
-	put_str(d, "preferredTopologyLevel", t->preferred);
+	struct gt_doc *d = new_map(in);
+	put_str(in, d, "topology", t->topology);
+	put_str(in, d, "requiredTopologyLevel", t->required);
+	put_str(in, d, "preferredTopologyLevel", t->preferred);
 	return d;
 }
 
-static struct gt_doc *metadata_doc(const struct gt_podgroup *pg)
+static struct gt_doc *metadata_doc(struct gt_doc_input *in, const struct gt_podgroup *pg)
 {
-	struct gt_doc *m = gt_pg_doc_new_map();
-	put_str(m, "name", pg->name);
-	put_str(m, "namespace", pg->namespace);
+	struct gt_doc *m = new_map(in);
+	put_str(in, m, "name", pg->name);
+	put_str(in, m, "namespace", pg->namespace);
 	if (pg->labels.n)
-		gt_pg_doc_put(m, "labels", kvs_doc(&pg->labels));
+		gt_doc_put(m, "labels", kvs_doc(in, &pg->labels));
 	if (pg->annotations.n)
-		gt_pg_doc_put(m, "annotations", kvs_doc(&pg->annotations));
+		gt_doc_put(m, "annotations", kvs_doc(in, &pg->annotations));
 	if (pg->owner.kind) {
-		struct gt_doc *ref = gt_pg_doc_new_map();
-		put_str(ref, "apiVersion", pg->owner.api_version);
-		put_str(ref, "kind", pg->owner.kind);
-		put_str(ref, "name", pg->owner.name);
-		put_str(ref, "uid", pg->owner.uid);
-		struct gt_doc *refs = gt_pg_doc_new_seq();
-		gt_pg_doc_append(refs, ref);
-		gt_pg_doc_put(m, "ownerReferences", refs);
+		struct gt_doc *ref = new_map(in);
+		put_str(in, ref, "apiVersion", pg->owner.api_version);
+		put_str(in, ref, "kind", pg->owner.kind);
+		put_str(in, ref, "name", pg->owner.name);
+		put_str(in, ref, "uid", pg->owner.uid);
+		struct gt_doc *refs = gt_doc_new_in(in, GT_DOC_SEQ);
+		gt_doc_append(refs, ref);
+		gt_doc_put(m, "ownerReferences", refs);
 	}
 	return m;
 }
 
-static struct gt_doc *subgroups_doc(const struct gt_podgroup *pg)
+static struct gt_doc *subgroups_doc(struct gt_doc_input *in, const struct gt_podgroup *pg)
 {
-	struct gt_doc *seq = gt_pg_doc_new_seq();
+	struct gt_doc *seq = gt_doc_new_in(in, GT_DOC_SEQ);
 	for (size_t i = 0; i < pg->n_subgroups; i++) {
 		const struct gt_pg_subgroup *sg = &pg->subgroups[i];
-		struct gt_doc *d = gt_pg_doc_new_map();
-		put_str(d, "name", sg->name);
+		struct gt_doc *d = new_map(in);
+		put_str(in, d, "name", sg->name);
 		if (sg->has_min_subgroup)
-			gt_pg_doc_put(d, "minSubGroup", gt_pg_doc_new_int(sg->min_subgroup));
+			put_int(in, d, "minSubGroup", sg->min_subgroup);
 		else
-			gt_pg_doc_put(d, "minMember", gt_pg_doc_new_int(sg->min_member));
-		put_str(d, "parent", sg->parent);
+			put_int(in, d, "minMember", sg->min_member);
+		put_str(in, d, "parent", sg->parent);
 		if (has_topology(&sg->topology))
-			gt_pg_doc_put(d, "topologyConstraint", topology_doc(&sg->topology));
-		gt_pg_doc_append(seq, d);
+			gt_doc_put(d, "topologyConstraint", topology_doc(in, &sg->topology));
+		gt_doc_append(seq, d);
 	}
 	return seq;
 }
 
+struct gt_doc *gt_podgroup_to_doc_in(const struct gt_podgroup *pg, struct gt_doc_input *in)
+{
+	struct gt_doc *d = new_map(in);
+	put_str(in, d, "apiVersion", "scheduling.run.ai/v2alpha2");
+	put_str(in, d, "kind", "PodGroup");
+	gt_doc_put(d, "metadata", metadata_doc(in, pg));
+	struct gt_doc *spec = new_map(in);
+	if (pg->has_min_subgroup)
+		put_int(in, spec, "minSubGroup", pg->min_subgroup);
+	else
+		put_int(in, spec, "minMember", pg->min_member);
+	put_str(in, spec, "queue", pg->queue);
+	put_str(in, spec, "priorityClassName", pg->priority_class);
+	put_str(in, spec, "preemptibility", pg->preemptibility);
+	put_duration(in, spec, "preemptionDelay", &pg->preemption_delay);
+	put_duration(in, spec, "stalenessGracePeriod", &pg->staleness_grace);
+	if (has_topology(&pg->topology))
+		gt_doc_put(spec, "topologyConstraint", topology_doc(in, &pg->topology));
+	if (pg->n_subgroups)
+		gt_doc_put(spec, "subGroups", subgroups_doc(in, pg));
+	gt_doc_put(d, "spec", spec);
+	return d;
+}
+
 struct gt_doc *gt_podgroup_to_doc(const struct gt_podgroup *pg)
 {
-	struct gt_doc *d = gt_pg_doc_new_map();
-	put_str(d, "apiVersion", "scheduling.run.ai/v2alpha2");
-	put_str(d, "kind", "PodGroup");
-	gt_pg_doc_put(d, "metadata", metadata_doc(pg));
-	struct gt_doc *spec = gt_pg_doc_new_map();
-	if (pg->has_min_subgroup)
-		gt_pg_doc_put(spec, "minSubGroup", gt_pg_doc_new_int(pg->min_subgroup));
-	else
-		gt_pg_doc_put(spec, "minMember", gt_pg_doc_new_int(pg->min_member));
-	put_str(spec, "queue", pg->queue);
-	put_str(spec, "priorityClassName", pg->priority_class);
-	put_str(spec, "preemptibility", pg->preemptibility);
-	put_duration(spec, "preemptionDelay", &pg->preemption_delay);
-	put_duration(spec, "stalenessGracePeriod", &pg->staleness_grace);
-	if (has_topology(&pg->topology))
-		gt_pg_doc_put(spec, "topologyConstraint", topology_doc(&pg->topology));
-	if (pg->n_subgroups)
-		gt_pg_doc_put(spec, "subGroups", subgroups_doc(pg));
-	gt_pg_doc_put(d, "spec", spec);
-	return d;
+	return gt_podgroup_to_doc_in(pg, NULL);
 }

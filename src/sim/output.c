@@ -1,10 +1,9 @@
 #include "sim/output.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/json.h"
+#include "api/emit.h"
 #include "core/numa.h"
 #include "sim/table.h"
 #include "util/mem.h"
@@ -20,129 +19,145 @@ static double gpus(int64_t milli)
 	return (double)milli / 1000.0;
 }
 
-static json_t *pod_json(struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan, uint32_t i)
+static void key(struct gt_emitter *w, const char *k)
+{
+	gt_emit_key(w, k, strlen(k));
+}
+
+static void pod_emit(struct gt_emitter *w, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan,
+		     uint32_t i)
 {
 	const struct gt_pod *p = &c->pods[i];
 	const struct gt_pod_state *st = &s->pods[i];
-	json_t *o = json_object();
-	json_object_set_new(o, "namespace", json_string(str(c, p->ns)));
-	json_object_set_new(o, "name", json_string(str(c, p->name)));
-	json_object_set_new(o, "podGroup", p->job >= 0 ? json_string(str(c, c->jobs[p->job].name))
-						       : json_null());
-	json_object_set_new(o, "status", json_string(gt_status_name(st->status)));
+	gt_emit_object(w);
+	gt_emit_kstr(w, "namespace", str(c, p->ns));
+	gt_emit_kstr(w, "name", str(c, p->name));
+	gt_emit_kstr_or_null(w, "podGroup", p->job >= 0 ? str(c, c->jobs[p->job].name) : NULL);
+	gt_emit_kstr(w, "status", gt_status_name(st->status));
 	bool placed = st->node >= 0 && gt_status_active_used(st->status);
 	bool on_node = st->node >= 0 && st->status != GT_PENDING && st->status != GT_GATED;
-	json_object_set_new(o, "node", on_node ? json_string(str(c, c->nodes[st->node].name)) : json_null());
-	json_t *groups = json_array();
-	for (uint8_t g = 0; placed && g < st->n_groups; g++)
-		json_array_append_new(groups, json_string(str(c, gt_plan_group_name(plan, st->groups[g], st->node))));
-	json_object_set_new(o, "gpuGroups", groups);
-	json_object_set_new(o, "gpus", json_real(gpus(gt_pod_requested_gpu_milli(c, (int32_t)i))));
-	json_object_set_new(o, "gpusAccepted",
-			    json_real(placed ? gpus(gt_pod_accepted_gpu_milli(c, (int32_t)i, st->node)) : 0));
-	json_object_set_new(o, "cpuMillis", json_integer(p->cpu_milli));
-	json_object_set_new(o, "memoryBytes", json_integer(p->mem_bytes));
+	gt_emit_kstr_or_null(w, "node", on_node ? str(c, c->nodes[st->node].name) : NULL);
+	key(w, "gpuGroups");
+	gt_emit_array(w);
+	for (uint8_t g = 0; placed && g < st->n_groups; g++) {
+		const char *name = str(c, gt_plan_group_name(plan, st->groups[g], st->node));
+		gt_emit_string(w, name, strlen(name));
+	}
+	gt_emit_close(w);
+	gt_emit_kreal(w, "gpus", gpus(gt_pod_requested_gpu_milli(c, (int32_t)i)));
+	gt_emit_kreal(w, "gpusAccepted", placed ? gpus(gt_pod_accepted_gpu_milli(c, (int32_t)i, st->node)) : 0);
+	gt_emit_kint(w, "cpuMillis", p->cpu_milli);
+	gt_emit_kint(w, "memoryBytes", p->mem_bytes);
 	if (s->numa) {	/* extension: the NUMA zones it holds, by index (core/numa.h) */
-		json_t *zones = json_array();
+		key(w, "numaZones");
+		gt_emit_array(w);
 		uint32_t n;
 		const struct gt_numa_share *sh = gt_numa_shares(s, st->numa_place, &n);
 		for (uint32_t z = 0; placed && z < n; z++)
-			json_array_append_new(zones, json_integer(sh[z].zone));
-		json_object_set_new(o, "numaZones", zones);
+			gt_emit_int(w, sh[z].zone);
+		gt_emit_close(w);
 	}
 	const struct gt_plan_evict *ev = gt_plan_eviction_of(plan, (int32_t)i);
 	if (ev)
-		json_object_set_new(o, "message", json_string(ev->message));
-	return o;
+		gt_emit_kstr(w, "message", ev->message);
+	gt_emit_close(w);
 }
 
-static json_t *qres_json(const int64_t v[GT_NQRES])
+static void qres_emit(struct gt_emitter *w, const char *k, const int64_t v[GT_NQRES])
 {
-	json_t *o = json_object();
-	json_object_set_new(o, "gpu", json_real(gpus(v[GT_QGPU])));
-	json_object_set_new(o, "cpuMillis", json_integer(v[GT_QCPU]));
-	json_object_set_new(o, "memoryBytes", json_integer(v[GT_QMEM]));
-	return o;
+	key(w, k);
+	gt_emit_object(w);
+	gt_emit_kreal(w, "gpu", gpus(v[GT_QGPU]));
+	gt_emit_kint(w, "cpuMillis", v[GT_QCPU]);
+	gt_emit_kint(w, "memoryBytes", v[GT_QMEM]);
+	gt_emit_close(w);
 }
 
-static json_t *node_json(const struct gt_cluster *c, const struct gt_session *s, uint32_t n)
+static void node_emit(struct gt_emitter *w, const struct gt_cluster *c, const struct gt_session *s, uint32_t n)
 {
-	json_t *o = json_object();
+	gt_emit_object(w);
 	int32_t idle = gt_node_idle_gpus(s, (int32_t)n);
-	json_object_set_new(o, "name", json_string(str(c, c->nodes[n].name)));
-	json_object_set_new(o, "idleGPUs", json_integer(idle));
-	json_object_set_new(o, "releasingGPUs", json_integer(gt_node_releasing_gpus(s, (int32_t)n)));
-	json_object_set_new(o, "usedGPUs", json_integer(c->nodes[n].gpus - idle));
+	gt_emit_kstr(w, "name", str(c, c->nodes[n].name));
+	gt_emit_kint(w, "idleGPUs", idle);
+	gt_emit_kint(w, "releasingGPUs", gt_node_releasing_gpus(s, (int32_t)n));
+	gt_emit_kint(w, "usedGPUs", c->nodes[n].gpus - idle);
 	const struct gt_numa_node *t = gt_numa_topology(s, (int32_t)n);
 	if (t) {	/* extension: what each NUMA zone has free, by zone index (core/numa.h) */
-		json_t *zones = json_array();
+		key(w, "numaZonesAvailable");
+		gt_emit_array(w);
 		for (uint32_t z = 0; z < t->n_zones; z++) {
-			json_t *zo = json_object();
+			gt_emit_object(w);
 			const struct gt_numa_vec *fr = gt_numa_free(s, (int32_t)n, z);
 			for (int r = 0; r < GT_NUMA_NRES; r++) {
 				char q[32];
 				if (!(t->aware & (1u << r)) || !gt_numa_res_name(c, (enum gt_numa_res)r))
 					continue;
 				gt_numa_quantity((enum gt_numa_res)r, fr->v[r], q, sizeof(q));
-				json_object_set_new(zo, gt_numa_res_name(c, (enum gt_numa_res)r), json_string(q));
+				gt_emit_kstr(w, gt_numa_res_name(c, (enum gt_numa_res)r), q);
 			}
-			json_array_append_new(zones, zo);
+			gt_emit_close(w);
 		}
-		json_object_set_new(o, "numaZonesAvailable", zones);
+		gt_emit_close(w);
 	}
-	return o;
+	gt_emit_close(w);
 }
 
 /* A time as SIMULATE.md has it: RFC 3339, or null for none. */
-static json_t *time_json(int64_t t)
+static void time_emit(struct gt_emitter *w, const char *k, int64_t t)
 {
 	char ts[GT_TIME_LEN];
-	if (!t)
-		return json_null();
-	gt_time_format(t, ts, sizeof(ts));
-	return json_string(ts);
+	if (t)
+		gt_time_format(t, ts, sizeof(ts));
+	gt_emit_kstr_or_null(w, k, t ? ts : NULL);
 }
 
-static json_t *podgroup_json(const struct gt_cluster *c, const struct gt_plan *plan, uint32_t j)
+static void podgroup_emit(struct gt_emitter *w, const struct gt_cluster *c, const struct gt_plan *plan, uint32_t j)
 {
 	const struct gt_job *job = &c->jobs[j];
 	const struct gt_plan_job *pj = &plan->jobs[j];
-	json_t *o = json_object();
-	json_object_set_new(o, "namespace", json_string(str(c, job->ns)));
-	json_object_set_new(o, "name", json_string(str(c, job->name)));
-	json_object_set_new(o, "queue", json_string(str(c, job->queue_name)));
-	json_object_set_new(o, "scheduled", json_boolean(pj->scheduled));
-	json_object_set_new(o, "lastStartTimestamp", time_json(pj->last_start));
+	gt_emit_object(w);
+	gt_emit_kstr(w, "namespace", str(c, job->ns));
+	gt_emit_kstr(w, "name", str(c, job->name));
+	gt_emit_kstr(w, "queue", str(c, job->queue_name));
+	key(w, "scheduled");
+	gt_emit_bool(w, pj->scheduled);
+	time_emit(w, "lastStartTimestamp", pj->last_start);
 	if (pj->stale_since)	/* kai.scheduler/stale-podgroup-timestamp */
-		json_object_set_new(o, "staleTimestamp", time_json(pj->stale_since));
+		time_emit(w, "staleTimestamp", pj->stale_since);
 	if (pj->reserved) {	/* extension: its reservation (docs/reservations.md) */
-		json_t *r = json_pack("{s:i, s:i, s:I}", "gpus", pj->reserve_gpus, "nodes", pj->reserve_nodes,
-				      "held", (json_int_t)pj->reserve_held);
-		json_object_set_new(r, "expectedStart",
-				    pj->reserve_start == INT64_MAX ? json_null() : time_json(pj->reserve_start));
-		json_object_set_new(r, "since", time_json(pj->reserved_since));
-		json_object_set_new(o, "reservation", r);
+		key(w, "reservation");
+		gt_emit_object(w);
+		gt_emit_kint(w, "gpus", pj->reserve_gpus);
+		gt_emit_kint(w, "nodes", pj->reserve_nodes);
+		gt_emit_kint(w, "held", pj->reserve_held);
+		if (pj->reserve_start == INT64_MAX)
+			gt_emit_kstr_or_null(w, "expectedStart", NULL);
+		else
+			time_emit(w, "expectedStart", pj->reserve_start);
+		time_emit(w, "since", pj->reserved_since);
+		gt_emit_close(w);
 	}
-	if (pj->max_runtime_evicted)	/* extension: evicted past its maximum run time (docs/reservations.md) */
-		json_object_set_new(o, "maxRunTimeExceeded", json_true());
-	json_object_set_new(o, "message", json_string(pj->message && !pj->scheduled ? pj->message : ""));
+	if (pj->max_runtime_evicted) {	/* extension: evicted past its maximum run time (docs/reservations.md) */
+		key(w, "maxRunTimeExceeded");
+		gt_emit_bool(w, true);
+	}
+	gt_emit_kstr(w, "message", pj->message && !pj->scheduled ? pj->message : "");
 	/* extension: the reason code behind the message (core/reason.h; docs/explain.md lists them) */
 	if (pj->why && !pj->scheduled)
-		json_object_set_new(o, "reason", json_string(gt_reason_code(pj->why->reason)));
-	return o;
+		gt_emit_kstr(w, "reason", gt_reason_code(pj->why->reason));
+	gt_emit_close(w);
 }
 
-static json_t *queue_json(const struct gt_cluster *c, const struct gt_session *s, uint32_t q)
+static void queue_emit(struct gt_emitter *w, const struct gt_cluster *c, const struct gt_session *s, uint32_t q)
 {
 	const struct gt_queue *cq = &c->queues[q];
-	json_t *o = json_object();
-	json_object_set_new(o, "name", json_string(str(c, cq->name)));
-	json_object_set_new(o, "parent", cq->parent >= 0 ? json_string(str(c, c->queues[cq->parent].name))
-							 : json_null());
-	json_object_set_new(o, "fairShare", qres_json(s->queues[q].fair_share));
-	json_object_set_new(o, "allocated", qres_json(s->queues[q].allocated));
-	json_object_set_new(o, "deserved", qres_json(cq->deserved));
-	return o;
+	gt_emit_object(w);
+	gt_emit_kstr(w, "name", str(c, cq->name));
+	gt_emit_kstr_or_null(w, "parent", cq->parent >= 0 ? str(c, c->queues[cq->parent].name) : NULL);
+	qres_emit(w, "fairShare", s->queues[q].fair_share);
+	qres_emit(w, "allocated", s->queues[q].allocated);
+	qres_emit(w, "deserved", cq->deserved);
+	gt_emit_close(w);
 }
 
 /* ---------------------------------------------------------------- DRA claims */
@@ -175,35 +190,48 @@ static struct claim_view claim_view(const struct gt_cluster *c, const struct gt_
 	return v;
 }
 
-static json_t *claim_json(const struct gt_cluster *c, const struct gt_plan *plan, uint32_t k)
+static void claim_emit(struct gt_emitter *w, const struct gt_cluster *c, const struct gt_plan *plan, uint32_t k)
 {
 	const struct gt_dra_claim *kc = &c->dra.claims[k];
 	struct claim_view v = claim_view(c, plan, k);
-	json_t *o = json_pack("{s:s, s:s}", "namespace", str(c, kc->ns), "name", str(c, kc->name));
-	json_object_set_new(o, "node", v.node >= 0 ? json_string(str(c, c->nodes[v.node].name)) : json_null());
-	json_object_set_new(o, "allocatedThisCycle", json_boolean(v.e && v.e->allocate));
-	json_t *devs = json_array();
+	gt_emit_object(w);
+	gt_emit_kstr(w, "namespace", str(c, kc->ns));
+	gt_emit_kstr(w, "name", str(c, kc->name));
+	gt_emit_kstr_or_null(w, "node", v.node >= 0 ? str(c, c->nodes[v.node].name) : NULL);
+	key(w, "allocatedThisCycle");
+	gt_emit_bool(w, v.e && v.e->allocate);
+	key(w, "devices");
+	gt_emit_array(w);
 	for (uint32_t i = 0; i < v.n_devices; i++) {
 		if (v.devices[i] < 0)
 			continue;
 		const struct gt_dra_device *d = &c->dra.devices[v.devices[i]];
 		char name[600];
 		uint32_t alt = v.alts ? v.alts[i] : 0;
-		json_t *r = json_pack("{s:s, s:s, s:s, s:s}", "request",
-				      gt_dra_result_name(c, kc, v.requests[i], alt, name, sizeof(name)), "driver",
-				      str(c, d->driver), "pool", str(c, d->pool), "device", str(c, d->name));
-		if (kc->requests[v.requests[i]].alts && kc->requests[v.requests[i]].alts[alt].admin)
-			json_object_set_new(r, "adminAccess", json_true());
-		json_array_append_new(devs, r);
+		gt_emit_object(w);
+		gt_emit_kstr(w, "request", gt_dra_result_name(c, kc, v.requests[i], alt, name, sizeof(name)));
+		gt_emit_kstr(w, "driver", str(c, d->driver));
+		gt_emit_kstr(w, "pool", str(c, d->pool));
+		gt_emit_kstr(w, "device", str(c, d->name));
+		if (kc->requests[v.requests[i]].alts && kc->requests[v.requests[i]].alts[alt].admin) {
+			key(w, "adminAccess");
+			gt_emit_bool(w, true);
+		}
+		gt_emit_close(w);
 	}
-	json_object_set_new(o, "devices", devs);
-	json_t *rf = json_array();
-	for (uint32_t i = 0; i < kc->n_reserved; i++)
-		json_array_append_new(rf, json_string(str(c, kc->reserved_names[i])));
-	for (uint32_t i = 0; v.e && i < v.e->n_pods; i++)
-		json_array_append_new(rf, json_string(str(c, c->pods[v.e->pods[i]].name)));
-	json_object_set_new(o, "reservedFor", rf);
-	return o;
+	gt_emit_close(w);
+	key(w, "reservedFor");
+	gt_emit_array(w);
+	for (uint32_t i = 0; i < kc->n_reserved; i++) {
+		const char *n = str(c, kc->reserved_names[i]);
+		gt_emit_string(w, n, strlen(n));
+	}
+	for (uint32_t i = 0; v.e && i < v.e->n_pods; i++) {
+		const char *n = str(c, c->pods[v.e->pods[i]].name);
+		gt_emit_string(w, n, strlen(n));
+	}
+	gt_emit_close(w);
+	gt_emit_close(w);
 }
 
 static void table_claims(FILE *out, const struct gt_cluster *c, const struct gt_plan *plan)
@@ -232,40 +260,54 @@ static void table_claims(FILE *out, const struct gt_cluster *c, const struct gt_
 void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan,
 		    const struct gt_sim_run *run, bool yaml)
 {
-	json_t *root = json_object();
-	json_object_set_new(root, "cycles", json_integer(run->cycles));
-	json_object_set_new(root, "operations", json_pack("{s:I, s:I, s:I}", "binds", (json_int_t)plan->n_binds,
-							  "evictions", (json_int_t)plan->n_evictions,
-							  "pipelines", (json_int_t)plan->n_pipelines));
+	/* written as it is made: a tree of 50,000 pods cost more than its text */
+	struct gt_emitter *w = gt_emitter_new(out, yaml, 1);
+	gt_emit_object(w);
+	gt_emit_kint(w, "cycles", run->cycles);
+	key(w, "operations");
+	gt_emit_object(w);
+	gt_emit_kint(w, "binds", plan->n_binds);
+	gt_emit_kint(w, "evictions", plan->n_evictions);
+	gt_emit_kint(w, "pipelines", plan->n_pipelines);
+	gt_emit_close(w);
 	/* extension: the same over every cycle */
-	json_object_set_new(root, "operationsAllCycles",
-			    json_pack("{s:I, s:I, s:I}", "binds", (json_int_t)run->binds, "evictions",
-				      (json_int_t)run->evictions, "pipelines", (json_int_t)run->pipelines));
-	json_t *arr[4] = { json_array(), json_array(), json_array(), json_array() };
+	key(w, "operationsAllCycles");
+	gt_emit_object(w);
+	gt_emit_kint(w, "binds", run->binds);
+	gt_emit_kint(w, "evictions", run->evictions);
+	gt_emit_kint(w, "pipelines", run->pipelines);
+	gt_emit_close(w);
+	key(w, "pods");
+	gt_emit_array(w);
 	for (uint32_t i = 0; i < c->n_pods; i++)
-		json_array_append_new(arr[0], pod_json(c, s, plan, i));
+		pod_emit(w, c, s, plan, i);
+	gt_emit_close(w);
+	key(w, "nodes");
+	gt_emit_array(w);
 	for (uint32_t n = 0; n < c->n_nodes; n++)
-		json_array_append_new(arr[1], node_json(c, s, n));
+		node_emit(w, c, s, n);
+	gt_emit_close(w);
+	key(w, "podGroups");
+	gt_emit_array(w);
 	for (uint32_t j = 0; j < c->n_jobs; j++)
-		json_array_append_new(arr[2], podgroup_json(c, plan, j));
+		podgroup_emit(w, c, plan, j);
+	gt_emit_close(w);
+	key(w, "queues");
+	gt_emit_array(w);
 	for (uint32_t q = 0; q < c->n_queues; q++)
-		json_array_append_new(arr[3], queue_json(c, s, q));
-	static const char *const keys[4] = { "pods", "nodes", "podGroups", "queues" };
-	for (int k = 0; k < 4; k++)
-		json_object_set_new(root, keys[k], arr[k]);
+		queue_emit(w, c, s, q);
+	gt_emit_close(w);
 	if (c->dra.n_claims) {	/* extension: DRA claims after the last cycle (docs/dra.md) */
-		json_t *claims = json_array();
+		key(w, "resourceClaims");
+		gt_emit_array(w);
 		for (uint32_t k = 0; k < c->dra.n_claims; k++)
-			json_array_append_new(claims, claim_json(c, plan, k));
-		json_object_set_new(root, "resourceClaims", claims);
+			claim_emit(w, c, plan, k);
+		gt_emit_close(w);
 	}
-	if (yaml) {
-		gt_json_print_yaml(out, root);
-	} else {
-		gt_json_print(out, root, 1);
+	gt_emit_close(w);
+	gt_emitter_free(w);
+	if (!yaml)
 		fputc('\n', out);
-	}
-	json_decref(root);
 }
 
 /* ---------------------------------------------------------------- tables */

@@ -77,11 +77,18 @@ char *gt_xstrdup(const char *s)
 
 char *gt_xvasprintf(const char *fmt, va_list ap)
 {
+	/* formatted once into a buffer on the stack, a second time only when it did not fit
+	 * (the podgrouper formats a few strings per pod: the first pass was half its cost) */
+	char buf[512];
 	va_list again;
 	va_copy(again, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	char *s = gt_xmalloc(n > 0 ? (size_t)n + 1 : 1);
-	vsnprintf(s, n > 0 ? (size_t)n + 1 : 1, fmt, again);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	size_t len = n > 0 ? (size_t)n : 0;
+	char *s = gt_xmalloc(len + 1);
+	if (len < sizeof(buf))
+		memcpy(s, n > 0 ? buf : "", len + 1);
+	else
+		vsnprintf(s, len + 1, fmt, again);
 	va_end(again);
 	return s;
 }

@@ -17,6 +17,7 @@ struct gt_strtab {
 	size_t n_strs, cap_strs;
 	uint32_t *slots;	/* open-addressing table of id+1; 0 = empty */
 	size_t n_slots;		/* power of two */
+	uint32_t *hashes;	/* id -> its hash (low bits): probes compare it before the string */
 };
 
 void gt_strtab_init(struct gt_strtab *t);

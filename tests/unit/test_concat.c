@@ -1,11 +1,16 @@
 /*
  * test_concat.c - util/concat: the decoders' field names, joined as
- * snprintf("%s%s...") would join them, truncation included
+ * snprintf("%s%s...") would join them, truncation included; and
+ * gt_xvasprintf (util/mem.h), the other way strings are made from parts
  */
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "util/concat.h"
+#include "util/mem.h"
 
 const char *gt_suite = "concat";
 
@@ -51,9 +56,34 @@ TEST(precision_by_buffer_length)
 	ASSERT_STR(b, a);
 }
 
+static __attribute__((format(printf, 1, 2))) char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = gt_xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Whole at every length: below, at and past the stack buffer it is formatted in first. */
+TEST(xvasprintf_at_every_length)
+{
+	static const int lengths[] = { 0, 1, 510, 511, 512, 513, 4000 };
+	for (size_t i = 0; i < sizeof(lengths) / sizeof(*lengths); i++) {
+		char *want = malloc((size_t)lengths[i] + 8);
+		memset(want, 'x', (size_t)lengths[i]);
+		strcpy(want + lengths[i], "-7");
+		char *got = xasprintf("%.*s-%d", lengths[i], want, 7);
+		ASSERT_STR(want, got);
+		free(got);
+		free(want);
+	}
+}
+
 const struct gt_test gt_tests[] = {
 	T(joins_like_snprintf),
 	T(truncates_like_snprintf),
 	T(precision_by_buffer_length),
+	T(xvasprintf_at_every_length),
 	{ 0 }
 };

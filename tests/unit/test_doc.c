@@ -1,6 +1,8 @@
 /*
  * test_doc.c - YAML/JSON documents: streams, JSON, v1 List, aliases, errors
  */
+#include <jansson.h>
+
 #include "testlib.h"
 
 const char *gt_suite = "doc";
@@ -457,6 +459,62 @@ TEST(json_large_list_broken_punctuation_stops_where_it_is)
 	gt_doc_list_release(&l);
 }
 
+/* The framing finds where strings end (escaped quotes, runs of backslashes, brackets inside) before jansson reads them. */
+TEST(json_strings_with_escapes_and_brackets)
+{
+	static const char *const values[] = { "a\\\"b", "ends with a backslash \\\\", "\\\\\\\"}", "{[\\\"]}", "" };
+	for (size_t i = 0; i < sizeof(values) / sizeof(*values); i++) {
+		char text[512];
+		snprintf(text, sizeof(text),
+			 "{\n    \"kind\": \"List\",\n    \"items\": [\n        {\n            \"kind\": \"ConfigMap\",\n"
+			 "            \"metadata\": {\"name\": \"x\"},\n            \"data\": {\"k\": \"%s\", \"after\": \"y\"}\n"
+			 "        }\n    ]\n}\n", values[i]);
+		struct gt_doc_list docs = { 0 };
+		struct gt_err err = { 0 };
+		ASSERT_EQ(0, gt_doc_parse_string(text, strlen(text), "t.json", &docs, &err));
+		ASSERT_EQ(1, (int)docs.n);
+		const struct gt_doc *items = gt_doc_get(docs.docs[0], "items");
+		const struct gt_doc *data = gt_doc_get(items->items[0], "data");
+		json_error_t e;
+		char quoted[64];
+		snprintf(quoted, sizeof(quoted), "\"%s\"", values[i]);
+		json_t *want = json_loads(quoted, JSON_DECODE_ANY, &e);
+		ASSERT_STR(json_string_value(want), gt_doc_str(data, "k"));
+		ASSERT_STR("y", gt_doc_str(data, "after"));
+		json_decref(want);
+		gt_doc_list_release(&docs);
+	}
+}
+
+TEST(documents_made_in_a_list_input)
+{
+	struct gt_doc_list l = { 0 };
+	struct gt_doc_input *in = gt_doc_list_input(&l);
+	struct gt_doc *pg = gt_doc_new_in(in, GT_DOC_MAP);
+	struct gt_doc *md = gt_doc_put(pg, "metadata", gt_doc_new_in(in, GT_DOC_MAP));
+	for (int i = 0; i < 20; i++) {	/* past the first arrays: they grow in the arena */
+		char key[16], value[16];
+		snprintf(key, sizeof(key), "k%d", i);
+		snprintf(value, sizeof(value), "v%d", i);
+		gt_doc_put(md, key, gt_doc_new_scalar_in(in, value, i % 2));
+	}
+	gt_doc_put(md, "k3", gt_doc_new_scalar_in(in, "again", true));	/* replaced in place */
+	struct gt_doc *seq = gt_doc_put(pg, "items", gt_doc_new_in(in, GT_DOC_SEQ));
+	gt_doc_append(seq, gt_doc_new_scalar("from the heap", true));	/* copied in */
+	ASSERT_EQ(20, (int)md->n);
+	ASSERT_STR("v19", gt_doc_str(gt_doc_get(pg, "metadata"), "k19"));
+	ASSERT_STR("again", gt_doc_path(pg, "metadata.k3")->scalar);
+	ASSERT_TRUE(gt_doc_path(pg, "metadata.k3")->quoted);
+	ASSERT_TRUE(!gt_doc_path(pg, "metadata.k4")->quoted);
+	ASSERT_STR("from the heap", seq->items[0]->scalar);
+	ASSERT_TRUE(seq->items[0]->input == in);
+	ASSERT_TRUE(gt_doc_source(pg) == NULL);	/* made, not read: no file to name */
+	gt_doc_free(pg);	/* a no-op: the list owns it */
+	ASSERT_STR("", gt_doc_new_in(in, GT_DOC_SCALAR)->scalar);
+	ASSERT_EQ(0, (int)l.n);
+	gt_doc_list_release(&l);	/* all of it (ASan's leak check) */
+}
+
 const struct gt_test gt_tests[] = {
 	T(multi_document_stream),
 	T(json_input),
@@ -478,5 +536,7 @@ const struct gt_test gt_tests[] = {
 	T(json_binary_noise_is_an_error_not_a_crash),
 	T(json_large_list_read_in_parallel_says_the_same),
 	T(json_large_list_broken_punctuation_stops_where_it_is),
+	T(json_strings_with_escapes_and_brackets),
+	T(documents_made_in_a_list_input),
 	{ 0 }
 };

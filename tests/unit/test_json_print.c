@@ -4,10 +4,14 @@
  * `gantry simulate -o json` prints through gt_json_print (api/json.h) for
  * speed; its output must not change. Each test prints a tree both ways and
  * compares: hand-picked values where jansson's format has rules (escapes,
- * reals, empty containers), then random trees from a fixed seed.
+ * reals, empty containers), then random trees from a fixed seed. `-o yaml`
+ * prints the same values through gt_json_print_yaml (the same emitter,
+ * api/emit.h): its layout is checked on a hand-made tree, and random trees
+ * must read back (api/doc.h's YAML reader) as the values printed.
  */
 #include <jansson.h>
 
+#include "api/doc.h"
 #include "api/json.h"
 #include "testlib.h"
 
@@ -52,7 +56,10 @@ TEST(scalars_as_jansson_writes_them)
 		json_array_append_new(a, json_string(strings[i]));
 	json_array_append_new(a, json_stringn("nul\0inside", 10));
 	static const double reals[] = { 0.0, -0.0, 1.0, 0.25, 0.1, 2.5, 1e300, -1e-300, 1e-7, 123456789012.0,
-					1234567890.5, 3.14159265358979, 1e21, 1e15, 0.000123 };
+					1234567890.5, 3.14159265358979, 1e21, 1e15, 0.000123,
+					/* thousandths, written without snprintf */
+					-0.25, 0.001, -0.001, 123.456, 999999.999, -999999.999, 1000000.5, 0.0005,
+					1.1, 4.3, 7.007, 2.05, 0.30000000000000004 };
 	for (size_t i = 0; i < sizeof(reals) / sizeof(*reals); i++)
 		json_array_append_new(a, json_real(reals[i]));
 	static const json_int_t ints[] = { 0, -1, 42, INT64_MAX, INT64_MIN };
@@ -163,9 +170,89 @@ TEST(random_trees)
 	}
 }
 
+/* gt_json_print_yaml's text, to free(). */
+static char *printed_yaml(const json_t *j)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	gt_json_print_yaml(f, j);
+	fclose(f);
+	return buf;
+}
+
+TEST(yaml_layout)
+{
+	json_t *o = json_pack("{s:i, s:{}, s:[], s:{s:s, s:[i, {s:b, s:n}, [], [s, s], {}]}, s:s}", "n", 1, "empty", "none",
+			      "spec", "name", "x", "items", 2, "a", 1, "b", "y", "z", "key with space", "v");
+	char *got = printed_yaml(o);
+	ASSERT_STR("n: 1\n"
+		   "empty: {}\n"
+		   "none: []\n"
+		   "spec:\n"
+		   "  name: \"x\"\n"
+		   "  items:\n"
+		   "  - 2\n"
+		   "  - a: true\n"
+		   "    b: null\n"
+		   "  - []\n"
+		   "  -\n"
+		   "    - \"y\"\n"
+		   "    - \"z\"\n"
+		   "  - {}\n"
+		   "\"key with space\": \"v\"\n", got);
+	free(got);
+	json_decref(o);
+	/* a sequence at the top: its objects' keys under their first, a sequence in it deeper */
+	json_t *a = json_pack("[{s:i, s:i}, [i]]", "a", 1, "b", 2, 3);
+	got = printed_yaml(a);
+	ASSERT_STR("\n- a: 1\n  b: 2\n-\n  - 3\n", got);
+	free(got);
+	json_decref(a);
+	json_t *e = json_object();
+	got = printed_yaml(e);
+	ASSERT_STR(" {}\n", got);	/* an empty document, as it always printed */
+	free(got);
+	json_decref(e);
+}
+
+TEST(yaml_reads_back_as_the_values)
+{
+	for (int i = 0; i < 500; i++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "v", random_value(0));
+		char *text = printed_yaml(o);
+		if (strchr(text, '\x7f')) {
+			/* DEL is written as it is, as JSON has it; YAML 1.1 (libyaml) refuses it raw */
+			free(text);
+			json_decref(o);
+			continue;
+		}
+		struct gt_doc_list docs = { 0 };
+		struct gt_err err = { 0 };
+		int rc = gt_doc_parse_string(text, strlen(text), "t.yaml", &docs, &err);
+		json_t *back = rc || docs.n != 1 ? NULL : gt_doc_to_json(docs.docs[0]);
+		/* reals as printed: ten digits, both ways */
+		char *want = json_dumps(o, JSON_REAL_PRECISION(10)), *have = back ? json_dumps(back, JSON_REAL_PRECISION(10)) : NULL;
+		bool same = have && !strcmp(want, have);
+		if (!same)
+			fprintf(stderr, "--- values\n%s\n--- YAML\n%s--- read back\n%s\n%s\n", want, text, have ? have : "(none)",
+				err.msg);
+		free(want);
+		free(have);
+		json_decref(back);
+		gt_doc_list_release(&docs);
+		free(text);
+		json_decref(o);
+		ASSERT_TRUE(same);
+	}
+}
+
 const struct gt_test gt_tests[] = {
 	T(scalars_as_jansson_writes_them),
 	T(containers_empty_nested_and_odd_keys),
 	T(random_trees),
+	T(yaml_layout),
+	T(yaml_reads_back_as_the_values),
 	{ 0 }
 };

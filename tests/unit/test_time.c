@@ -1,6 +1,8 @@
 /*
  * test_time.c - util/time: RFC 3339 dates both ways, Go durations, strictly
  */
+#include <time.h>
+
 #include "harness.h"
 #include "util/err.h"
 #include "util/time.h"
@@ -55,6 +57,28 @@ TEST(rfc3339_round_trip)
 	ASSERT_STR("2026-01-01T00:00:00Z", buf);
 	gt_time_format(-62135596800, buf, sizeof(buf));
 	ASSERT_STR("0001-01-01T00:00:00Z", buf);
+}
+
+/* Written by hand, as snprintf("%04lld-%02d-...") writes it, for any time (years 1 to 9999 and past them). */
+TEST(format_as_snprintf_writes_it)
+{
+	uint64_t x = 0x9E3779B97F4A7C15ULL;
+	for (int i = 0; i < 20000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* mostly years 1-9999, some far outside */
+		int64_t t = i % 10 ? (int64_t)(x % 315537897600ULL) - 62135596800LL : (int64_t)(x % 4000000000000ULL) - 2000000000000LL;
+		char got[GT_TIME_LEN], want[GT_TIME_LEN];
+		gt_time_format(t, got, sizeof(got));
+		time_t tt = (time_t)t;
+		struct tm tm;
+		if (!gmtime_r(&tt, &tm))
+			continue;
+		snprintf(want, sizeof(want), "%04lld-%02d-%02dT%02d:%02d:%02dZ", (long long)tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		ASSERT_STR(want, got);
+	}
 }
 
 TEST(now_has_the_fraction_asked_for)
@@ -132,6 +156,7 @@ const struct gt_test gt_tests[] = {
 	T(rfc3339_parses_offsets_and_fractions),
 	T(rfc3339_strict),
 	T(rfc3339_round_trip),
+	T(format_as_snprintf_writes_it),
 	T(now_has_the_fraction_asked_for),
 	T(days_from_civil),
 	T(go_durations),
