@@ -7,13 +7,20 @@
 #include "util/mem.h"
 #include "util/num.h"
 
-/* Read the next non-blank line into r->buf, without its line end. 1, 0 at EOF. */
+/*
+ * Read the next non-blank line into r->buf, without its line end. 1, 0 at EOF,
+ * -1 on a read error (errno says which). getline's -1 is not always the end: a
+ * failed allocation must not read as a shorter trace.
+ */
 static int read_line(struct gt_csv *r)
 {
 	for (;;) {
+		errno = 0;
 		ssize_t len = getline(&r->buf, &r->cap, r->f);
+		if (len < 0 && errno == ENOMEM)
+			gt_out_of_memory(0);
 		if (len < 0)
-			return 0;
+			return ferror(r->f) ? -1 : 0;
 		r->line++;
 		while (len > 0 && (r->buf[len - 1] == '\n' || r->buf[len - 1] == '\r'))
 			r->buf[--len] = '\0';
@@ -56,7 +63,10 @@ int gt_csv_init(struct gt_csv *r, FILE *f, const char *name, struct gt_err *err)
 	memset(r, 0, sizeof(*r));
 	r->f = f;
 	r->name = name;
-	if (!read_line(r))
+	int got = read_line(r);
+	if (got < 0)
+		return gt_errf(err, GT_EIO, "%s: cannot read: %s", name, strerror(errno));
+	if (!got)
 		return gt_errf(err, GT_EPARSE, "%s: empty file: expected a header line", name);
 	int rc = split(r, err);
 	if (rc)
@@ -75,6 +85,8 @@ int gt_csv_init(struct gt_csv *r, FILE *f, const char *name, struct gt_err *err)
 int gt_csv_open(struct gt_csv *r, const char *path, struct gt_err *err)
 {
 	FILE *f = fopen(path, "r");
+	if (!f && errno == ENOMEM)
+		gt_out_of_memory(0);	/* fopen's FILE: ours, not the trace's problem */
 	if (!f) {
 		memset(r, 0, sizeof(*r));
 		return gt_errf(err, GT_EIO, "%s: cannot open: %s", path, strerror(errno));
@@ -96,7 +108,10 @@ void gt_csv_close(struct gt_csv *r)
 
 int gt_csv_next(struct gt_csv *r, struct gt_err *err)
 {
-	if (!read_line(r))
+	int got = read_line(r);
+	if (got < 0)
+		return gt_errf(err, GT_EIO, "%s:%ld: cannot read: %s", r->name, r->line + 1, strerror(errno));
+	if (!got)
 		return 0;
 	int rc = split(r, err);
 	if (rc)

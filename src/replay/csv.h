@@ -43,7 +43,7 @@ void gt_csv_close(struct gt_csv *r);
 /*
  * Next data row: 1 when there is one (fields in r->fields), 0 at the end,
  * GT_EPARSE (with @err) on a malformed line: a quote, too many fields, or
- * a field count different from the header's.
+ * a field count different from the header's; GT_EIO when the file cannot be read.
  */
 int gt_csv_next(struct gt_csv *r, struct gt_err *err);
 

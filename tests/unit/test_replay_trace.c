@@ -98,6 +98,16 @@ TEST(csv_takes_crlf_and_blank_lines)
 	gt_trace_release(&t);
 }
 
+/* A file that opens but cannot be read (a directory) is a read error, not an empty trace. */
+TEST(csv_read_error_is_not_an_empty_file)
+{
+	struct gt_trace t;
+	struct gt_err err = { 0 };
+	ASSERT_EQ(GT_EIO, load(&t, GT_TRACE_PHILLY, DATA, &err));
+	ASSERT_CONTAINS(err.msg, "cannot read");
+	gt_trace_release(&t);
+}
+
 TEST(openb_fractions_models_qos_and_times)
 {
 	struct gt_trace t;
@@ -325,6 +335,7 @@ const struct gt_test gt_tests[] = {
 	T(philly_exact_repeats_replayed_once),
 	T(philly_bad_rows_name_file_line_and_column),
 	T(csv_takes_crlf_and_blank_lines),
+	T(csv_read_error_is_not_an_empty_file),
 	T(openb_fractions_models_qos_and_times),
 	T(openb_without_times_keeps_row_order),
 	T(openb_fraction_of_several_gpus_is_an_error),
