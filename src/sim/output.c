@@ -257,6 +257,18 @@ static void table_claims(FILE *out, const struct gt_cluster *c, const struct gt_
 	}
 }
 
+/* An "operations" object: what a cycle, or the whole run, bound, evicted and pipelined. */
+static void operations_emit(struct gt_emitter *w, const char *name, uint32_t binds, uint32_t evictions,
+			    uint32_t pipelines)
+{
+	key(w, name);
+	gt_emit_object(w);
+	gt_emit_kint(w, "binds", binds);
+	gt_emit_kint(w, "evictions", evictions);
+	gt_emit_kint(w, "pipelines", pipelines);
+	gt_emit_close(w);
+}
+
 void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s, struct gt_plan *plan,
 		    const struct gt_sim_run *run, bool yaml)
 {
@@ -264,19 +276,9 @@ void gt_output_json(FILE *out, struct gt_cluster *c, const struct gt_session *s,
 	struct gt_emitter *w = gt_emitter_new(out, yaml, 1);
 	gt_emit_object(w);
 	gt_emit_kint(w, "cycles", run->cycles);
-	key(w, "operations");
-	gt_emit_object(w);
-	gt_emit_kint(w, "binds", plan->n_binds);
-	gt_emit_kint(w, "evictions", plan->n_evictions);
-	gt_emit_kint(w, "pipelines", plan->n_pipelines);
-	gt_emit_close(w);
+	operations_emit(w, "operations", plan->n_binds, plan->n_evictions, plan->n_pipelines);
 	/* extension: the same over every cycle */
-	key(w, "operationsAllCycles");
-	gt_emit_object(w);
-	gt_emit_kint(w, "binds", run->binds);
-	gt_emit_kint(w, "evictions", run->evictions);
-	gt_emit_kint(w, "pipelines", run->pipelines);
-	gt_emit_close(w);
+	operations_emit(w, "operationsAllCycles", run->binds, run->evictions, run->pipelines);
 	key(w, "pods");
 	gt_emit_array(w);
 	for (uint32_t i = 0; i < c->n_pods; i++)
