@@ -27,6 +27,14 @@
 #define GC_KRES (GT_KRES_BIT(GT_KRES_PODS) | GT_KRES_BIT(GT_KRES_BINDREQUESTS))
 #define GC_INTERVAL_S 1.0	/* the shortest time between two reservation syncs */
 #define GC_RETRY_S 5.0		/* after a deletion failed */
+/*
+ * The scheduler writes a BindRequest only for a pod it has seen, but our pod
+ * watch can trail the BindRequest watch. A pod the cache lacks is looked for
+ * again every POD_WAIT_STEP_S for POD_WAIT_S before the attempt fails (KAI's
+ * binder, reading its own informer, fails and requeues at once).
+ */
+#define POD_WAIT_S 5.0
+#define POD_WAIT_STEP_S 0.1
 
 /* What the controller remembers of a BindRequest between passes. */
 struct track {
@@ -35,6 +43,7 @@ struct track {
 	double due;		/* no attempt before this (monotonic seconds) */
 	bool retry;		/* the last attempt failed with a retry to come (backoffLimit > failedAttempts) */
 	unsigned seen;		/* the last pass that saw it */
+	double pod_missing_since;	/* when an attempt first found no pod in the cache (0: it did not) */
 };
 
 /* One attempt at a BindRequest. */
@@ -223,6 +232,34 @@ static void make_op(struct attempt *a, const struct gt_doc *br, const struct gt_
 	}
 }
 
+/*
+ * @a found no pod in the cache: true when it is to look again shortly (its
+ * track is free and due then), false once POD_WAIT_S has gone by.
+ */
+static bool wait_for_pod(struct gt_brctl *c, struct attempt *a)
+{
+	double now = gt_mono_s();
+	bool wait = false;
+	pthread_mutex_lock(&c->mu);
+	struct track *t = gt_smap_get(&c->tracks, a->key);
+	if (t) {
+		if (!t->pod_missing_since)
+			t->pod_missing_since = now;
+		wait = now - t->pod_missing_since < POD_WAIT_S;
+		if (wait) {
+			t->busy = false;
+			t->due = now + POD_WAIT_STEP_S;
+		}
+	}
+	pthread_mutex_unlock(&c->mu);
+	if (wait)
+		gt_cache_wake(c->cache);	/* the thread's next pass sees the new due time */
+	if (wait)
+		gt_log(GT_LOG_DEBUG, LOG, "BindRequest %s/%s: pod %s not in the cache yet: looking again", a->ns,
+		       a->name, a->pod_name);
+	return wait;
+}
+
 /* Start @a (the controller's thread, no lock held): the pod and node from the cache, then the bind. */
 static void start_attempt(struct gt_brctl *c, struct attempt *a, const struct gt_kobj *bro)
 {
@@ -236,7 +273,9 @@ static void start_attempt(struct gt_brctl *c, struct attempt *a, const struct gt
 		free(a->op.uid);
 		a->op.uid = gt_xstrdup(pod->uid);
 	}
-	if (!pod) {
+	if (!pod && wait_for_pod(c, a)) {
+		attempt_free(a);
+	} else if (!pod) {
 		snprintf(why, sizeof(why), "pods \"%s\" not found", a->pod_name);
 		settle(a, false, why);
 	} else if (on && *on) {
