@@ -14,6 +14,7 @@
 #include "core/plan.h"
 #include "testlib.h"
 #include "util/arena.h"
+#include "util/mem.h"
 
 const char *gt_suite = "session";
 
@@ -262,6 +263,41 @@ TEST(arena_pops_to_a_mark)
 	gt_arena_release(&a);
 }
 
+/*
+ * Blocks double as an arena grows, so 64 MiB in 1 KiB pieces takes a few
+ * dozen blocks; those of 2 MiB and more start on a 2 MiB boundary (for huge
+ * pages); every piece stays intact, and a reset reuses them all.
+ */
+TEST(arena_blocks_grow_and_large_ones_align)
+{
+	struct gt_arena a;
+	gt_arena_init(&a);
+	enum { PIECE = 1024, PIECES = 64 * 1024 };
+	unsigned char **at = gt_xcalloc(PIECES, sizeof(*at));
+	size_t blocks = 0;
+	for (size_t i = 0; i < PIECES; i++) {
+		struct gt_arena_block *before = a.cur;
+		at[i] = gt_arena_alloc(&a, PIECE);
+		memset(at[i], (int)(i & 0xff), PIECE);
+		blocks += a.cur != before;
+	}
+	ASSERT_TRUE(blocks <= 24);	/* 64 KiB doubling to 8 MiB, then 8 MiB blocks: 14 */
+	ASSERT_TRUE(a.next_block == (size_t)8 << 20);
+	for (size_t i = 0; i < PIECES; i += 997)
+		ASSERT_EQ((int)(i & 0xff), at[i][PIECE - 1]);
+	/* the last piece lies in an 8 MiB block, which starts on a 2 MiB boundary */
+	uintptr_t block = (uintptr_t)a.cur;
+	ASSERT_EQ(0, (int)(block & (((uintptr_t)2 << 20) - 1)));
+	struct gt_arena_block *final = a.cur;
+	gt_arena_reset(&a);
+	ASSERT_TRUE(gt_arena_alloc(&a, PIECE) == at[0]);	/* the first block again */
+	for (size_t i = 1; i < PIECES; i++)
+		ASSERT_TRUE(gt_arena_alloc(&a, PIECE) == at[i]);	/* the same blocks, in order */
+	ASSERT_TRUE(a.cur == final);
+	free(at);
+	gt_arena_release(&a);
+}
+
 const struct gt_test gt_tests[] = {
 	T(rollback_restores_the_books_exactly),
 	T(check_notices_a_wrong_book),
@@ -269,5 +305,6 @@ const struct gt_test gt_tests[] = {
 	T(moved_victim_put_back_stays_evicted),
 	T(commit_makes_evictions_final),
 	T(arena_pops_to_a_mark),
+	T(arena_blocks_grow_and_large_ones_align),
 	{ 0 }
 };
