@@ -569,6 +569,7 @@ int gt_replay_main(int argc, char **argv)
 		}
 	} else if (!rc) {
 		gt_stop_start();	/* Ctrl-C ends the run and writes what was gathered */
+		gt_mem_keep_freed();
 		rc = run(&o);
 		gt_stop_end();
 	}

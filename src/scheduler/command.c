@@ -695,6 +695,7 @@ int gt_scheduler_main(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	}
 	gt_log_set_level((enum gt_log_level)S.o.watch.log_level);
+	gt_mem_keep_freed();
 	if (S.o.kai.version)	/* KAI's --version: the version at start */
 		gt_log(GT_LOG_INFO, "scheduler", "gantry %s", GANTRY_VERSION);
 	struct gt_kube_config cfg;

@@ -1,5 +1,6 @@
 #include "util/mem.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,4 +92,15 @@ char *gt_xvasprintf(const char *fmt, va_list ap)
 		vsnprintf(s, len + 1, fmt, again);
 	va_end(again);
 	return s;
+}
+
+/* glibc's largest mmap threshold (DEFAULT_MMAP_THRESHOLD_MAX on 64 bits); a trim threshold past any heap */
+#define KEEP_MMAP_THRESHOLD (32 << 20)
+#define KEEP_TRIM_THRESHOLD (1 << 30)
+
+void gt_mem_keep_freed(void)
+{
+	/* advice: a C library without these options (or a sanitizer's allocator) ignores them */
+	(void)mallopt(M_MMAP_THRESHOLD, KEEP_MMAP_THRESHOLD);
+	(void)mallopt(M_TRIM_THRESHOLD, KEEP_TRIM_THRESHOLD);
 }
