@@ -6,14 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GT_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define GT_ASAN 1
-#endif
+#include "util/sanitizer.h"
 #ifdef GT_ASAN
 #include <sanitizer/lsan_interface.h>
 #endif

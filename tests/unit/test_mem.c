@@ -10,17 +10,10 @@
 #include <malloc.h>
 
 #include "harness.h"
+#include "util/sanitizer.h"
 
 const char *gt_suite = "mem";
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#endif
 
 TEST(freed_blocks_stay_with_the_process)
 {
@@ -28,12 +21,12 @@ TEST(freed_blocks_stay_with_the_process)
 	gt_mem_keep_freed();
 	char *p = gt_xmalloc(BLOCK);
 	memset(p, 1, BLOCK);
-#ifndef SANITIZED
+#ifndef GT_ASAN
 	struct mallinfo2 in_use = mallinfo2();
 	ASSERT_EQ(0, (long long)in_use.hblkhd);	/* no mmapped block: glibc's default threshold is 128 KiB */
 #endif
 	free(p);
-#ifndef SANITIZED
+#ifndef GT_ASAN
 	struct mallinfo2 freed = mallinfo2();
 	ASSERT_TRUE(freed.fordblks >= (size_t)BLOCK);	/* kept, not trimmed back to the kernel */
 	ASSERT_TRUE(freed.arena >= (size_t)BLOCK);
