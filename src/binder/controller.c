@@ -252,11 +252,11 @@ static bool wait_for_pod(struct gt_brctl *c, struct attempt *a)
 		}
 	}
 	pthread_mutex_unlock(&c->mu);
-	if (wait)
+	if (wait) {
 		gt_cache_wake(c->cache);	/* the thread's next pass sees the new due time */
-	if (wait)
 		gt_log(GT_LOG_DEBUG, LOG, "BindRequest %s/%s: pod %s not in the cache yet: looking again", a->ns,
 		       a->name, a->pod_name);
+	}
 	return wait;
 }
 
