@@ -512,6 +512,71 @@ static uint64_t mask_word(const struct gt_place_ctx *ctx, uint32_t w)
 }
 
 /*
+ * Can @node not take @pod however its releasing pods leave, for lack of CPU,
+ * memory or devices (whole ones, or for a shared pod one with room)?
+ * fit_node would refuse it then, so the fast path may pass over the node
+ * without the full look. Under gpusharingorder a whole-GPU pod looks first at
+ * every node with a shared GPU in use; on a cluster packed with fractional
+ * pods those are thousands, nearly all without a whole device free, and
+ * every pod would evaluate each of them again.
+ */
+static bool cannot_hold(const struct gt_session *s, int32_t pod, int32_t node)
+{
+	const struct gt_pod *p = &s->c->pods[pod];
+	const struct gt_node *n = &s->c->nodes[node];
+	const struct gt_node_state *ns = &s->nodes[node];
+	bool rel = false;
+	if (!fit_scalar(p->cpu_milli, n->cpu_milli - ns->used_cpu_milli, ns->rel_cpu_milli, &rel) ||
+	    !fit_scalar(p->mem_bytes, n->mem_bytes - ns->used_mem_bytes, ns->rel_mem_bytes, &rel))
+		return true;
+	/* gt_reserve_shrink only takes devices away */
+	int32_t devices = ns->idle_gpus + ns->rel_gpus;
+	if (!gt_pod_is_shared(p))
+		return p->gpus > devices;
+	/* fit_shared's devices: groups with room (max_room is the most any has) and free ones */
+	return devices <= 0 && pod_portion(s, pod, node) > ns->max_room;
+}
+
+/*
+ * The best of the @favoured nodes by key_better. They are looked at in key
+ * order, by free GPUs from the fewest up and then by name, so the first that
+ * takes the pod without waiting for releases (on a shared GPU it fits, when
+ * gpusharingorder asks for that) is the best and ends the look: with fractional pods packed across thousands of nodes, most
+ * are never evaluated. The lowest and highest buckets also hold nodes whose
+ * free count was clamped (below 0, above max_free), so there every node is
+ * looked at before the order can be trusted. When no node qualifies early,
+ * all are looked at, as a plain scan would.
+ */
+static struct fast_key best_favoured(struct gt_session *s, const struct gt_place_ctx *ctx, int32_t pod,
+				     const uint64_t *favoured, uint32_t rejects[GT_N_REJECT], uint32_t *visited)
+{
+	const struct gt_node_index *ix = &s->index;
+	struct fast_key best = { .node = GT_NONE }, k;
+	/* without gpusharingorder no node has group_fit: the first that fits now is the best */
+	bool can_group = s->c->config.gpu_sharing_order;
+	/* a whole-GPU pod needs that many free devices: the buckets below cannot hold it */
+	const struct gt_pod *p = &s->c->pods[pod];
+	for (int32_t b = gt_pod_is_shared(p) ? 0 : p->gpus; b <= ix->max_free; b++) {
+		bool exact = b > 0 && b < ix->max_free;
+		for (uint32_t w = 0; w < ix->n_words; w++)
+			for (uint64_t bits = favoured[w] & ix->by_free[b][w] & mask_word(ctx, w); bits;
+			     bits &= bits - 1) {
+				uint32_t rank = w * 64 + (uint32_t)__builtin_ctzll(bits);
+				int32_t node = ix->node_at_rank[rank];
+				if (cannot_hold(s, pod, node) || !fast_eval(s, pod, node, rejects, visited, &k) ||
+				    !key_better(&k, &best))
+					continue;
+				best = k;
+				if (exact && best.idle_fit && (best.group_fit || !can_group))
+					return best;
+			}
+		if (best.idle_fit && (best.group_fit || !can_group))
+			return best;	/* every later bucket has more free GPUs */
+	}
+	return best;
+}
+
+/*
  * Pass 1 looks only at nodes with enough idle GPUs (those can fit now), in
  * buckets of free GPUs from the fewest up: the first that fits now is the
  * binpack choice. Pass 2, when none fits now, takes the first node in the
@@ -529,13 +594,7 @@ static int32_t fast_best_node(struct gt_session *s, const struct gt_place_ctx *c
 	 * shared GPU, any other pod's with a shared GPU in use */
 	const uint64_t *favoured = gt_pod_is_shared(p) ? ix->roomy : s->c->config.gpu_sharing_order ? ix->drawing : NULL;
 	if (favoured) {
-		for (uint32_t w = 0; w < ix->n_words; w++)
-			for (uint64_t bits = favoured[w] & mask_word(ctx, w); bits; bits &= bits - 1) {
-				uint32_t rank = w * 64 + (uint32_t)__builtin_ctzll(bits);
-				if (fast_eval(s, pod, ix->node_at_rank[rank], rejects, &visited, &k) &&
-				    key_better(&k, &shared))
-					shared = k;
-			}
+		shared = best_favoured(s, ctx, pod, favoured, rejects, &visited);
 		if (shared.group_fit)
 			return shared.node;
 	}

@@ -336,12 +336,15 @@ int gt_simulate_main(int argc, char **argv)
 	} else {
 		double t0 = gt_mono_ms();
 		rc = load_files(&o, &docs, &bad);
+		double t1 = gt_mono_ms();
 		rc = rc ? rc : group_pods(&docs, &pg);
+		double t2 = gt_mono_ms();
 		if (!rc) {
 			decode(&docs, &pg, o.conf.spec, &c, &bad);
 			if (o.verbose)
-				fprintf(stderr, "gantry simulate: read and decoded in %.1f ms: %zu documents\n",
-					gt_mono_ms() - t0, docs.n);
+				fprintf(stderr, "gantry simulate: read and decoded in %.1f ms (read %.1f, podgrouper %.1f, "
+					"decoded %.1f): %zu documents\n", gt_mono_ms() - t0, t1 - t0, t2 - t1,
+					gt_mono_ms() - t2, docs.n);
 		}
 	}
 	if (!rc) {
