@@ -174,15 +174,29 @@ static inline uint64_t bench_fnv(uint64_t h, uint64_t v)
 	return h;
 }
 
-/* A digest of the plan: every pod's status, node and GPU groups. */
+/*
+ * A digest of the plan: every pod's status, node and GPU groups. A group
+ * this session made is counted by its first use in pod order, not by its id:
+ * the id is a counter that a victim search trying more placements advances
+ * further, while the plan names a new group after its node
+ * (gt_plan_group_name), so two plans that share devices alike are one plan.
+ */
 static inline uint64_t bench_plan_digest(const struct gt_session *s)
 {
 	uint64_t h = 1469598103934665603ULL;
+	uint32_t *first_use = gt_xcalloc((size_t)s->next_group + 1, sizeof(*first_use));
+	uint32_t used = 0;
 	for (uint32_t i = 0; i < s->c->n_pods; i++) {
 		h = bench_fnv(h, ((uint64_t)s->pods[i].status << 32) | (uint32_t)s->pods[i].node);
-		for (uint8_t g = 0; g < s->pods[i].n_groups; g++)
-			h = bench_fnv(h, s->pods[i].groups[g]);
+		for (uint8_t g = 0; g < s->pods[i].n_groups; g++) {
+			uint32_t id = s->pods[i].groups[g];
+			bool made = id >= s->n_base_names && id < s->next_group;
+			if (made && !first_use[id])
+				first_use[id] = ++used;
+			h = bench_fnv(h, made ? (1ULL << 32) | first_use[id] : id);
+		}
 	}
+	free(first_use);
 	return h;
 }
 

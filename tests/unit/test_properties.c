@@ -17,7 +17,11 @@
  *     every node scored (the node index changes nothing), the same plan
  *     without job messages (allocate's proven failures skipped), and the same plan
  *     when the victim search also tries the probes its bound rules out (the
- *     bound is sound).
+ *     bound is sound). Plans compare by placement and device sharing, not by
+ *     the session's ids of new GPU groups (bench_plan_digest).
+ *
+ * 1,200 seeds: seed 1141 was the first to show a search that tried more
+ * probes minting other group ids for the same placement.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -279,7 +283,7 @@ static int run_seed(uint64_t seed, uint32_t cycles)
 TEST(invariants_hold_on_random_clusters)
 {
 	int failed = 0;
-	for (uint64_t seed = 1; seed <= 300; seed++)
+	for (uint64_t seed = 1; seed <= 1200; seed++)
 		failed += run_seed(seed, 10);
 	ASSERT_EQ(0, failed);
 }
