@@ -404,6 +404,16 @@ struct scored {
 	struct gt_fit fit;
 };
 
+/*
+ * @scale * @part / @whole, truncated, with 0 <= @part <= @whole: a node's
+ * free CPU is in millicores, and a node that claims billions of cores would
+ * overflow the product in 64 bits (found by fuzzing the decoder).
+ */
+static int64_t share_of(int64_t scale, int64_t part, int64_t whole)
+{
+	return (int64_t)((__int128)scale * part / whole);
+}
+
 static int64_t score_node(const struct gt_session *s, const struct gt_place_ctx *ctx, int32_t pod,
 			  const struct scored *sc, int64_t min_free, int64_t max_free)
 {
@@ -433,12 +443,12 @@ static int64_t score_node(const struct gt_session *s, const struct gt_place_ctx 
 	if (sc->overall == 0)
 		return score;
 	if (spread)
-		return score + 1000 * sc->free / sc->overall;
+		return score + share_of(1000, sc->free, sc->overall);
 	if (max_free == 0)
 		return score;
 	if (min_free == max_free)
 		return score + 9000;
-	return score + 9000 * (max_free - sc->free) / (max_free - min_free);
+	return score + share_of(9000, max_free - sc->free, max_free - min_free);
 }
 
 /*
