@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "api/doc_int.h"
+#include "util/file.h"
 #include "util/hash.h"
 #include "util/mem.h"
 
@@ -222,22 +223,11 @@ int gt_doc_parse_string(const char *text, size_t len, const char *name, struct g
 
 int gt_doc_parse_file(FILE *f, const char *name, struct gt_doc_list *out, struct gt_err *err)
 {
-	size_t cap = 1 << 16, len = 0;
-	char *buf = gt_xmalloc(cap);
-	for (;;) {
-		if (len == cap) {
-			cap *= 2;
-			buf = gt_xrealloc(buf, cap);
-		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		free(buf);
-		return gt_errf(err, GT_EIO, "%s: cannot read: %s", name, strerror(errno));
-	}
+	char *buf;
+	size_t len;
+	int bad = gt_file_slurp(f, &buf, &len);
+	if (bad)
+		return gt_errf(err, GT_EIO, "%s: cannot read: %s", name, strerror(bad));
 	int rc = gt_doc_parse_string(buf, len, name, out, err);
 	free(buf);
 	return rc;

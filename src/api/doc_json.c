@@ -288,30 +288,13 @@ static bool skip_scalar(struct reader *r)
 	return true;
 }
 
-/* Past the container at r->p, not built (it is too deep to keep). */
-static bool skip_container(struct reader *r)
-{
-	size_t open = 0;
-	for (const char *p = r->p; p < r->end; p++) {
-		if (*p == '"') {
-			if (!(p = string_end(p, r->end)))
-				return false;
-		} else if (*p == '{' || *p == '[') {
-			open++;
-		} else if ((*p == '}' || *p == ']') && !--open) {
-			r->p = p + 1;
-			return true;
-		}
-	}
-	return false;
-}
-
 /*
  * The container at @p without the white space between its tokens, added
  * to r->flat at *@k (*@k moves past it); returns where it ends, or NULL
  * when it does not. Why: kubectl indents its JSON, and on its output six
  * bytes in ten are white space, which jansson reads a character at a time
- * through a callback. Strings are copied as they are.
+ * through a callback. Strings are copied as they are. With @k NULL nothing
+ * is copied: only where the container ends is found.
  */
 static const char *flatten(struct reader *r, const char *p, size_t *k)
 {
@@ -338,15 +321,27 @@ static const char *flatten(struct reader *r, const char *p, size_t *k)
 			q++;
 			last = !--open;
 		}
-		GT_GROW(r->flat, *k + (size_t)(q - p), r->cap_flat);
-		memcpy(r->flat + *k, p, (size_t)(q - p));
-		*k += (size_t)(q - p);
+		if (k) {
+			GT_GROW(r->flat, *k + (size_t)(q - p), r->cap_flat);
+			memcpy(r->flat + *k, p, (size_t)(q - p));
+			*k += (size_t)(q - p);
+		}
 		p = q;
 		if (last)
 			return p;
 		p = past_space(p, end);
 	}
 	return NULL;
+}
+
+/* Past the container at r->p, not built (it is too deep to keep). */
+static bool skip_container(struct reader *r)
+{
+	const char *end = flatten(r, r->p, NULL);
+	if (!end)
+		return false;
+	r->p = end;
+	return true;
 }
 
 /* The value at r->p parsed whole, from its flattened text when it is a container; NULL: refused (@e). */
@@ -416,8 +411,7 @@ static int key(struct reader *r, bool *items)
 /* ---------------------------------------------------------------- a large List's items, in parallel */
 
 struct item {
-	const char *start;	/* in the text */
-	size_t flat, len;	/* flattened, in r->flat */
+	const char *start, *end;	/* in the text */
 };
 
 struct worker {
@@ -432,14 +426,14 @@ struct worker {
 };
 
 /*
- * The items of the List at r->p ('['), each flattened into r->flat; where
- * the List ends, or NULL when something other than objects and commas is
- * between its brackets (the walk, one item at a time, says what).
+ * Where each item of the List at r->p ('[') starts and ends (the threads
+ * flatten them, each its own); where the List ends, or NULL when something
+ * other than objects and commas is between its brackets (the walk, one item
+ * at a time, says what).
  */
 static const char *split_items(struct reader *r, struct item **items, size_t *n, size_t *cap)
 {
 	const char *p = r->p + 1;
-	size_t k = 0;
 	for (;;) {
 		while (p < r->end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
 			p++;
@@ -447,10 +441,9 @@ static const char *split_items(struct reader *r, struct item **items, size_t *n,
 			return p + 1;
 		if (p >= r->end || *p != '{')
 			return NULL;
-		struct item it = { .start = p, .flat = k };
-		if (!(p = flatten(r, p, &k)))
+		struct item it = { .start = p, .end = flatten(r, p, NULL) };
+		if (!(p = it.end))
 			return NULL;
-		it.len = k - it.flat;
 		GT_PUSH(*items, *n, *cap, it);
 		while (p < r->end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
 			p++;
@@ -480,8 +473,10 @@ static void work(void *arg, size_t i)
 		r.p = it->start;
 		place(&r, r.p, &line, &col);
 		json_error_t e;
+		size_t len = 0;
+		flatten(&r, it->start, &len);	/* it ends: split_items found where */
 		scratch = &r.scratch;
-		json_t *v = json_loadb(main->flat + it->flat, it->len, LOAD_FLAGS & ~(size_t)JSON_DISABLE_EOF_CHECK, &e);
+		json_t *v = json_loadb(r.flat, len, LOAD_FLAGS & ~(size_t)JSON_DISABLE_EOF_CHECK, &e);
 		scratch = NULL;
 		if (v)
 			convert(&r, v, line, col);
@@ -516,7 +511,7 @@ static int parallel_items(struct reader *r, int line, int col)
 		return -1;
 	}
 	struct worker *w = gt_xcalloc(n_workers, sizeof(*w));
-	size_t total = items[n - 1].flat + items[n - 1].len;
+	size_t total = (size_t)(items[n - 1].end - items[0].start);
 	for (size_t k = 0, i = 0; k < n_workers; k++) {
 		/* contiguous runs of about the same size, in order */
 		size_t target = total / n_workers * (k + 1);
@@ -526,7 +521,7 @@ static int parallel_items(struct reader *r, int line, int col)
 			place(r, items[i].start, &w[k].line, &c);
 			w[k].line_start = r->line_start;
 		}
-		while (i < n && (k == n_workers - 1 || items[i].flat < target))
+		while (i < n && (k == n_workers - 1 || (size_t)(items[i].start - items[0].start) < target))
 			i++;
 		w[k].end = i;
 	}

@@ -5,6 +5,7 @@
 #define GT_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "util/err.h"
 
@@ -13,5 +14,11 @@
  * *@len bytes (free it). 0, or GT_EIO with @err naming the file and why.
  */
 int gt_file_read(const char *path, char **out, size_t *len, struct gt_err *err);
+
+/*
+ * The rest of @f into *@out, NUL-terminated, *@len bytes (free it): 0, or
+ * the errno of a failed read (nothing is returned then).
+ */
+int gt_file_slurp(FILE *f, char **out, size_t *len);
 
 #endif /* GT_FILE_H */
