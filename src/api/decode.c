@@ -528,6 +528,12 @@ static void decode_all(struct gt_dec *x)
 	for (size_t i = 0; i < d->n_objs; i++)
 		if (kinds_of[i] >= 0)
 			of_kind[fill[kinds_of[i]]++] = i;
+	/* room for every Node (4), PodGroup (5) and Pod (12) at once: grown a doubling at a time,
+	 * 50,000 pods were copied about twice over */
+	struct gt_cluster *c = x->c;
+	GT_GROW(c->nodes, c->n_nodes + n_of[4], c->cap_nodes);
+	GT_GROW(c->jobs, c->n_jobs + n_of[5], c->cap_jobs);
+	GT_GROW(c->pods, c->n_pods + n_of[12], c->cap_pods);
 	struct gt_doc **queues = gt_xmalloc((d->n_objs + 1) * sizeof(*queues));
 	size_t n_queues = 0;
 	for (size_t k = 0; k < N_KINDS; k++) {
