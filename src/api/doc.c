@@ -14,6 +14,7 @@
 #include "util/file.h"
 #include "util/hash.h"
 #include "util/mem.h"
+#include "util/pool.h"
 
 /* ---------------------------------------------------------------- inputs */
 
@@ -176,9 +177,7 @@ size_t gt_doc_parse_threads(size_t len, size_t n_items)
 	enum { MAX_THREADS = 4 };
 	if (len < GT_DOC_PARALLEL_BYTES || n_items < 64)
 		return 1;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n = cpus > 1 ? (size_t)cpus : 1;
-	return n > MAX_THREADS ? MAX_THREADS : n;
+	return gt_pool_cpus(MAX_THREADS);
 }
 
 int gt_doc_parse_yaml(const char *text, size_t len, const char *name, struct gt_doc_list *out);

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "util/mem.h"
 #include "util/thread.h"
@@ -61,6 +62,13 @@ static void *worker(void *arg)
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
+}
+
+size_t gt_pool_cpus(size_t max)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = cpus > 1 ? (size_t)cpus : 1;
+	return n > max ? (max ? max : 1) : n;
 }
 
 struct gt_pool *gt_pool_new(int n_threads, const char *what)

@@ -16,6 +16,8 @@ struct gt_pool;
 
 typedef void (*gt_pool_fn)(void *arg, size_t i);
 
+/* How many workers are worth starting for work that splits freely: the processors online, 1 to @max. */
+size_t gt_pool_cpus(size_t max);
 /* @n_threads workers (at least 1); @what names them in the message if they cannot start. */
 struct gt_pool *gt_pool_new(int n_threads, const char *what);
 /* Run @fn(@arg, 0) on a worker, after the tasks already submitted. Returns at once. */
