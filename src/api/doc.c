@@ -447,5 +447,5 @@ struct gt_doc *gt_doc_child_map(struct gt_doc *map, const char *key)
 	const struct gt_doc *v = gt_doc_get(map, key);
 	if (v && v->kind == GT_DOC_MAP)
 		return (struct gt_doc *)v;
-	return gt_doc_put(map, key, gt_doc_new(GT_DOC_MAP));
+	return gt_doc_put(map, key, gt_doc_new_in(map->input, GT_DOC_MAP));	/* made where it goes */
 }

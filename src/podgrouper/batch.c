@@ -368,11 +368,14 @@ void gt_pg_batch_apply(const struct gt_pg_batch *b)
 	for (size_t i = 0; i < b->n_pods; i++) {
 		const struct gt_pg_assignment *a = &b->pods[i];
 		struct gt_doc *meta = gt_pg_doc_child_map(a->pod, "metadata");
-		gt_pg_doc_put(gt_pg_doc_child_map(meta, "annotations"), GT_PG_POD_ANNOTATION,
-			      gt_pg_doc_new_str(a->podgroup));
-		if (a->subgroup)
-			gt_pg_doc_put(gt_pg_doc_child_map(meta, "labels"), GT_PG_SUBGROUP_LABEL,
-				      gt_pg_doc_new_str(a->subgroup));
+		struct gt_doc *annotations = gt_pg_doc_child_map(meta, "annotations");
+		/* quoted, as gt_pg_doc_new_str makes them; made in the pod's input, not copied there */
+		gt_pg_doc_put(annotations, GT_PG_POD_ANNOTATION,
+			      gt_doc_new_scalar_in(annotations->input, a->podgroup, true));
+		if (a->subgroup) {
+			struct gt_doc *labels = gt_pg_doc_child_map(meta, "labels");
+			gt_pg_doc_put(labels, GT_PG_SUBGROUP_LABEL, gt_doc_new_scalar_in(labels->input, a->subgroup, true));
+		}
 	}
 }
 
