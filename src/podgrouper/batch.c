@@ -11,7 +11,6 @@
 
 #include "podgrouper/internal.h"
 #include "util/mem.h"
-#include "util/pool.h"
 
 #define MAX_OWNER_DEPTH 16	/* owner chains are short; this catches cycles */
 
@@ -29,6 +28,7 @@ struct batch {
 	size_t n_pgs, cap_pgs;
 	struct gt_strtab pg_keys;	/* "namespace\nname" of pgs[i] has id i */
 	struct gt_pg_batch *out;
+	struct gt_doc_input *memory;	/* out->memory's: the new PodGroups are made there */
 };
 
 static void add_object(struct batch *b, struct gt_doc *d)
@@ -117,46 +117,47 @@ static bool ours(const struct batch *b, const struct gt_doc *d)
 	       !gt_pg_doc_annotation(d, GT_PG_POD_ANNOTATION);
 }
 
-/*
- * One pod's grouping. Worked out by a thread of its own (work_out: it only
- * reads the objects, their index and the configuration), then taken by
- * the batch in pod order (take: warnings, assignments and which new
- * PodGroup it makes or updates), then its PodGroup document made or updated
- * by the thread that has that PodGroup (keep), so that a PodGroup's pods
- * update it in their order, and the outcome does not depend on the
- * number of threads.
- */
-struct grouping {
-	struct gt_doc *pod;
-	char *warning;		/* why it was not grouped, or a Karta passed over; NULL: none */
-	bool grouped;		/* pg is its PodGroup */
-	bool fresh;		/* a new PodGroup: keep() makes or updates pgs[id] */
-	bool first;		/* the first pod of pgs[id] */
-	uint32_t id;
-	struct gt_podgroup pg;
-};
-
-/* Pods of objs[lo, hi), worked out by one thread into its own list. */
-struct part {
-	const struct batch *b;
-	size_t lo, hi;
-	struct grouping *g;
-	size_t n, cap;
-	struct gt_doc_input *memory;	/* the new PodGroups this thread makes (keep) */
-	size_t of, n_parts;		/* keep: the PodGroups with id % n_parts == of */
-};
-
-static char *pod_warning(const struct gt_doc *pod, const char *msg)
+static void warn(struct batch *b, const struct gt_doc *pod, const char *msg)
 {
 	char *w = NULL;
 	gt_pg_setf(&w, "%s: %s", gt_pg_id(pod).s, msg);
-	return w;
+	GT_PUSH(b->out->warnings, b->out->n_warnings, b->out->cap_warnings, w);
 }
 
-static void work_out(const struct batch *b, struct gt_doc *pod, struct grouping *g)
+/*
+ * Keep @pg (taken over) as the PodGroup to create, unless it exists already.
+ * A PodGroup an earlier pod of this batch made is updated as KAI's
+ * reconciler updates it for the next pod (gt_pg_podgroup_update: the queue
+ * it was made with stays, labels and annotations add up).
+ */
+static void keep_podgroup(struct batch *b, struct gt_podgroup *pg)
 {
-	memset(g, 0, sizeof(*g));
-	g->pod = pod;
+	if (find_object(b, "PodGroup", pg->namespace, pg->name)) {
+		gt_podgroup_release(pg);
+		return;
+	}
+	char *key = NULL;
+	gt_pg_setf(&key, "%s\n%s", pg->namespace, pg->name);
+	uint32_t id = gt_strtab_intern(&b->pg_keys, key);
+	free(key);
+	if (id == b->n_pgs) {
+		struct new_pg n = { gt_podgroup_to_doc_in(pg, b->memory), *pg };
+		GT_PUSH(b->pgs, b->n_pgs, b->cap_pgs, n);
+		return;
+	}
+	struct new_pg *n = &b->pgs[id];
+	/* the update is idempotent: a pod that computes what the last one did changes nothing */
+	if (!gt_pg_podgroup_equal(&n->last, pg)) {
+		struct gt_doc *updated = gt_pg_podgroup_update(b->cfg, n->doc, pg);
+		gt_doc_free(n->doc);
+		n->doc = updated;
+	}
+	gt_podgroup_release(&n->last);
+	n->last = *pg;
+}
+
+static void group_one(struct batch *b, struct gt_doc *pod)
+{
 	const struct gt_doc *chain[MAX_OWNER_DEPTH];
 	size_t n;
 	const struct gt_doc *missing;
@@ -169,7 +170,7 @@ static void work_out(const struct batch *b, struct gt_doc *pod, struct grouping 
 			 gt_doc_str(missing, "kind") ? gt_doc_str(missing, "kind") : "object",
 			 gt_doc_str(missing, "name") ? gt_doc_str(missing, "name") : "", uid ? " (uid " : "",
 			 uid ? uid : "", uid ? ")" : "");
-		g->warning = pod_warning(pod, msg);
+		warn(b, pod, msg);
 		return;
 	}
 	struct gt_pg_request req = {
@@ -179,97 +180,19 @@ static void work_out(const struct batch *b, struct gt_doc *pod, struct grouping 
 	};
 	if (gt_pg_skip_reason(&req, NULL) != GT_PG_GROUP)
 		return;	/* kai.scheduler/skip-podgrouper on the pod or an owner */
+	struct gt_podgroup pg;
 	struct gt_err err = { 0 };
-	if (gt_pg_group_pod(b->cfg, &req, &g->pg, &err)) {
-		g->warning = pod_warning(pod, err.msg);
+	if (gt_pg_group_pod(b->cfg, &req, &pg, &err)) {
+		warn(b, pod, err.msg);
 		return;
 	}
-	if (g->pg.warning)
-		g->warning = pod_warning(pod, g->pg.warning);
-	g->grouped = true;
-}
-
-static void work_out_part(void *arg, size_t i)
-{
-	struct part *pt = (struct part *)arg + i;
-	for (size_t k = pt->lo; k < pt->hi; k++) {
-		if (!ours(pt->b, pt->b->objs[k]))
-			continue;
-		GT_GROW(pt->g, pt->n + 1, pt->cap);
-		work_out(pt->b, pt->b->objs[k], &pt->g[pt->n++]);
-	}
-}
-
-/*
- * @g into the batch, in pod order: its warning and assignment, and which
- * new PodGroup it makes (the first of its pods) or updates; none when the
- * PodGroup exists already among the objects.
- */
-static void take(struct batch *b, struct grouping *g)
-{
-	if (g->warning)
-		GT_PUSH(b->out->warnings, b->out->n_warnings, b->out->cap_warnings, g->warning);
-	g->warning = NULL;
-	if (!g->grouped)
-		return;
-	struct gt_pg_assignment a = { g->pod, NULL, NULL };
-	gt_pg_set(&a.podgroup, g->pg.name);
-	gt_pg_set(&a.subgroup, g->pg.pod_subgroup);
+	if (pg.warning)
+		warn(b, pod, pg.warning);
+	struct gt_pg_assignment a = { pod, NULL, NULL };
+	gt_pg_set(&a.podgroup, pg.name);
+	gt_pg_set(&a.subgroup, pg.pod_subgroup);
 	GT_PUSH(b->out->pods, b->out->n_pods, b->out->cap_pods, a);
-	if (find_object(b, "PodGroup", g->pg.namespace, g->pg.name)) {
-		gt_podgroup_release(&g->pg);
-		g->grouped = false;
-		return;
-	}
-	char *key = NULL;
-	gt_pg_setf(&key, "%s\n%s", g->pg.namespace, g->pg.name);
-	g->id = gt_strtab_intern(&b->pg_keys, key);
-	free(key);
-	g->fresh = true;
-	g->first = g->id == b->n_pgs;
-	if (g->first)
-		GT_PUSH(b->pgs, b->n_pgs, b->cap_pgs, (struct new_pg){ 0 });
-}
-
-/*
- * The PodGroup of @g (taken over) made, or updated as KAI's reconciler
- * updates it for the next pod (gt_pg_podgroup_update: the queue it was made
- * with stays, labels and annotations add up).
- */
-static void keep(struct new_pg *n, const struct gt_pg_config *cfg, struct grouping *g, struct gt_doc_input *memory)
-{
-	if (g->first) {
-		n->doc = gt_podgroup_to_doc_in(&g->pg, memory);
-		n->last = g->pg;
-		return;
-	}
-	/* the update is idempotent: a pod that computes what the last one did changes nothing */
-	if (!gt_pg_podgroup_equal(&n->last, &g->pg)) {
-		struct gt_doc *updated = gt_pg_podgroup_update(cfg, n->doc, &g->pg);
-		gt_doc_free(n->doc);
-		n->doc = updated;
-	}
-	gt_podgroup_release(&n->last);
-	n->last = g->pg;
-}
-
-/* The batch whose parts these are: keep's writes go to pgs[id], each id to one thread. */
-struct keeping {
-	struct batch *b;
-	struct part *parts;
-	size_t n_parts;
-};
-
-static void keep_part(void *arg, size_t t)
-{
-	struct keeping *kp = arg;
-	struct part *mine = &kp->parts[t];
-	for (size_t p = 0; p < kp->n_parts; p++)
-		for (size_t k = 0; k < kp->parts[p].n; k++) {
-			struct grouping *g = &kp->parts[p].g[k];
-			if (g->fresh && g->id % mine->n_parts == mine->of)
-				keep(&kp->b->pgs[g->id], kp->b->cfg, g, mine->memory);
-		}
+	keep_podgroup(b, &pg);	/* takes @pg over */
 }
 
 /*
@@ -300,13 +223,10 @@ static int local_config(const struct batch *b, struct gt_pg_config *local,
 	return rc;
 }
 
-/* Batches smaller than this are grouped on the calling thread (a thread costs more than it saves). */
-#define PARALLEL_OBJECTS 4096
-
 int gt_pg_group_all(const struct gt_pg_config *cfg, struct gt_doc *const *docs, size_t n,
 		    struct gt_pg_batch *out, struct gt_err *err)
 {
-	struct batch b = { .out = out };
+	struct batch b = { .out = out, .memory = gt_doc_list_input(&out->memory) };
 	for (size_t i = 0; i < n; i++)
 		add_object(&b, docs[i]);
 	gt_pg_index_build(&b.index, (const struct gt_doc *const *)b.objs, b.n_objs);
@@ -315,39 +235,9 @@ int gt_pg_group_all(const struct gt_pg_config *cfg, struct gt_doc *const *docs, 
 	b.cfg = cfg;
 	int rc = local_config(&b, &local, &extra, err);
 	b.cfg = &local;
-	size_t n_parts = cfg->threads ? (size_t)cfg->threads : b.n_objs >= PARALLEL_OBJECTS ? gt_pool_cpus(4) : 1;
-	struct part *parts = gt_xcalloc(n_parts, sizeof(*parts));
-	for (size_t t = 0; t < n_parts; t++)
-		parts[t] = (struct part){ .b = &b, .lo = b.n_objs * t / n_parts, .hi = b.n_objs * (t + 1) / n_parts,
-					  .of = t, .n_parts = n_parts,
-					  .memory = gt_doc_list_input(&out->memory) };
-	struct gt_pool *pool = n_parts > 1 ? gt_pool_new((int)n_parts, "podgrouper") : NULL;
-	if (!rc) {
-		if (pool)
-			gt_pool_for(pool, n_parts, work_out_part, parts);
-		else
-			work_out_part(parts, 0);
-		for (size_t t = 0; t < n_parts; t++)
-			for (size_t k = 0; k < parts[t].n; k++)
-				take(&b, &parts[t].g[k]);
-		struct keeping kp = { &b, parts, n_parts };
-		if (pool)
-			gt_pool_for(pool, n_parts, keep_part, &kp);
-		else
-			keep_part(&kp, 0);
-	}
-	if (pool)
-		gt_pool_free(pool, NULL);
-	for (size_t t = 0; t < n_parts; t++) {
-		for (size_t k = 0; k < parts[t].n; k++) {
-			struct grouping *g = &parts[t].g[k];
-			free(g->warning);
-			if (g->grouped && !g->fresh)
-				gt_podgroup_release(&g->pg);
-		}
-		free(parts[t].g);
-	}
-	free(parts);
+	for (size_t i = 0; !rc && i < b.n_objs; i++)
+		if (ours(&b, b.objs[i]))
+			group_one(&b, b.objs[i]);
 	for (size_t i = 0; i < b.n_pgs; i++) {
 		if (!rc)
 			GT_PUSH(out->podgroups, out->n_podgroups, out->cap_podgroups, b.pgs[i].doc);

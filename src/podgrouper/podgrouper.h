@@ -96,8 +96,6 @@ struct gt_pg_config {
 	size_t n_defaults, cap_defaults;
 	struct gt_pg_custom_rule *rules;
 	size_t n_rules, cap_rules;
-	int threads;		/* gt_pg_group_all's threads; 0: one per processor (up to 4) for a
-				   large batch, else 1 */
 };
 
 /* KAI's defaults; the shipped priority classes count as existing. Allocates. */

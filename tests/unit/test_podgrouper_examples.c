@@ -9,7 +9,6 @@
 #include <dirent.h>
 
 #include "api/decode.h"
-#include "api/json.h"
 #include "core/actions.h"
 #include "core/session.h"
 #include "test_podgrouper.h"
@@ -556,96 +555,6 @@ TEST(group_all_apply_writes_the_annotation_and_label)
 	gt_doc_list_release(&docs);
 }
 
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-/* @b as grouped on one thread: the same assignments, warnings and PodGroup documents, in the same order. */
-static bool same_batch(const struct gt_pg_batch *one, const struct gt_pg_batch *b, int threads)
-{
-	bool ok = one->n_pods == b->n_pods && one->n_warnings == b->n_warnings &&
-		  one->n_podgroups == b->n_podgroups;
-	for (size_t i = 0; ok && i < b->n_pods; i++)
-		ok = one->pods[i].pod == b->pods[i].pod && same_str(one->pods[i].podgroup, b->pods[i].podgroup) &&
-		     same_str(one->pods[i].subgroup, b->pods[i].subgroup);
-	for (size_t i = 0; ok && i < b->n_warnings; i++)
-		ok = !strcmp(one->warnings[i], b->warnings[i]);
-	for (size_t i = 0; ok && i < b->n_podgroups; i++) {
-		json_t *x = gt_doc_to_json(one->podgroups[i]), *y = gt_doc_to_json(b->podgroups[i]);
-		ok = json_equal(x, y);
-		json_decref(x);
-		json_decref(y);
-	}
-	if (!ok)
-		fprintf(stderr, "grouped on %d threads: not what one thread makes\n", threads);
-	return ok;
-}
-
-TEST(group_all_on_threads_is_what_one_thread_makes)
-{
-	/* every example at once, plus a pod whose owner is missing and one whose PodGroup exists,
-	 * grouped on 1 thread and on more: with 16 the parts are smaller than some workloads, so
-	 * one PodGroup's pods are worked out on several threads and must update it in their order */
-	static char names[MAX_FILES][64];
-	int n = list_examples(names);
-	struct gt_doc_list docs = { 0 };
-	for (int i = 0; i < n; i++)
-		ASSERT_EQ(0, load(names[i], &docs));
-	struct gt_err err = { 0 };
-	const char *extra = "---\n" RS
-			    "---\n{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, "
-			    "metadata: {name: pg-rs-u1, namespace: ns}, spec: {queue: q, minMember: 2}}\n"
-			    RS_POD("a", "") RS_POD("b", "")
-			    "---\n{apiVersion: v1, kind: Pod, metadata: {name: lost, namespace: ns, ownerReferences: "
-			    "[{apiVersion: batch/v1, kind: Job, name: gone, uid: u9}]}, spec: {schedulerName: kai-scheduler}}\n";
-	ASSERT_EQ(0, gt_doc_parse_string(extra, strlen(extra), "extra", &docs, &err));
-	/* a LeaderReady LeaderWorkerSet's leader and worker far apart: the leader alone makes the
-	 * PodGroup, the worker's update makes it the whole group (group_all_last_pod_sets_the_gang) */
-	char spread[8192];
-	size_t at = (size_t)snprintf(spread, sizeof(spread), "---\n{apiVersion: leaderworkerset.x-k8s.io/v1, "
-				     "kind: LeaderWorkerSet, metadata: {name: l, namespace: ns}, spec: {startupPolicy: "
-				     "LeaderReady, leaderWorkerTemplate: {size: 3}}}\n"
-				     "---\n{apiVersion: v1, kind: Pod, metadata: {name: l-0, namespace: ns, labels: "
-				     "{leaderworkerset.sigs.k8s.io/worker-index: '0', leaderworkerset.sigs.k8s.io/"
-				     "group-index: '0'}, ownerReferences: [{apiVersion: leaderworkerset.x-k8s.io/v1, "
-				     "kind: LeaderWorkerSet, name: l}]}, spec: {schedulerName: kai-scheduler}}\n");
-	for (int i = 0; i < 40; i++)
-		at += (size_t)snprintf(spread + at, sizeof(spread) - at, "---\n{apiVersion: v1, kind: ConfigMap, "
-				       "metadata: {name: filler-%d, namespace: ns}}\n", i);
-	snprintf(spread + at, sizeof(spread) - at, "---\n{apiVersion: v1, kind: Pod, metadata: {name: l-0-1, "
-		 "namespace: ns, labels: {leaderworkerset.sigs.k8s.io/worker-index: '1', leaderworkerset.sigs.k8s.io/"
-		 "group-index: '0'}, ownerReferences: [{apiVersion: leaderworkerset.x-k8s.io/v1, kind: "
-		 "LeaderWorkerSet, name: l}]}, spec: {schedulerName: kai-scheduler}}\n");
-	ASSERT_EQ(0, gt_doc_parse_string(spread, strlen(spread), "spread", &docs, &err));
-	struct gt_pg_config cfg;
-	gt_pg_config_init(&cfg);
-	struct gt_pg_batch one = { 0 };
-	cfg.threads = 1;
-	ASSERT_EQ(0, gt_pg_group_all(&cfg, docs.docs, docs.n, &one, &err));
-	ASSERT_TRUE(one.n_pods > 60);
-	ASSERT_EQ(1, one.n_warnings);
-	ASSERT_CONTAINS(one.warnings[0], "Pod ns/lost: its owner Job 'gone'");
-	bool whole = false;
-	for (size_t i = 0; i < one.n_podgroups; i++)
-		whole |= !strcmp(gt_doc_path(one.podgroups[i], "metadata.namespace")->scalar, "ns") &&
-			 !strncmp(gt_doc_path(one.podgroups[i], "metadata.name")->scalar, "pg-l-", 5) &&
-			 !strcmp(gt_doc_path(one.podgroups[i], "spec.minMember")->scalar, "3");
-	ASSERT_TRUE(whole);
-	bool ok = true;
-	for (int threads = 2; threads <= 16; threads *= 2) {
-		struct gt_pg_batch b = { 0 };
-		cfg.threads = threads;
-		ASSERT_EQ(0, gt_pg_group_all(&cfg, docs.docs, docs.n, &b, &err));
-		ok &= same_batch(&one, &b, threads);
-		gt_pg_batch_release(&b);
-	}
-	gt_pg_batch_release(&one);
-	gt_pg_config_release(&cfg);
-	gt_doc_list_release(&docs);
-	ASSERT_TRUE(ok);
-}
-
 const struct gt_test gt_tests[] = {
 	T(every_example_is_grouped_as_documented),
 	T(every_expected_file_exists),
@@ -658,6 +567,5 @@ const struct gt_test gt_tests[] = {
 	T(group_all_reads_the_defaults_configmap_it_is_told_of),
 	T(group_all_last_pod_sets_the_gang),
 	T(group_all_apply_writes_the_annotation_and_label),
-	T(group_all_on_threads_is_what_one_thread_makes),
 	{ 0 }
 };
