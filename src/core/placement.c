@@ -551,11 +551,13 @@ static bool cannot_hold(const struct gt_session *s, int32_t pod, int32_t node)
  * The best of the @favoured nodes by key_better. They are looked at in key
  * order, by free GPUs from the fewest up and then by name, so the first that
  * takes the pod without waiting for releases (on a shared GPU it fits, when
- * gpusharingorder asks for that) is the best and ends the look: with fractional pods packed across thousands of nodes, most
- * are never evaluated. The lowest and highest buckets also hold nodes whose
- * free count was clamped (below 0, above max_free), so there every node is
- * looked at before the order can be trusted. When no node qualifies early,
- * all are looked at, as a plain scan would.
+ * gpusharingorder asks for that) is the best and ends the look: with
+ * fractional pods packed across thousands of nodes, most are never
+ * evaluated. The lowest and highest buckets also hold nodes whose free count
+ * was clamped (below 0, above max_free), so there every node is looked at
+ * before the order can be trusted. When no node qualifies early, all are
+ * looked at, as a plain scan would. @rejects, when given, counts only the
+ * nodes looked at (the fast path passes none).
  */
 static struct fast_key best_favoured(struct gt_session *s, const struct gt_place_ctx *ctx, int32_t pod,
 				     const uint64_t *favoured, uint32_t rejects[GT_N_REJECT], uint32_t *visited)
