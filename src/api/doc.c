@@ -84,6 +84,7 @@ char *gt_doc_input_key(struct gt_doc_input *in, const char *key, size_t len)
 	k->len = (uint32_t)len;
 	k->hash = h;
 	k->prefix = prefix_of(key, len);
+	k->shared[0] = k->shared[1] = NULL;
 	in->slots[j] = k;
 	in->n_keys++;
 	return k->s;
@@ -316,6 +317,21 @@ struct gt_doc *gt_doc_new_scalar_in(struct gt_doc_input *in, const char *s, bool
 	d->scalar = gt_arena_strndup(&in->arena, s, strlen(s));
 	d->quoted = quoted;
 	return d;
+}
+
+struct gt_doc *gt_doc_shared_scalar_in(struct gt_doc_input *in, const char *s, bool quoted)
+{
+	if (!in)
+		return gt_doc_new_scalar(s, quoted);
+	char *text = gt_doc_input_key(in, s, strlen(s));
+	struct gt_doc_key *k = (struct gt_doc_key *)(void *)(text - offsetof(struct gt_doc_key, s));
+	if (!k->shared[quoted]) {
+		struct gt_doc *d = gt_doc_input_node(in, GT_DOC_SCALAR, 0, 0);
+		d->scalar = text;	/* the interned text, as the input's keys are */
+		d->quoted = quoted;
+		k->shared[quoted] = d;
+	}
+	return k->shared[quoted];
 }
 
 struct gt_doc *gt_doc_copy(const struct gt_doc *s)

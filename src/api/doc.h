@@ -120,6 +120,14 @@ struct gt_doc_input *gt_doc_list_input(struct gt_doc_list *l);
 /* gt_doc_new() and gt_doc_new_scalar() in @in (made by gt_doc_list_input), or on the heap when NULL. */
 struct gt_doc *gt_doc_new_in(struct gt_doc_input *in, enum gt_doc_kind kind);
 struct gt_doc *gt_doc_new_scalar_in(struct gt_doc_input *in, const char *s, bool quoted);
+/*
+ * A scalar of @in with the text @s, the same node every time for the same
+ * text and quoting (on the heap, a new one, when @in is NULL): for documents
+ * that are only read once made, where most values repeat (the PodGroups the
+ * podgrouper makes for 50,000 pods share their apiVersion, kind, namespace,
+ * queue...). A shared node is never to be changed.
+ */
+struct gt_doc *gt_doc_shared_scalar_in(struct gt_doc_input *in, const char *s, bool quoted);
 /* A deep copy on the heap. */
 struct gt_doc *gt_doc_copy(const struct gt_doc *d);
 void gt_doc_free(struct gt_doc *d);

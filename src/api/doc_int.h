@@ -25,6 +25,7 @@ struct gt_doc_key {
 	uint32_t len;
 	uint32_t hash;		/* FNV-1a, for the interning table */
 	uint64_t prefix;
+	struct gt_doc *shared[2];	/* gt_doc_shared_scalar_in's node of this text, plain and quoted */
 	char s[];
 };
 

@@ -515,6 +515,29 @@ TEST(documents_made_in_a_list_input)
 	gt_doc_list_release(&l);	/* all of it (ASan's leak check) */
 }
 
+TEST(shared_scalars_are_one_node_per_text_and_quoting)
+{
+	struct gt_doc_list l = { 0 };
+	struct gt_doc_input *in = gt_doc_list_input(&l);
+	struct gt_doc *a = gt_doc_shared_scalar_in(in, "team-a", true);
+	ASSERT_TRUE(a == gt_doc_shared_scalar_in(in, "team-a", true));
+	ASSERT_TRUE(a != gt_doc_shared_scalar_in(in, "team-a", false));	/* "1" quoted is a string */
+	ASSERT_TRUE(a != gt_doc_shared_scalar_in(in, "team-b", true));
+	ASSERT_TRUE(a->quoted && a->input == in && a->kind == GT_DOC_SCALAR);
+	ASSERT_STR("team-a", a->scalar);
+	/* a key of the same text is the same interned string, and stays a key */
+	struct gt_doc *m = gt_doc_new_in(in, GT_DOC_MAP);
+	gt_doc_put(m, "team-a", gt_doc_shared_scalar_in(in, "team-a", true));
+	gt_doc_put(m, "other", gt_doc_shared_scalar_in(in, "team-a", true));
+	ASSERT_TRUE(gt_doc_get(m, "team-a") == a && gt_doc_get(m, "other") == a);
+	/* without an input: a new heap node each time */
+	struct gt_doc *h1 = gt_doc_shared_scalar_in(NULL, "x", false), *h2 = gt_doc_shared_scalar_in(NULL, "x", false);
+	ASSERT_TRUE(h1 != h2 && !h1->input);
+	gt_doc_free(h1);
+	gt_doc_free(h2);
+	gt_doc_list_release(&l);
+}
+
 const struct gt_test gt_tests[] = {
 	T(multi_document_stream),
 	T(json_input),
@@ -538,5 +561,6 @@ const struct gt_test gt_tests[] = {
 	T(json_large_list_broken_punctuation_stops_where_it_is),
 	T(json_strings_with_escapes_and_brackets),
 	T(documents_made_in_a_list_input),
+	T(shared_scalars_are_one_node_per_text_and_quoting),
 	{ 0 }
 };
