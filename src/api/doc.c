@@ -324,7 +324,7 @@ struct gt_doc *gt_doc_shared_scalar_in(struct gt_doc_input *in, const char *s, b
 	if (!in)
 		return gt_doc_new_scalar(s, quoted);
 	char *text = gt_doc_input_key(in, s, strlen(s));
-	struct gt_doc_key *k = (struct gt_doc_key *)(void *)(text - offsetof(struct gt_doc_key, s));
+	struct gt_doc_key *k = (struct gt_doc_key *)gt_doc_key_of(text);	/* the input's own: writable */
 	if (!k->shared[quoted]) {
 		struct gt_doc *d = gt_doc_input_node(in, GT_DOC_SCALAR, 0, 0);
 		d->scalar = text;	/* the interned text, as the input's keys are */

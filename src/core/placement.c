@@ -127,6 +127,17 @@ static void short_of(struct gt_fit *out, enum gt_reject r)
 	out->short_mask |= 1u << r;
 }
 
+/* Does @p's CPU (memory) fit on node @n, once its releasing pods leave if need be (*@rel)? */
+static bool fits_cpu(const struct gt_pod *p, const struct gt_node *n, const struct gt_node_state *ns, bool *rel)
+{
+	return fit_scalar(p->cpu_milli, n->cpu_milli - ns->used_cpu_milli, ns->rel_cpu_milli, rel);
+}
+
+static bool fits_memory(const struct gt_pod *p, const struct gt_node *n, const struct gt_node_state *ns, bool *rel)
+{
+	return fit_scalar(p->mem_bytes, n->mem_bytes - ns->used_mem_bytes, ns->rel_mem_bytes, rel);
+}
+
 /* Every resource the node lacks is a reason, as in KAI's fit errors. */
 static void fit_node(struct gt_session *s, int32_t pod, int32_t node, bool mint,
 		     struct gt_fit *out)
@@ -136,9 +147,9 @@ static void fit_node(struct gt_session *s, int32_t pod, int32_t node, bool mint,
 	const struct gt_node_state *ns = &s->nodes[node];
 	memset(out, 0, sizeof(*out));
 	bool rel = false;
-	if (!fit_scalar(p->cpu_milli, n->cpu_milli - ns->used_cpu_milli, ns->rel_cpu_milli, &rel))
+	if (!fits_cpu(p, n, ns, &rel))
 		short_of(out, GT_REJECT_CPU);
-	if (!fit_scalar(p->mem_bytes, n->mem_bytes - ns->used_mem_bytes, ns->rel_mem_bytes, &rel))
+	if (!fits_memory(p, n, ns, &rel))
 		short_of(out, GT_REJECT_MEMORY);
 	for (uint32_t e = 0; e < s->c->n_ext; e++)
 		if (!fit_scalar(p->ext[e], n->ext[e] - ns->used_ext[e], ns->rel_ext[e], &rel)) {
@@ -523,12 +534,11 @@ static uint64_t mask_word(const struct gt_place_ctx *ctx, uint32_t w)
 
 /*
  * Can @node not take @pod however its releasing pods leave, for lack of CPU,
- * memory or devices (whole ones, or for a shared pod one with room)?
- * fit_node would refuse it then, so the fast path may pass over the node
- * without the full look. Under gpusharingorder a whole-GPU pod looks first at
- * every node with a shared GPU in use; on a cluster packed with fractional
- * pods those are thousands, nearly all without a whole device free, and
- * every pod would evaluate each of them again.
+ * memory or, for a shared pod, a device with room? fit_node would refuse it
+ * then, so the fast path may pass over the node without the full look: on a
+ * cluster packed with fractional pods, thousands of nodes have a shared GPU
+ * in use and nearly all of them are full. (A whole-GPU pod's devices are
+ * best_favoured's: it starts at the bucket of that many free GPUs.)
  */
 static bool cannot_hold(const struct gt_session *s, int32_t pod, int32_t node)
 {
@@ -536,15 +546,12 @@ static bool cannot_hold(const struct gt_session *s, int32_t pod, int32_t node)
 	const struct gt_node *n = &s->c->nodes[node];
 	const struct gt_node_state *ns = &s->nodes[node];
 	bool rel = false;
-	if (!fit_scalar(p->cpu_milli, n->cpu_milli - ns->used_cpu_milli, ns->rel_cpu_milli, &rel) ||
-	    !fit_scalar(p->mem_bytes, n->mem_bytes - ns->used_mem_bytes, ns->rel_mem_bytes, &rel))
+	if (!fits_cpu(p, n, ns, &rel) || !fits_memory(p, n, ns, &rel))
 		return true;
-	/* gt_reserve_shrink only takes devices away */
-	int32_t devices = ns->idle_gpus + ns->rel_gpus;
-	if (!gt_pod_is_shared(p))
-		return p->gpus > devices;
-	/* fit_shared's devices: groups with room (max_room is the most any has) and free ones */
-	return devices <= 0 && pod_portion(s, pod, node) > ns->max_room;
+	/* fit_shared's devices: groups with room (max_room is the most any has) and free ones
+	 * (gt_reserve_shrink only takes devices away) */
+	return gt_pod_is_shared(p) && ns->idle_gpus + ns->rel_gpus <= 0 &&
+	       pod_portion(s, pod, node) > ns->max_room;
 }
 
 /*

@@ -341,10 +341,10 @@ int gt_simulate_main(int argc, char **argv)
 		double t2 = gt_mono_ms();
 		if (!rc) {
 			decode(&docs, &pg, o.conf.spec, &c, &bad);
+			double t3 = gt_mono_ms();
 			if (o.verbose)
 				fprintf(stderr, "gantry simulate: read and decoded in %.1f ms (read %.1f, podgrouper %.1f, "
-					"decoded %.1f): %zu documents\n", gt_mono_ms() - t0, t1 - t0, t2 - t1,
-					gt_mono_ms() - t2, docs.n);
+					"decoded %.1f): %zu documents\n", t3 - t0, t1 - t0, t2 - t1, t3 - t2, docs.n);
 		}
 	}
 	if (!rc) {
