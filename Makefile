@@ -11,6 +11,8 @@ SAN     ?=
 ifneq ($(SAN),)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
+# the sanitizer build also checks every job-queue pop against the queue order computed afresh
+CPPFLAGS += -DGT_CHECK_ORDER
 endif
 
 # every module directory under src/ goes into the library; src/main.c is the program

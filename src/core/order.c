@@ -1,5 +1,6 @@
 #include "core/order.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -519,15 +520,15 @@ static const int64_t none[GT_NQRES];
  * the static fields (priority, creation, name) read from the cluster.
  */
 struct gt_queue_key {
-	uint64_t epoch;		/* the session state it was computed in */
-	int32_t job;		/* the head job it was computed for, GT_NONE: none */
-	bool valid;
-	bool simulating;	/* computed inside a solver simulation (victims count as tasks) */
 	bool over, within, zero;
 	struct share_frac ds, ds_now;	/* dominant share with the request, without */
 	uint64_t share[GT_NQRES];	/* allocatable share, unlimited as UINT64_MAX */
-	/* what it was computed from, besides static fields: the same again, the same key */
-	int64_t in_alloc[GT_NQRES], in_fair[GT_NQRES], in_req[GT_NQRES];
+	/* the job queue's bookkeeping (inputs_changed): the state the key is for */
+	bool valid;		/* the inputs below are set */
+	bool computed;		/* the fields above are theirs */
+	int32_t in_job;		/* the head job */
+	uint32_t in_req_gen;
+	uint64_t in_job_stamp, in_queue_stamp;
 };
 
 static void queue_key(const struct gt_session *s, int32_t q, const int64_t req[GT_NQRES],
@@ -621,36 +622,83 @@ static bool job_before(const struct gt_jobq *jq, const int32_t *a, const int32_t
 
 GT_HEAP_DEFINE(job_heap, int32_t, const struct gt_jobq, job_before)
 
-void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s)
+/* Zeroed memory for the job queue: from its arena when it has one. */
+static void *jq_calloc(struct gt_jobq *jq, size_t n, size_t size)
 {
-	memset(jq, 0, sizeof(*jq));
-	jq->s = s;
-	jq->depth = -1;
-	uint32_t n = s->c->n_queues ? s->c->n_queues : 1;
-	jq->heaps = gt_xcalloc(n, sizeof(*jq->heaps));
-	jq->n_heap = gt_xcalloc(n, sizeof(*jq->n_heap));
-	jq->cap_heap = gt_xcalloc(n, sizeof(*jq->cap_heap));
-	jq->first = gt_xcalloc(n, sizeof(*jq->first));
-	jq->as_heap = gt_xcalloc(n, sizeof(*jq->as_heap));
-	jq->elastic = gt_xcalloc(s->c->n_jobs + 1, sizeof(*jq->elastic));
-	jq->keys = gt_xcalloc(n, sizeof(*jq->keys));
+	return jq->arena ? gt_arena_calloc(jq->arena, n, size) : gt_xcalloc(n, size);
 }
 
-void gt_jobq_init_in(struct gt_jobq *jq, const struct gt_session *s, struct gt_arena *a)
+static bool is_leaf(const struct gt_cluster *c, int32_t q)
+{
+	return c->queues[q].n_children == 0;
+}
+
+/* The queues under @p, the roots for p == n_queues. */
+static const int32_t *kids_of(const struct gt_jobq *jq, int32_t p, uint32_t *n)
+{
+	const struct gt_cluster *c = jq->s->c;
+	if ((uint32_t)p == c->n_queues) {
+		*n = jq->n_roots;
+		return jq->roots;
+	}
+	*n = c->queues[p].n_children;
+	return c->queues[p].children;
+}
+
+static void jobq_setup(struct gt_jobq *jq, const struct gt_session *s, struct gt_arena *a)
 {
 	memset(jq, 0, sizeof(*jq));
 	jq->s = s;
 	jq->depth = -1;
 	jq->arena = a;
-	uint32_t n = s->c->n_queues ? s->c->n_queues : 1;
-	jq->heaps = gt_arena_calloc(a, n, sizeof(*jq->heaps));
-	jq->n_heap = gt_arena_calloc(a, n, sizeof(*jq->n_heap));
-	jq->cap_heap = gt_arena_calloc(a, n, sizeof(*jq->cap_heap));
-	jq->first = gt_arena_calloc(a, n, sizeof(*jq->first));
-	jq->as_heap = gt_arena_calloc(a, n, sizeof(*jq->as_heap));
+	const struct gt_cluster *c = s->c;
+	uint32_t n = c->n_queues ? c->n_queues : 1;
+	jq->heaps = jq_calloc(jq, n, sizeof(*jq->heaps));
+	jq->n_heap = jq_calloc(jq, n, sizeof(*jq->n_heap));
+	jq->cap_heap = jq_calloc(jq, n, sizeof(*jq->cap_heap));
+	jq->first = jq_calloc(jq, n, sizeof(*jq->first));
+	jq->as_heap = jq_calloc(jq, n, sizeof(*jq->as_heap));
 	/* written by every push before it is read: no need to clear */
-	jq->elastic = gt_arena_alloc(a, (s->c->n_jobs + 1) * sizeof(*jq->elastic));
-	jq->keys = gt_arena_calloc(a, n, sizeof(*jq->keys));
+	jq->elastic = a ? gt_arena_alloc(a, (c->n_jobs + 1) * sizeof(*jq->elastic))
+			: gt_xcalloc(c->n_jobs + 1, sizeof(*jq->elastic));
+	jq->keys = jq_calloc(jq, n, sizeof(*jq->keys));
+	jq->win = jq_calloc(jq, n + 1, sizeof(*jq->win));
+	jq->tree_at = jq_calloc(jq, n + 1, sizeof(*jq->tree_at));
+	jq->slot = jq_calloc(jq, n, sizeof(*jq->slot));
+	jq->roots = jq_calloc(jq, n, sizeof(*jq->roots));
+	jq->empty = jq_calloc(jq, n, sizeof(*jq->empty));
+	jq->dirty = jq_calloc(jq, n, sizeof(*jq->dirty));
+	jq->is_dirty = jq_calloc(jq, n, sizeof(*jq->is_dirty));
+	for (uint32_t q = 0; q < c->n_queues; q++)
+		if (c->queues[q].parent == GT_NONE)
+			jq->roots[jq->n_roots++] = (int32_t)q;
+	/* each parent's children take 2k slots: leaves at [k, 2k), winners of pairs below k */
+	uint32_t slots = 0;
+	for (uint32_t p = 0; p <= c->n_queues; p++) {
+		uint32_t k;
+		const int32_t *kids = kids_of(jq, (int32_t)p, &k);
+		jq->tree_at[p] = slots;
+		for (uint32_t i = 0; i < k; i++)
+			jq->slot[kids[i]] = i;
+		slots += 2 * k;
+	}
+	jq->tree = jq_calloc(jq, slots ? slots : 1, sizeof(*jq->tree));
+	for (uint32_t p = 0; p <= c->n_queues; p++) {
+		uint32_t k;
+		const int32_t *kids = kids_of(jq, (int32_t)p, &k);
+		for (uint32_t i = 0; i < k; i++)
+			jq->tree[jq->tree_at[p] + k + i] = kids[i];
+	}
+}
+
+void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s)
+{
+	jobq_setup(jq, s, NULL);
+}
+
+void gt_jobq_init_in(struct gt_jobq *jq, const struct gt_session *s, struct gt_arena *a)
+{
+	jobq_setup(jq, s, a);
 }
 
 void gt_jobq_release(struct gt_jobq *jq)
@@ -661,13 +709,11 @@ void gt_jobq_release(struct gt_jobq *jq)
 	}
 	for (uint32_t q = 0; q < jq->s->c->n_queues; q++)
 		free(jq->heaps[q]);
-	free(jq->heaps);
-	free(jq->n_heap);
-	free(jq->cap_heap);
-	free(jq->first);
-	free(jq->as_heap);
-	free(jq->elastic);
-	free(jq->keys);
+	void *arrays[] = { jq->heaps, jq->n_heap, jq->cap_heap, jq->first, jq->as_heap, jq->elastic,
+			   jq->keys, jq->win, jq->tree, jq->tree_at, jq->slot, jq->roots, jq->empty,
+			   jq->dirty, jq->is_dirty };
+	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+		free(arrays[i]);
 	memset(jq, 0, sizeof(*jq));
 }
 
@@ -693,6 +739,15 @@ static uint32_t leaf_count(const struct gt_jobq *jq, int32_t q)
 static int32_t leaf_head(const struct gt_jobq *jq, int32_t q)
 {
 	return jq->heaps[q][jq->first[q]];
+}
+
+/* Leaf @q's jobs changed: its path is looked at again at the next pop. */
+static void mark_dirty(struct gt_jobq *jq, int32_t q)
+{
+	if (!jq->tree_ready || jq->is_dirty[q])
+		return;
+	jq->is_dirty[q] = true;
+	jq->dirty[jq->n_dirty++] = q;
 }
 
 /* From a sorted run to a heap: the run, moved to the front, is one already. */
@@ -738,67 +793,203 @@ void gt_jobq_push(struct gt_jobq *jq, int32_t job)
 		job_heap_up(jq->heaps[q], jq->n_heap[q] - 1, jq);
 	if (jq->depth >= 0 && leaf_count(jq, q) > (uint32_t)jq->depth)
 		drop_last(jq, q);
+	mark_dirty(jq, q);
 }
 
 /*
- * Queue @q's key with @job at its head, kept while the session's state and
- * the head are the same: a failed attempt rolls the state back to the same
- * epoch, so a backlog of jobs that fail compares the queues once, not once
- * per pop. When the state or the head changed, the key holds if what it
- * reads did not: the queue's allocation and fair share and the head's
- * request (queue_key reads nothing else that changes).
+ * Is queue @q's key still the one for head job @job? queue_key reads the
+ * queue's allocation (its stamp says when that changed), its fair share
+ * (fixed while an action runs: computed when the session opens) and the
+ * head's request (the job's stamp and the request generation say when
+ * that can have changed). When one changed, the key is marked to be
+ * recomputed when first compared (key_of): a queue alone under its parent
+ * never is. True then.
  */
-static const struct gt_queue_key *cached_key(const struct gt_jobq *jq, int32_t q, int32_t job)
+static bool inputs_changed(struct gt_jobq *jq, int32_t q, int32_t job)
 {
 	const struct gt_session *s = jq->s;
 	struct gt_queue_key *k = &jq->keys[q];
-	if (k->valid && k->job == job && k->simulating == s->simulating && k->epoch == s->epoch)
-		return k;
-	/* the head job counts only by its request: a new head asking the same keeps the key */
-	int64_t req[GT_NQRES];
-	head_request(s, job, req);
-	const struct gt_queue_state *qs = &s->queues[q];
-	if (!k->valid || memcmp(k->in_req, req, sizeof(req)) ||
-	    memcmp(k->in_alloc, qs->allocated, sizeof(k->in_alloc)) ||
-	    memcmp(k->in_fair, qs->fair_share, sizeof(k->in_fair))) {
-		queue_key(s, q, req, none, k);
-		memcpy(k->in_req, req, sizeof(req));
-		memcpy(k->in_alloc, qs->allocated, sizeof(k->in_alloc));
-		memcpy(k->in_fair, qs->fair_share, sizeof(k->in_fair));
-		k->valid = true;
+	uint64_t job_stamp = s->job_stamp[job], queue_stamp = s->queue_stamp[q];
+	if (k->valid && k->in_job == job && k->in_job_stamp == job_stamp &&
+	    k->in_queue_stamp == queue_stamp && k->in_req_gen == s->req_gen)
+		return false;
+	k->in_job = job;
+	k->in_job_stamp = job_stamp;
+	k->in_queue_stamp = queue_stamp;
+	k->in_req_gen = s->req_gen;
+	k->valid = true;
+	k->computed = false;
+	return true;
+}
+
+static const struct gt_queue_key *key_of(struct gt_jobq *jq, int32_t q)
+{
+	struct gt_queue_key *k = &jq->keys[q];
+	if (!k->computed) {
+		int64_t req[GT_NQRES];
+		head_request(jq->s, k->in_job, req);
+		queue_key(jq->s, q, req, none, k);
+		k->computed = true;
 	}
-	k->job = job;
-	k->simulating = s->simulating;
-	k->epoch = s->epoch;
 	return k;
 }
 
-static int jobq_queue_cmp(const struct gt_jobq *jq, int32_t lq, int32_t rq, int32_t lj, int32_t rj)
+/* Of sibling queues @a and @b, the one whose head goes first: one without jobs never does. */
+static int32_t first_of(struct gt_jobq *jq, int32_t a, int32_t b)
 {
-	return queue_key_cmp(jq->s, lq, rq, cached_key(jq, lq, lj), cached_key(jq, rq, rj));
+	if (jq->win[a] == GT_NONE)
+		return b;
+	if (jq->win[b] == GT_NONE)
+		return a;
+	return queue_key_cmp(jq->s, a, b, key_of(jq, a), key_of(jq, b)) < 0 ? a : b;
 }
 
-/* The leaf under @q whose head job goes first, or GT_NONE if none has jobs. */
-static int32_t best_leaf(const struct gt_jobq *jq, int32_t q)
+/*
+ * Replays the matches of parent @p's tree above child slot @i (all of them
+ * for i == UINT32_MAX), then takes @p's leaf from the tree's winner. With
+ * k children, leaves sit at [k, 2k) and node j holds the winner of 2j and
+ * 2j+1; the order is total, so the winner is the first child whatever the
+ * pairing.
+ */
+static void replay(struct gt_jobq *jq, int32_t p, uint32_t i)
 {
-	const struct gt_queue *cq = &jq->s->c->queues[q];
-	if (cq->n_children == 0)
-		return leaf_count(jq, q) ? q : GT_NONE;
+	uint32_t k;
+	(void)kids_of(jq, p, &k);
+	int32_t *t = jq->tree + jq->tree_at[p];
+	if (!k) {
+		jq->win[p] = GT_NONE;
+		return;
+	}
+	if (i == UINT32_MAX)
+		for (uint32_t j = k - 1; j > 0; j--)
+			t[j] = first_of(jq, t[2 * j], t[2 * j + 1]);
+	else
+		for (uint32_t j = (k + i) / 2; j > 0; j /= 2)
+			t[j] = first_of(jq, t[2 * j], t[2 * j + 1]);
+	jq->win[p] = jq->win[t[1]];
+}
+
+/* Parent @p's leaf again, its tree unchanged (the winning child's own leaf may have changed). */
+static void retake(struct gt_jobq *jq, int32_t p)
+{
+	jq->win[p] = jq->win[jq->tree[jq->tree_at[p] + 1]];
+}
+
+/* Child @q as its parent's tree sees it, brought up to date: true when its place may have moved. */
+static bool child_changed(struct gt_jobq *jq, int32_t q)
+{
+	if (is_leaf(jq->s->c, q))
+		jq->win[q] = leaf_count(jq, q) ? q : GT_NONE;
+	bool no_job = jq->win[q] == GT_NONE;
+	bool changed = no_job != jq->empty[q];
+	jq->empty[q] = no_job;
+	if (!no_job)
+		changed |= inputs_changed(jq, q, leaf_head(jq, jq->win[q]));
+	return changed;
+}
+
+/*
+ * In another state than the last pop's, the queues whose key may have
+ * changed: those with jobs whose allocation did (their stamp) and the
+ * leaves whose head job's pods did (its request).
+ */
+static void mark_changed(struct gt_jobq *jq)
+{
+	const struct gt_session *s = jq->s;
+	for (uint32_t q = 0; q < s->c->n_queues; q++) {
+		const struct gt_queue_key *k = &jq->keys[q];
+		if (!jq->empty[q] && (k->in_queue_stamp != s->queue_stamp[q] ||
+				      k->in_job_stamp != s->job_stamp[k->in_job]))
+			mark_dirty(jq, (int32_t)q);
+	}
+}
+
+/*
+ * Every tree under @p again (p == n_queues: all of them), from the leaves
+ * up; a tree with a changed child is replayed whole, as every child
+ * usually has (a new request generation changes every head's request).
+ */
+static void refresh_all(struct gt_jobq *jq, int32_t p)
+{
+	uint32_t k;
+	const int32_t *kids = kids_of(jq, p, &k);
+	bool any = !k;
+	for (uint32_t i = 0; i < k; i++) {
+		if (!is_leaf(jq->s->c, kids[i]))
+			refresh_all(jq, kids[i]);
+		any |= child_changed(jq, kids[i]);
+	}
+	if (any || !jq->tree_ready)
+		replay(jq, p, UINT32_MAX);
+	else
+		retake(jq, p);
+}
+
+static int32_t parent_of(const struct gt_jobq *jq, int32_t q)
+{
+	int32_t p = jq->s->c->queues[q].parent;
+	return p == GT_NONE ? (int32_t)jq->s->c->n_queues : p;
+}
+
+/*
+ * The trees brought up to date. With a simulation begun or ended every
+ * request may have changed, and every key is checked. Otherwise only the
+ * paths of the queues whose key may have changed are replayed: the leaves
+ * pushed or popped since the last pop and, in another state (epoch), the
+ * queues mark_changed finds.
+ */
+static void bring_up_to_date(struct gt_jobq *jq)
+{
+	const struct gt_session *s = jq->s;
+	int32_t top = (int32_t)s->c->n_queues;
+	if (!jq->tree_ready || jq->tree_sim != s->simulating || jq->tree_req_gen != s->req_gen) {
+		refresh_all(jq, top);
+		jq->tree_ready = true;
+	} else {
+		if (jq->tree_epoch != s->epoch)
+			mark_changed(jq);
+		for (uint32_t d = 0; d < jq->n_dirty; d++)
+			for (int32_t q = jq->dirty[d], p; q != top; q = p) {
+				p = parent_of(jq, q);
+				if (child_changed(jq, q))
+					replay(jq, p, jq->slot[q]);
+				else
+					retake(jq, p);
+			}
+	}
+	for (uint32_t d = 0; d < jq->n_dirty; d++)
+		jq->is_dirty[jq->dirty[d]] = false;
+	jq->n_dirty = 0;
+	jq->tree_epoch = s->epoch;
+	jq->tree_sim = s->simulating;
+	jq->tree_req_gen = s->req_gen;
+}
+
+/*
+ * The leaf under @q whose head job goes first, or GT_NONE, found by
+ * comparing every queue with keys computed afresh: what the kept trees
+ * must agree with (checked at every pop in builds with GT_CHECK_ORDER).
+ */
+static int32_t first_leaf_afresh(const struct gt_jobq *jq, int32_t p)
+{
+	const struct gt_session *s = jq->s;
+	if ((uint32_t)p != s->c->n_queues && is_leaf(s->c, p))
+		return leaf_count(jq, p) ? p : GT_NONE;
+	uint32_t k;
+	const int32_t *kids = kids_of(jq, p, &k);
 	int32_t best = GT_NONE, best_child = GT_NONE;
-	for (uint32_t i = 0; i < cq->n_children; i++) {
-		int32_t child = cq->children[i];
-		int32_t leaf = best_leaf(jq, child);
+	struct gt_queue_key best_key = { 0 }, child_key;
+	for (uint32_t i = 0; i < k; i++) {
+		int32_t leaf = first_leaf_afresh(jq, kids[i]);
 		if (leaf == GT_NONE)
 			continue;
-		if (best == GT_NONE) {
+		int64_t req[GT_NQRES];
+		head_request(s, leaf_head(jq, leaf), req);
+		queue_key(s, kids[i], req, none, &child_key);
+		if (best == GT_NONE || queue_key_cmp(s, kids[i], best_child, &child_key, &best_key) < 0) {
 			best = leaf;
-			best_child = child;
-			continue;
-		}
-		int c = jobq_queue_cmp(jq, child, best_child, leaf_head(jq, leaf), leaf_head(jq, best));
-		if (c < 0) {
-			best = leaf;
-			best_child = child;
+			best_child = kids[i];
+			best_key = child_key;
 		}
 	}
 	return best;
@@ -806,23 +997,14 @@ static int32_t best_leaf(const struct gt_jobq *jq, int32_t q)
 
 int32_t gt_jobq_pop(struct gt_jobq *jq)
 {
-	const struct gt_cluster *c = jq->s->c;
-	int32_t best = GT_NONE, best_root = GT_NONE;
-	for (uint32_t q = 0; q < c->n_queues; q++) {
-		if (c->queues[q].parent != GT_NONE)
-			continue;
-		int32_t leaf = best_leaf(jq, (int32_t)q);
-		if (leaf == GT_NONE)
-			continue;
-		if (best != GT_NONE) {
-			int cmp = jobq_queue_cmp(jq, (int32_t)q, best_root, leaf_head(jq, leaf),
-						 leaf_head(jq, best));
-			if (cmp >= 0)
-				continue;
-		}
-		best = leaf;
-		best_root = (int32_t)q;
-	}
+	bring_up_to_date(jq);
+	int32_t top = (int32_t)jq->s->c->n_queues;
+	int32_t best = jq->win[top];
+#ifdef GT_CHECK_ORDER
+	assert(first_leaf_afresh(jq, top) == best);	/* the kept trees agree with every queue compared afresh */
+#else
+	(void)first_leaf_afresh;
+#endif
 	return best == GT_NONE ? GT_NONE : gt_jobq_pop_leaf(jq, best);
 }
 
@@ -837,6 +1019,7 @@ int32_t gt_jobq_pop_leaf(struct gt_jobq *jq, int32_t q)
 		job = jq->heaps[q][jq->first[q]++];
 	if (!leaf_count(jq, q))
 		gt_jobq_drop_leaf(jq, q);
+	mark_dirty(jq, q);
 	return job;
 }
 
@@ -872,6 +1055,7 @@ void gt_jobq_drop_leaf(struct gt_jobq *jq, int32_t q)
 {
 	jq->n_heap[q] = jq->first[q] = 0;
 	jq->as_heap[q] = false;
+	mark_dirty(jq, q);
 }
 
 bool gt_jobq_empty(const struct gt_jobq *jq)

@@ -139,6 +139,29 @@ struct gt_jobq {
 	int8_t *elastic;
 	struct gt_queue_key *keys;	/* per queue: its order key, cached (order.c) */
 	int32_t depth;		/* jobs a leaf queue keeps (queueDepthPerAction), -1: all */
+	/*
+	 * The queue tree's order, kept between pops (order.c): per interior
+	 * queue, and the roots as one more (index n_queues), a winner tree
+	 * over its children; per queue the leaf whose head job goes first
+	 * under it. Brought up to date at each pop: every key whose inputs
+	 * changed is recomputed and only its path in its parent's tree
+	 * replayed; while the session's state is the one of the last pop, only
+	 * the leaves pushed or popped since (the dirty ones) are looked at.
+	 */
+	int32_t *win;		/* per queue and the roots: the leaf that goes first, GT_NONE: none */
+	int32_t *tree;		/* every winner tree, 2 x children slots each */
+	uint32_t *tree_at;	/* per interior queue and the roots: where its tree starts */
+	uint32_t *slot;		/* per queue: its place among its parent's children (or the roots) */
+	int32_t *roots;
+	uint32_t n_roots;
+	bool *empty;		/* per queue: no job under it, as its parent's tree last saw it */
+	int32_t *dirty;		/* leaves pushed or popped since the last pop */
+	uint32_t n_dirty;
+	bool *is_dirty;
+	bool tree_ready;	/* the trees were built, in the state below */
+	bool tree_sim;
+	uint32_t tree_req_gen;
+	uint64_t tree_epoch;
 };
 
 void gt_jobq_init(struct gt_jobq *jq, const struct gt_session *s);

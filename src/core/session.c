@@ -247,6 +247,7 @@ static void account_queue(struct gt_session *s, int32_t pod, const struct gt_pod
 	int64_t res[GT_NQRES];
 	gt_pod_queue_res(s, pod, st->node, res);
 	for (int32_t q = j->queue; q != GT_NONE; q = s->c->queues[q].parent) {
+		s->queue_stamp[q] = s->epoch;
 		for (int r = 0; r < GT_NQRES; r++) {
 			s->queues[q].allocated[r] += sign * res[r];
 			if (!j->preemptible)
@@ -556,6 +557,7 @@ void gt_session_open(struct gt_session *s, const struct gt_cluster *c, int64_t n
 	s->job_req_gen = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_req_gen));
 	s->req_gen = s->req_gen_seq = 1;
 	s->job_stamp = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_stamp));
+	s->queue_stamp = gt_arena_calloc(a, c->n_queues + 1, sizeof(*s->queue_stamp));
 	s->job_active = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_active));
 	s->job_pending = gt_arena_calloc(a, c->n_jobs + 1, sizeof(*s->job_pending));
 	index_init(s);
@@ -648,6 +650,7 @@ bool gt_session_check(const struct gt_session *s)
 	t.c = c;
 	t.nodes = gt_xcalloc(c->n_nodes + 1, sizeof(*t.nodes));
 	t.queues = gt_xcalloc(c->n_queues + 1, sizeof(*t.queues));
+	t.queue_stamp = gt_xcalloc(c->n_queues + 1, sizeof(*t.queue_stamp));
 	t.pods = gt_xcalloc(c->n_pods + 1, sizeof(*t.pods));
 	for (uint32_t n = 0; n < c->n_nodes; n++)
 		refresh_node(&t, (int32_t)n);
@@ -682,6 +685,7 @@ bool gt_session_check(const struct gt_session *s)
 		free(t.nodes[n].groups);
 	free(t.nodes);
 	free(t.queues);
+	free(t.queue_stamp);
 	free(t.pods);
 	return ok && gt_numa_check(s);
 }

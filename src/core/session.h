@@ -257,6 +257,13 @@ struct gt_session {
 	 * it is the stamp they were made at.
 	 */
 	uint64_t *job_stamp;
+	/*
+	 * Per queue: the epoch of the last change to its allocation (epochs are
+	 * never reused, so a rollback leaves a new stamp): what the job queue
+	 * looks at to find the queues whose order key may have changed. Not
+	 * part of the books: a rollback restores those exactly.
+	 */
+	uint64_t *queue_stamp;
 	struct gt_job_memo *job_memo;	/* order.c's and signature.c's per-job caches */
 	/* scratch for node ordering, sized for every node */
 	void *scratch;
