@@ -529,6 +529,8 @@ struct gt_queue_key {
 	int32_t in_job;		/* the head job */
 	uint32_t in_req_gen;
 	uint64_t in_job_stamp, in_queue_stamp;
+	int64_t in_alloc[GT_NQRES];	/* the queue's allocation */
+	int64_t in_req[GT_NQRES];	/* the head job's request */
 };
 
 static void queue_key(const struct gt_session *s, int32_t q, const int64_t req[GT_NQRES],
@@ -798,25 +800,39 @@ void gt_jobq_push(struct gt_jobq *jq, int32_t job)
 
 /*
  * Is queue @q's key still the one for head job @job? queue_key reads the
- * queue's allocation (its stamp says when that changed), its fair share
- * (fixed while an action runs: computed when the session opens) and the
- * head's request (the job's stamp and the request generation say when
- * that can have changed). When one changed, the key is marked to be
- * recomputed when first compared (key_of): a queue alone under its parent
- * never is. True then.
+ * queue's allocation, its fair share (fixed while an action runs: computed
+ * when the session opens) and the head's request. The queue's stamp says
+ * when its allocation last changed, the job's stamp and the request
+ * generation when the request can have; when a stamp moved, the values
+ * themselves are compared, as a simulation rolled back leaves them as they
+ * were. When one changed, the key is marked to be recomputed when first
+ * compared (key_of): a queue alone under its parent never is. True then.
  */
 static bool inputs_changed(struct gt_jobq *jq, int32_t q, int32_t job)
 {
 	const struct gt_session *s = jq->s;
 	struct gt_queue_key *k = &jq->keys[q];
 	uint64_t job_stamp = s->job_stamp[job], queue_stamp = s->queue_stamp[q];
-	if (k->valid && k->in_job == job && k->in_job_stamp == job_stamp &&
-	    k->in_queue_stamp == queue_stamp && k->in_req_gen == s->req_gen)
+	bool same_alloc = k->valid && k->in_queue_stamp == queue_stamp;
+	bool same_req = k->valid && k->in_job == job && k->in_job_stamp == job_stamp &&
+			k->in_req_gen == s->req_gen;
+	if (same_alloc && same_req)
 		return false;
+	const int64_t *alloc = s->queues[q].allocated;
+	int64_t req[GT_NQRES];
+	head_request(s, job, req);
+	if (!same_alloc)
+		same_alloc = k->valid && !memcmp(k->in_alloc, alloc, sizeof(k->in_alloc));
+	if (!same_req)
+		same_req = k->valid && !memcmp(k->in_req, req, sizeof(k->in_req));
 	k->in_job = job;
 	k->in_job_stamp = job_stamp;
 	k->in_queue_stamp = queue_stamp;
 	k->in_req_gen = s->req_gen;
+	if (same_alloc && same_req)
+		return false;
+	memcpy(k->in_alloc, alloc, sizeof(k->in_alloc));
+	memcpy(k->in_req, req, sizeof(k->in_req));
 	k->valid = true;
 	k->computed = false;
 	return true;
@@ -826,9 +842,7 @@ static const struct gt_queue_key *key_of(struct gt_jobq *jq, int32_t q)
 {
 	struct gt_queue_key *k = &jq->keys[q];
 	if (!k->computed) {
-		int64_t req[GT_NQRES];
-		head_request(jq->s, k->in_job, req);
-		queue_key(jq->s, q, req, none, k);
+		queue_key(jq->s, q, k->in_req, none, k);
 		k->computed = true;
 	}
 	return k;
