@@ -599,15 +599,41 @@ int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj,
 	return queue_key_cmp(s, lq, rq, &lk, &rk);
 }
 
+struct gt_queue_key_memo {
+	bool valid;
+	int64_t in_alloc[GT_NQRES];	/* the queue's allocation */
+	int64_t in_sub[GT_NQRES];	/* what it gave up */
+	struct gt_queue_key key;
+};
+
+struct gt_queue_key_memo *gt_queue_key_memos_in(struct gt_arena *a, uint32_t n_queues)
+{
+	return gt_arena_calloc(a, n_queues + 1, sizeof(struct gt_queue_key_memo));
+}
+
+static const struct gt_queue_key *victim_key(const struct gt_session *s, int32_t q,
+					     const int64_t sub[GT_NQRES], struct gt_queue_key_memo *memo)
+{
+	struct gt_queue_key_memo *m = &memo[q];
+	const int64_t *alloc = s->queues[q].allocated;
+	if (!m->valid || memcmp(m->in_alloc, alloc, sizeof(m->in_alloc)) ||
+	    memcmp(m->in_sub, sub, sizeof(m->in_sub))) {
+		queue_key(s, q, none, sub, &m->key);
+		memcpy(m->in_alloc, alloc, sizeof(m->in_alloc));
+		memcpy(m->in_sub, sub, sizeof(m->in_sub));
+		m->valid = true;
+	}
+	return &m->key;
+}
+
 uint32_t gt_queue_gives_first(const struct gt_session *s, const int32_t *qs,
-			      const int64_t (*subs)[GT_NQRES], uint32_t n)
+			      const int64_t (*subs)[GT_NQRES], uint32_t n, struct gt_queue_key_memo *memo)
 {
 	uint32_t best = 0;
-	struct gt_queue_key best_k, k;
-	queue_key(s, qs[0], none, subs[0], &best_k);
+	const struct gt_queue_key *best_k = victim_key(s, qs[0], subs[0], memo);
 	for (uint32_t i = 1; i < n; i++) {
-		queue_key(s, qs[i], none, subs[i], &k);
-		if (queue_key_cmp(s, qs[i], qs[best], &k, &best_k) < 0)
+		const struct gt_queue_key *k = victim_key(s, qs[i], subs[i], memo);
+		if (queue_key_cmp(s, qs[i], qs[best], k, best_k) < 0)
 			continue;
 		best = i;
 		best_k = k;

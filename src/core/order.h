@@ -105,13 +105,23 @@ void gt_tasks_queue_res(const struct gt_session *s, const int32_t *tasks, uint32
 int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj, int32_t rj);
 
 /*
+ * Each queue's victim order key, kept from one call of gt_queue_gives_first
+ * to the next while the queue's allocation and what it gave up are the
+ * values it was computed from: a victim queue asks for the same siblings'
+ * keys at every pop, and only the popped one's changed. One per queue, for
+ * one action (the fair shares they read are fixed while it runs).
+ */
+struct gt_queue_key_memo;
+struct gt_queue_key_memo *gt_queue_key_memos_in(struct gt_arena *a, uint32_t n_queues);
+
+/*
  * Of sibling queues @qs[0..n) (n > 0), having given up @subs[i] to victims
  * so far, the index of the one whose victims go first (the victim queue
  * reverses queue order): a scan that keeps the one queue order puts last,
- * each queue's order key computed once rather than once per comparison.
+ * each queue's order key from @memo (gt_queue_key_memos_in) or computed.
  */
 uint32_t gt_queue_gives_first(const struct gt_session *s, const int32_t *qs,
-			      const int64_t (*subs)[GT_NQRES], uint32_t n);
+			      const int64_t (*subs)[GT_NQRES], uint32_t n, struct gt_queue_key_memo *memo);
 
 /* Podset indices of @job in podset order given the counts @cnt. */
 void gt_sort_podsets(const struct gt_session *s, int32_t job, const struct gt_podset_count *cnt,

@@ -245,6 +245,7 @@ void gt_victimq_init(struct gt_victimq *vq, struct gt_session *s, struct gt_aren
 	vq->n_heap = gt_arena_calloc(a, nq, sizeof(*vq->n_heap));
 	vq->cap_heap = gt_arena_calloc(a, nq, sizeof(*vq->cap_heap));
 	vq->popped = gt_arena_calloc(a, nq, sizeof(*vq->popped));
+	vq->keys = gt_queue_key_memos_in(a, c->n_queues);
 	vq->roots = gt_arena_alloc(a, nq * sizeof(*vq->roots));
 	struct gt_victim_index *ix = &s->victims;
 	for (uint32_t q = 0; q < c->n_queues; q++) {
@@ -344,7 +345,7 @@ static int32_t best_among(struct gt_victimq *vq, const int32_t *qs, uint32_t n)
 		sibs[k++] = qs[i];
 	}
 	/* victim order: whoever allocation would serve last gives first */
-	int32_t best = k ? leaves[gt_queue_gives_first(vq->s, sibs, (const int64_t(*)[GT_NQRES])subs, k)] : GT_NONE;
+	int32_t best = k ? leaves[gt_queue_gives_first(vq->s, sibs, (const int64_t(*)[GT_NQRES])subs, k, vq->keys)] : GT_NONE;
 	if (!few) {
 		free(leaves);
 		free(sibs);

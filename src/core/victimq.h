@@ -61,6 +61,7 @@ struct gt_victimq {
 	struct gt_victim_entry **heap;	/* per queue: entries pushed back, a max-heap */
 	uint32_t *n_heap, *cap_heap;
 	int64_t (*popped)[GT_NQRES];	/* per queue: what the entries popped hold */
+	struct gt_queue_key_memo *keys;	/* per queue: its victim order key (core/order.h) */
 	int32_t *roots;
 	uint32_t n_roots;
 };
