@@ -421,9 +421,56 @@ TEST(task_priority_label_presence_orders)
 	tl_free(&w);
 }
 
+TEST(victim_order_kept_keys_agree_with_fresh_ones)
+{
+	/*
+	 * The victim queue keeps each queue's key while the queue's allocation
+	 * and what it gave up are the values the key was made from. Change
+	 * them at random, within a few values so that they often come back,
+	 * and the choice with kept keys must be the one made with keys
+	 * computed afresh.
+	 */
+	struct tl_world w;
+	tl_init(&w);
+	tl_node(&w, &(struct tl_node){ .name = "n1", .gpus = 8 });
+	const char *names[] = { "qa", "qb", "qc", "qd" };
+	const char *quotas[] = { "0", "2", "3", "1" };
+	for (int i = 0; i < 4; i++)
+		tl_queue(&w, &(struct tl_queue){ .name = names[i], .quota = quotas[i],
+						 .priority = i == 3 ? 150 : 0 });
+	TL_BUILD(&w);
+	tl_open(&w);
+	int32_t qs[4];
+	for (int i = 0; i < 4; i++)
+		qs[i] = tl_queue_idx(&w, names[i]);
+	struct gt_arena a;
+	gt_arena_init(&a);
+	struct gt_queue_key_memo *kept = gt_queue_key_memos_in(&a, w.c.n_queues);
+	int64_t subs[4][GT_NQRES] = { { 0 } };
+	uint64_t x = 88172645463325252u;
+	uint32_t changed_choice = 0, last = UINT32_MAX;
+	for (int round = 0; round < 3000; round++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int i = (int)(x % 4);
+		if (x >> 8 & 1)
+			w.s.queues[qs[i]].allocated[GT_QGPU] = (int64_t)((x >> 16) % 5) * 1000;
+		else
+			subs[i][GT_QGPU] = (int64_t)((x >> 24) % 3) * 1000;
+		struct gt_queue_key_memo *fresh = gt_queue_key_memos_in(&a, w.c.n_queues);
+		uint32_t want = gt_queue_gives_first(&w.s, qs, (const int64_t(*)[GT_NQRES])subs, 4, fresh);
+		ASSERT_EQ(want, gt_queue_gives_first(&w.s, qs, (const int64_t(*)[GT_NQRES])subs, 4, kept));
+		changed_choice += want != last;
+		last = want;
+	}
+	ASSERT_TRUE(changed_choice > 100);	/* the choice moved: the test compared something */
+	gt_arena_release(&a);
+	tl_free(&w);
+}
+
 const struct gt_test gt_tests[] = {
 	T(task_priority_label_presence_orders),
 	T(queue_order_unlimited_allocatable_share_is_largest),
+	T(victim_order_kept_keys_agree_with_fresh_ones),
 	T(job_order_priority_then_age),
 	T(job_order_same_priority_older_wins_the_gpu),
 	T(job_order_elastic_below_min_first),
