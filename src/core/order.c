@@ -523,14 +523,6 @@ struct gt_queue_key {
 	bool over, within, zero;
 	struct share_frac ds, ds_now;	/* dominant share with the request, without */
 	uint64_t share[GT_NQRES];	/* allocatable share, unlimited as UINT64_MAX */
-	/* the job queue's bookkeeping (inputs_changed): the state the key is for */
-	bool valid;		/* the inputs below are set */
-	bool computed;		/* the fields above are theirs */
-	int32_t in_job;		/* the head job */
-	uint32_t in_req_gen;
-	uint64_t in_job_stamp, in_queue_stamp;
-	int64_t in_alloc[GT_NQRES];	/* the queue's allocation */
-	int64_t in_req[GT_NQRES];	/* the head job's request */
 };
 
 static void queue_key(const struct gt_session *s, int32_t q, const int64_t req[GT_NQRES],
@@ -599,11 +591,23 @@ int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj,
 	return queue_key_cmp(s, lq, rq, &lk, &rk);
 }
 
+/*
+ * A queue's key kept with what it was made from besides the fields fixed
+ * for the cycle (the static ones and the fair shares, computed once per
+ * cycle): the queue's allocation, the request added (the job queue's head
+ * job) and what the queue gave up (the victim queue's victims).
+ */
 struct gt_queue_key_memo {
-	bool valid;
-	int64_t in_alloc[GT_NQRES];	/* the queue's allocation */
-	int64_t in_sub[GT_NQRES];	/* what it gave up */
 	struct gt_queue_key key;
+	bool valid;		/* the inputs below are set */
+	bool computed;		/* key is theirs */
+	int64_t in_alloc[GT_NQRES];
+	int64_t in_req[GT_NQRES];
+	int64_t in_sub[GT_NQRES];
+	/* the job queue's quick test (inputs_changed): the stamps the inputs were read at */
+	int32_t in_job;		/* the head job */
+	uint32_t in_req_gen;
+	uint64_t in_job_stamp, in_queue_stamp;
 };
 
 struct gt_queue_key_memo *gt_queue_key_memos_in(struct gt_arena *a, uint32_t n_queues)
@@ -611,19 +615,45 @@ struct gt_queue_key_memo *gt_queue_key_memos_in(struct gt_arena *a, uint32_t n_q
 	return gt_arena_calloc(a, n_queues + 1, sizeof(struct gt_queue_key_memo));
 }
 
+/* Were @now the values kept in @kept? @kept holds them afterwards. */
+static bool kept_same(int64_t kept[GT_NQRES], const int64_t now[GT_NQRES])
+{
+	if (!memcmp(kept, now, GT_NQRES * sizeof(*kept)))
+		return true;
+	memcpy(kept, now, GT_NQRES * sizeof(*kept));
+	return false;
+}
+
+/* Sets @m's inputs for queue @q: true when they differ from the key's (it is then made again). */
+static bool memo_inputs(const struct gt_session *s, int32_t q, struct gt_queue_key_memo *m,
+			const int64_t req[GT_NQRES], const int64_t sub[GT_NQRES])
+{
+	bool same = m->valid;
+	same &= kept_same(m->in_alloc, s->queues[q].allocated);	/* all three kept: no && */
+	same &= kept_same(m->in_req, req);
+	same &= kept_same(m->in_sub, sub);
+	m->valid = true;
+	if (!same)
+		m->computed = false;
+	return !same;
+}
+
+/* @m's key for queue @q, made from its inputs the first time it is asked for. */
+static const struct gt_queue_key *memo_key(const struct gt_session *s, int32_t q,
+					   struct gt_queue_key_memo *m)
+{
+	if (!m->computed) {
+		queue_key(s, q, m->in_req, m->in_sub, &m->key);
+		m->computed = true;
+	}
+	return &m->key;
+}
+
 static const struct gt_queue_key *victim_key(const struct gt_session *s, int32_t q,
 					     const int64_t sub[GT_NQRES], struct gt_queue_key_memo *memo)
 {
-	struct gt_queue_key_memo *m = &memo[q];
-	const int64_t *alloc = s->queues[q].allocated;
-	if (!m->valid || memcmp(m->in_alloc, alloc, sizeof(m->in_alloc)) ||
-	    memcmp(m->in_sub, sub, sizeof(m->in_sub))) {
-		queue_key(s, q, none, sub, &m->key);
-		memcpy(m->in_alloc, alloc, sizeof(m->in_alloc));
-		memcpy(m->in_sub, sub, sizeof(m->in_sub));
-		m->valid = true;
-	}
-	return &m->key;
+	memo_inputs(s, q, &memo[q], none, sub);
+	return memo_key(s, q, &memo[q]);
 }
 
 uint32_t gt_queue_gives_first(const struct gt_session *s, const int32_t *qs,
@@ -825,53 +855,35 @@ void gt_jobq_push(struct gt_jobq *jq, int32_t job)
 }
 
 /*
- * Is queue @q's key still the one for head job @job? queue_key reads the
- * queue's allocation, its fair share (fixed while an action runs: computed
- * when the session opens) and the head's request. The queue's stamp says
- * when its allocation last changed, the job's stamp and the request
- * generation when the request can have; when a stamp moved, the values
- * themselves are compared, as a simulation rolled back leaves them as they
- * were. When one changed, the key is marked to be recomputed when first
- * compared (key_of): a queue alone under its parent never is. True then.
+ * Is queue @q's key still the one for head job @job? Besides the fields
+ * fixed for the cycle, queue_key reads the queue's allocation and the
+ * head's request. The queue's stamp says when its allocation last changed,
+ * the job's stamp and the request generation when the request can have;
+ * when a stamp moved, the values themselves are compared (memo_inputs), as
+ * a simulation rolled back leaves them as they were. When one changed, the
+ * key is made again when first compared (key_of): a queue alone under its
+ * parent never is. True then.
  */
 static bool inputs_changed(struct gt_jobq *jq, int32_t q, int32_t job)
 {
 	const struct gt_session *s = jq->s;
-	struct gt_queue_key *k = &jq->keys[q];
+	struct gt_queue_key_memo *m = &jq->keys[q];
 	uint64_t job_stamp = s->job_stamp[job], queue_stamp = s->queue_stamp[q];
-	bool same_alloc = k->valid && k->in_queue_stamp == queue_stamp;
-	bool same_req = k->valid && k->in_job == job && k->in_job_stamp == job_stamp &&
-			k->in_req_gen == s->req_gen;
-	if (same_alloc && same_req)
+	if (m->valid && m->in_queue_stamp == queue_stamp && m->in_job == job &&
+	    m->in_job_stamp == job_stamp && m->in_req_gen == s->req_gen)
 		return false;
-	const int64_t *alloc = s->queues[q].allocated;
+	m->in_job = job;
+	m->in_job_stamp = job_stamp;
+	m->in_queue_stamp = queue_stamp;
+	m->in_req_gen = s->req_gen;
 	int64_t req[GT_NQRES];
 	head_request(s, job, req);
-	if (!same_alloc)
-		same_alloc = k->valid && !memcmp(k->in_alloc, alloc, sizeof(k->in_alloc));
-	if (!same_req)
-		same_req = k->valid && !memcmp(k->in_req, req, sizeof(k->in_req));
-	k->in_job = job;
-	k->in_job_stamp = job_stamp;
-	k->in_queue_stamp = queue_stamp;
-	k->in_req_gen = s->req_gen;
-	if (same_alloc && same_req)
-		return false;
-	memcpy(k->in_alloc, alloc, sizeof(k->in_alloc));
-	memcpy(k->in_req, req, sizeof(k->in_req));
-	k->valid = true;
-	k->computed = false;
-	return true;
+	return memo_inputs(s, q, m, req, none);
 }
 
 static const struct gt_queue_key *key_of(struct gt_jobq *jq, int32_t q)
 {
-	struct gt_queue_key *k = &jq->keys[q];
-	if (!k->computed) {
-		queue_key(jq->s, q, k->in_req, none, k);
-		k->computed = true;
-	}
-	return k;
+	return memo_key(jq->s, q, &jq->keys[q]);
 }
 
 /* Of sibling queues @a and @b, the one whose head goes first: one without jobs never does. */
@@ -937,7 +949,7 @@ static void mark_changed(struct gt_jobq *jq)
 {
 	const struct gt_session *s = jq->s;
 	for (uint32_t q = 0; q < s->c->n_queues; q++) {
-		const struct gt_queue_key *k = &jq->keys[q];
+		const struct gt_queue_key_memo *k = &jq->keys[q];
 		if (!jq->empty[q] && (k->in_queue_stamp != s->queue_stamp[q] ||
 				      k->in_job_stamp != s->job_stamp[k->in_job]))
 			mark_dirty(jq, (int32_t)q);

@@ -108,8 +108,9 @@ int gt_queue_cmp(const struct gt_session *s, int32_t lq, int32_t rq, int32_t lj,
  * Each queue's victim order key, kept from one call of gt_queue_gives_first
  * to the next while the queue's allocation and what it gave up are the
  * values it was computed from: a victim queue asks for the same siblings'
- * keys at every pop, and only the popped one's changed. One per queue, for
- * one action (the fair shares they read are fixed while it runs).
+ * keys at every pop, and only the popped one's changed. One per queue,
+ * for one cycle at most (the fair shares they read are computed once per
+ * cycle). The job queue keeps its keys the same way.
  */
 struct gt_queue_key_memo;
 struct gt_queue_key_memo *gt_queue_key_memos_in(struct gt_arena *a, uint32_t n_queues);
@@ -147,7 +148,7 @@ struct gt_jobq {
 	 * does not change, so the heap compares this instead of recounting.
 	 */
 	int8_t *elastic;
-	struct gt_queue_key *keys;	/* per queue: its order key, cached (order.c) */
+	struct gt_queue_key_memo *keys;	/* per queue: its order key, kept (order.c) */
 	int32_t depth;		/* jobs a leaf queue keeps (queueDepthPerAction), -1: all */
 	/*
 	 * The queue tree's order, kept between pops (order.c): per interior
