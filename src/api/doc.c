@@ -34,14 +34,6 @@ static void input_free(struct gt_doc_input *in)
 	free(in);
 }
 
-/* The first eight bytes of @s (@len long), zeros after its end. */
-static uint64_t prefix_of(const char *s, size_t len)
-{
-	uint64_t p = 0;
-	memcpy(&p, s, len < sizeof(p) ? len : sizeof(p));
-	return p;
-}
-
 static uint32_t key_hash(const char *s, size_t len)
 {
 	uint64_t h = GT_HASH_INIT;
@@ -77,13 +69,13 @@ char *gt_doc_input_key(struct gt_doc_input *in, const char *key, size_t len)
 	for (struct gt_doc_key *k; (k = in->slots[j]); j = (j + 1) & (in->n_slots - 1))
 		if (k->hash == h && k->len == len && !memcmp(k->s, key, len))
 			return k->s;
-	size_t room = len + 1 > sizeof(uint64_t) ? len + 1 : sizeof(uint64_t);
-	struct gt_doc_key *k = gt_arena_alloc(&in->arena, sizeof(*k) + room);
-	memset(k->s, 0, room);
+	struct gt_doc_key *k = gt_arena_alloc(&in->arena, sizeof(*k) + len + 1);
 	memcpy(k->s, key, len);
+	k->s[len] = '\0';
 	k->len = (uint32_t)len;
 	k->hash = h;
-	k->prefix = prefix_of(key, len);
+	k->words[0] = gt_doc_key_word(key, len, 0);
+	k->words[1] = gt_doc_key_word(key, len, sizeof(uint64_t));
 	k->shared[0] = k->shared[1] = NULL;
 	in->slots[j] = k;
 	in->n_keys++;
@@ -234,42 +226,79 @@ int gt_doc_parse_file(FILE *f, const char *name, struct gt_doc_list *out, struct
 
 /* ---------------------------------------------------------------- lookups */
 
-const struct gt_doc *gt_doc_getn(const struct gt_doc *d, const char *key, size_t len)
+/* A key past sixteen bytes: its first sixteen compared as integers, the rest with memcmp(). */
+__attribute__((noinline)) static const struct gt_doc *getn_long(const struct gt_doc *d, const char *key, size_t len)
 {
-	if (!d || d->kind != GT_DOC_MAP)
-		return NULL;
-	if (d->input) {
-		/* keys carry their length and first eight bytes: integers to compare */
-		uint64_t p = prefix_of(key, len);
-		for (size_t i = 0; i < d->n; i++) {
-			const struct gt_doc_key *k = gt_doc_key_of(d->keys[i]);
-			if (k->prefix == p && k->len == len &&
-			    (len <= sizeof(p) || !memcmp(k->s + sizeof(p), key + sizeof(p), len - sizeof(p))))
-				return d->items[i];
-		}
-		return NULL;
+	uint64_t w0 = gt_doc_key_word(key, len, 0), w1 = gt_doc_key_word(key, len, sizeof(w0));
+	for (size_t i = 0; i < d->n; i++) {
+		const struct gt_doc_key *k = gt_doc_key_of(d->keys[i]);
+		if (k->words[0] == w0 && k->words[1] == w1 && k->len == len &&
+		    !memcmp(k->s + 2 * sizeof(w0), key + 2 * sizeof(w0), len - 2 * sizeof(w0)))
+			return d->items[i];
 	}
+	return NULL;
+}
+
+/* A map made on the heap: its keys are plain strings. */
+__attribute__((noinline)) static const struct gt_doc *getn_heap(const struct gt_doc *d, const char *key, size_t len)
+{
 	for (size_t i = 0; i < d->n; i++)
 		if (!strncmp(d->keys[i], key, len) && d->keys[i][len] == '\0')
 			return d->items[i];
 	return NULL;
 }
 
-const char *gt_doc_str(const struct gt_doc *d, const char *key)
+const struct gt_doc *gt_doc_get_packed(const struct gt_doc *d, const char *key, size_t len, uint64_t w0,
+				       uint64_t w1)
 {
-	const struct gt_doc *v = gt_doc_get(d, key);
+	if (!d || d->kind != GT_DOC_MAP)
+		return NULL;
+	if (!d->input)
+		return getn_heap(d, key, len);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct gt_doc_key *k = gt_doc_key_of(d->keys[i]);
+		if (k->words[0] == w0 && k->words[1] == w1 && k->len == len)
+			return d->items[i];
+	}
+	return NULL;
+}
+
+const struct gt_doc *gt_doc_getn(const struct gt_doc *d, const char *key, size_t len)
+{
+	if (len <= 2 * sizeof(uint64_t))
+		return gt_doc_get_packed(d, key, len, gt_doc_key_word(key, len, 0),
+					 gt_doc_key_word(key, len, sizeof(uint64_t)));
+	if (!d || d->kind != GT_DOC_MAP)
+		return NULL;
+	return d->input ? getn_long(d, key, len) : getn_heap(d, key, len);
+}
+
+/* The text of a scalar that is not null, or NULL. */
+static const char *text_of(const struct gt_doc *v)
+{
 	if (!v || v->kind != GT_DOC_SCALAR || gt_doc_is_null(v))
 		return NULL;
 	return v->scalar;
 }
 
-const struct gt_doc *gt_doc_path(const struct gt_doc *d, const char *path)
+const char *gt_doc_str_packed(const struct gt_doc *d, const char *key, size_t len, uint64_t w0, uint64_t w1)
+{
+	return text_of(gt_doc_get_packed(d, key, len, w0, w1));
+}
+
+const char *gt_doc_strn(const struct gt_doc *d, const char *key, size_t len)
+{
+	return text_of(gt_doc_getn(d, key, len));
+}
+
+const struct gt_doc *gt_doc_path_walk(const struct gt_doc *d, const char *path)
 {
 	while (d && *path) {
-		const char *dot = strchr(path, '.');
-		size_t len = dot ? (size_t)(dot - path) : strlen(path);
+		size_t len = 0;
+		while (path[len] && path[len] != '.')
+			len++;
 		d = gt_doc_getn(d, path, len);
-		path += len + (dot ? 1 : 0);
+		path += len + (path[len] == '.');
 	}
 	return d;
 }

@@ -89,15 +89,90 @@ const char *gt_doc_source(const struct gt_doc *d);
 
 /* The value under the @len bytes at @key of map @d, or NULL (also when @d is NULL or not a map). */
 const struct gt_doc *gt_doc_getn(const struct gt_doc *d, const char *key, size_t len);
-/* The same for a string: inline, so that a key written in the code is measured by the compiler. */
-static inline const struct gt_doc *gt_doc_get(const struct gt_doc *d, const char *key)
+/* Scalar text under @key (@len bytes), or NULL if missing, null or not a scalar. */
+const char *gt_doc_strn(const struct gt_doc *d, const char *key, size_t len);
+
+/*
+ * A parsed map's keys carry their first sixteen bytes as two integers
+ * (bytes [@from, @from + 8) of @s, @len long, packed by this function, zeros
+ * past its end), so that finding a key of up to sixteen bytes compares
+ * integers. For a key written in the code the compiler packs them.
+ */
+static inline uint64_t gt_doc_key_word(const char *s, size_t len, size_t from)
 {
-	return gt_doc_getn(d, key, __builtin_strlen(key));
+	uint64_t w = 0;
+	if (len >= from + sizeof(w)) {
+		__builtin_memcpy(&w, s + from, sizeof(w));
+		return w;
+	}
+	/* a byte at a time: reading a whole word would read past the key's end */
+	for (size_t i = from; i < len; i++)
+		w |= (uint64_t)(unsigned char)s[i] << 8 * (i - from);
+	return w;
 }
-/* Scalar text under @key, or NULL if missing, null or not a scalar. */
-const char *gt_doc_str(const struct gt_doc *d, const char *key);
+/* gt_doc_getn and gt_doc_strn for a key of at most sixteen bytes whose words the caller packed. */
+const struct gt_doc *gt_doc_get_packed(const struct gt_doc *d, const char *key, size_t len, uint64_t w0,
+				       uint64_t w1);
+const char *gt_doc_str_packed(const struct gt_doc *d, const char *key, size_t len, uint64_t w0, uint64_t w1);
+
+/*
+ * gt_doc_getn, inline: a key written in the code (nearly every lookup: the
+ * decoders ask hundreds per Pod) is measured and packed by the compiler.
+ */
+__attribute__((always_inline)) static inline const struct gt_doc *gt_doc_get_len(const struct gt_doc *d, const char *key, size_t len)
+{
+	if (__builtin_constant_p(len) && len <= 2 * sizeof(uint64_t))
+		return gt_doc_get_packed(d, key, len, gt_doc_key_word(key, len, 0),
+					 gt_doc_key_word(key, len, sizeof(uint64_t)));
+	return gt_doc_getn(d, key, len);
+}
+/* The same for a string. */
+__attribute__((always_inline)) static inline const struct gt_doc *gt_doc_get(const struct gt_doc *d, const char *key)
+{
+	return gt_doc_get_len(d, key, __builtin_strlen(key));
+}
+__attribute__((always_inline)) static inline const char *gt_doc_str(const struct gt_doc *d, const char *key)
+{
+	size_t len = __builtin_strlen(key);
+	if (__builtin_constant_p(len) && len <= 2 * sizeof(uint64_t))
+		return gt_doc_str_packed(d, key, len, gt_doc_key_word(key, len, 0),
+					 gt_doc_key_word(key, len, sizeof(uint64_t)));
+	return gt_doc_strn(d, key, len);
+}
 /* Follow a dotted path of map keys ("metadata.name"). */
-const struct gt_doc *gt_doc_path(const struct gt_doc *d, const char *path);
+const struct gt_doc *gt_doc_path_walk(const struct gt_doc *d, const char *path);
+/* One key of a path written in the code: *@path moves past it; NULL when it was the last. */
+__attribute__((always_inline)) static inline const struct gt_doc *gt_doc_path_key(const struct gt_doc *d, const char **path, bool *last)
+{
+	const char *p = *path, *dot = __builtin_strchr(p, '.');
+	*last = !dot;
+	if (!dot)
+		return gt_doc_get_len(d, p, __builtin_strlen(p));
+	*path = dot + 1;
+	return gt_doc_get_len(d, p, (size_t)(dot - p));
+}
+/*
+ * The same; a path written in the code (of up to four keys) is split and
+ * packed by the compiler (written out, not a loop: GCC folds strchr() on a
+ * literal only outside one).
+ */
+__attribute__((always_inline)) static inline const struct gt_doc *gt_doc_path(const struct gt_doc *d, const char *path)
+{
+	bool last;
+	if (!__builtin_constant_p(__builtin_strlen(path)) || !*path)
+		return gt_doc_path_walk(d, path);
+	d = gt_doc_path_key(d, &path, &last);
+	if (last)
+		return d;
+	d = gt_doc_path_key(d, &path, &last);
+	if (last)
+		return d;
+	d = gt_doc_path_key(d, &path, &last);
+	if (last)
+		return d;
+	d = gt_doc_path_key(d, &path, &last);
+	return last ? d : gt_doc_path_walk(d, path);
+}
 
 /*
  * Made on the heap, and changed. A node is freed with gt_doc_free() (a
@@ -140,9 +215,11 @@ struct gt_doc *gt_doc_child_map(struct gt_doc *map, const char *key);
 
 static inline bool gt_doc_is_null(const struct gt_doc *d)
 {
+	/* by character: the decoders ask this of nearly every scalar they read */
+	const char *s = d ? d->scalar : NULL;
 	return !d || (d->kind == GT_DOC_SCALAR && !d->quoted &&
-		      (d->scalar[0] == '\0' || !__builtin_strcmp(d->scalar, "null") ||
-		       !__builtin_strcmp(d->scalar, "~")));
+		      (s[0] == '\0' || (s[0] == '~' && !s[1]) ||
+		       (s[0] == 'n' && s[1] == 'u' && s[2] == 'l' && s[3] == 'l' && !s[4])));
 }
 
 #endif /* GT_DOC_H */

@@ -45,8 +45,10 @@ static int parse_suffix(const char *s, int *pow10, int *pow1024)
 		*pow1024 = 0;
 		return 0;
 	}
+	/* suffixes are at most two characters: compared here, not by strcmp() (every quantity comes here) */
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		if (!strcmp(s, suffixes[i].text)) {
+		const char *t = suffixes[i].text;
+		if (s[0] == t[0] && (!t[0] || (s[1] == t[1] && (!t[1] || !s[2])))) {
 			*pow10 = suffixes[i].pow10;
 			*pow1024 = suffixes[i].pow1024;
 			return 0;
