@@ -34,11 +34,25 @@ static void input_free(struct gt_doc_input *in)
 	free(in);
 }
 
+/*
+ * The interning table's hash of a key (and of a shared scalar's text):
+ * every byte counts, eight at a time; the last word is the last eight
+ * bytes, overlapping the one before, so no byte is read twice by a loop
+ * and none past the end.
+ */
 static uint32_t key_hash(const char *s, size_t len)
 {
-	uint64_t h = GT_HASH_INIT;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * GT_HASH_PRIME;
+	uint64_t h = GT_HASH_INIT ^ len, w;
+	if (len < sizeof(w)) {
+		h = gt_hash_mix(h, gt_doc_key_word(s, len, 0));
+		return (uint32_t)(h ^ h >> 32);
+	}
+	for (size_t i = 0; i + sizeof(w) < len; i += sizeof(w)) {
+		memcpy(&w, s + i, sizeof(w));
+		h = gt_hash_mix(h, w);
+	}
+	memcpy(&w, s + len - sizeof(w), sizeof(w));
+	h = gt_hash_mix(h, w);
 	return (uint32_t)(h ^ h >> 32);
 }
 
@@ -453,6 +467,21 @@ static ptrdiff_t key_index(const struct gt_doc *map, const char *key)
 struct gt_doc *gt_doc_put(struct gt_doc *map, const char *key, struct gt_doc *value)
 {
 	value = adopt(map, value);
+	if (map->input) {
+		/* a parsed map's keys are its input's interned copies: interned once, compared as pointers */
+		char *k = gt_doc_input_key(map->input, key, strlen(key));
+		for (size_t j = 0; j < map->n; j++) {
+			if (map->keys[j] == k) {
+				gt_doc_free(map->items[j]);
+				map->items[j] = value;
+				return value;
+			}
+		}
+		grow(map);
+		map->keys[map->n] = k;
+		map->items[map->n++] = value;
+		return value;
+	}
 	ptrdiff_t i = key_index(map, key);
 	if (i >= 0) {
 		gt_doc_free(map->items[i]);
@@ -460,7 +489,7 @@ struct gt_doc *gt_doc_put(struct gt_doc *map, const char *key, struct gt_doc *va
 		return value;
 	}
 	grow(map);
-	map->keys[map->n] = map->input ? gt_doc_input_key(map->input, key, strlen(key)) : gt_xstrdup(key);
+	map->keys[map->n] = gt_xstrdup(key);
 	map->items[map->n++] = value;
 	return value;
 }

@@ -137,7 +137,7 @@ static void keep_podgroup(struct batch *b, struct gt_podgroup *pg)
 		return;
 	}
 	char *key = NULL;
-	gt_pg_setf(&key, "%s\n%s", pg->namespace, pg->name);
+	gt_pg_setj(&key, pg->namespace, "\n", pg->name, (char *)NULL);
 	uint32_t id = gt_strtab_intern(&b->pg_keys, key);
 	free(key);
 	if (id == b->n_pgs) {

@@ -127,6 +127,8 @@ int gt_pg_parse_count(const char *v, int32_t *out);
 
 void gt_pg_set(char **field, const char *value);	/* copy of @value; NULL clears */
 void gt_pg_setf(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* *@field = the join of @first and the strings after it up to a NULL (no format: a few per pod). */
+void gt_pg_setj(char **field, const char *first, ...) __attribute__((sentinel));
 void gt_pg_kvs_set(struct gt_pg_kvs *m, const char *key, const char *value);
 void gt_pg_kvs_release(struct gt_pg_kvs *m);
 struct gt_pg_subgroup *gt_pg_add_subgroup(struct gt_podgroup *pg, const char *name,

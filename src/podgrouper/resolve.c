@@ -234,8 +234,8 @@ static void top_owner_metadata(struct gt_podgroup *pg, const struct gt_doc *top)
 	const char *version, *uid = gt_pg_uid(top);
 	gt_pg_group_version(top, group, sizeof(group), &version);
 	char *s = NULL;
-	gt_pg_setf(&s, "name: %s\nuid: %s\ngroup: %s\nversion: %s\nkind: %s\n", gt_pg_name(top),
-		   uid ? uid : "\"\"", *group ? group : "\"\"", version, gt_pg_kind(top));
+	gt_pg_setj(&s, "name: ", gt_pg_name(top), "\nuid: ", uid ? uid : "\"\"", "\ngroup: ",
+		   *group ? group : "\"\"", "\nversion: ", version, "\nkind: ", gt_pg_kind(top), "\n", (char *)NULL);
 	gt_pg_kvs_set(&pg->annotations, GT_PG_TOP_OWNER_METADATA, s);
 	free(s);
 }

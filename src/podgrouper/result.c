@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "podgrouper/internal.h"
+#include "util/concat.h"
 #include "util/mem.h"
 #include "util/time.h"
 
@@ -23,6 +24,16 @@ void gt_pg_setf(char **field, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	char *s = gt_xvasprintf(fmt, ap);
+	va_end(ap);
+	free(*field);
+	*field = s;
+}
+
+void gt_pg_setj(char **field, const char *first, ...)
+{
+	va_list ap;
+	va_start(ap, first);
+	char *s = gt_xvconcat(first, ap);
 	va_end(ap);
 	free(*field);
 	*field = s;
@@ -127,9 +138,9 @@ void gt_pg_owner_release(struct gt_pg_owner_ref *o)
 void gt_pg_name_uid(char **field, const char *name, const char *uid)
 {
 	if (uid && *uid)
-		gt_pg_setf(field, "pg-%s-%s", name, uid);
+		gt_pg_setj(field, "pg-", name, "-", uid, (char *)NULL);
 	else
-		gt_pg_setf(field, "pg-%s", name);
+		gt_pg_setj(field, "pg-", name, (char *)NULL);
 }
 
 void gt_pg_default_name(char **field, const struct gt_doc *d)

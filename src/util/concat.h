@@ -11,8 +11,12 @@
 #ifndef GT_CONCAT_H
 #define GT_CONCAT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 size_t gt_concat(char *buf, size_t len, ...) __attribute__((sentinel));
+/* The join of @first and the strings after it up to a NULL, in memory of its own (gt_xmalloc). */
+char *gt_xconcat(const char *first, ...) __attribute__((sentinel));
+char *gt_xvconcat(const char *first, va_list ap);
 
 #endif /* GT_CONCAT_H */

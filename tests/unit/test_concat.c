@@ -1,7 +1,8 @@
 /*
  * test_concat.c - util/concat: the decoders' field names, joined as
- * snprintf("%s%s...") would join them, truncation included; and
- * gt_xvasprintf (util/mem.h), the other way strings are made from parts
+ * snprintf("%s%s...") would join them, truncation included; gt_xconcat,
+ * the same join in memory of its own; and gt_xvasprintf (util/mem.h), the
+ * other way strings are made from parts
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,10 +81,30 @@ TEST(xvasprintf_at_every_length)
 	}
 }
 
+/* gt_xconcat: the same join as gt_concat into a buffer large enough, in memory of its own. */
+TEST(xconcat_joins_whole)
+{
+	char *s = gt_xconcat("pg-", "train", "-", "0f3c", (char *)NULL);
+	ASSERT_STR("pg-train-0f3c", s);
+	free(s);
+	s = gt_xconcat("", (char *)NULL);
+	ASSERT_STR("", s);
+	free(s);
+	char big[3000], want[3100];
+	memset(big, 'n', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	s = gt_xconcat("ns\n", big, "\n", (char *)NULL);
+	gt_concat(want, sizeof(want), "ns\n", big, "\n", (char *)NULL);
+	ASSERT_STR(want, s);
+	ASSERT_EQ(strlen(big) + 4, strlen(s));
+	free(s);
+}
+
 const struct gt_test gt_tests[] = {
 	T(joins_like_snprintf),
 	T(truncates_like_snprintf),
 	T(precision_by_buffer_length),
 	T(xvasprintf_at_every_length),
+	T(xconcat_joins_whole),
 	{ 0 }
 };
