@@ -34,25 +34,10 @@ static void input_free(struct gt_doc_input *in)
 	free(in);
 }
 
-/*
- * The interning table's hash of a key (and of a shared scalar's text):
- * every byte counts, eight at a time; the last word is the last eight
- * bytes, overlapping the one before, so no byte is read twice by a loop
- * and none past the end.
- */
+/* The interning table's hash of a key (and of a shared scalar's text). */
 static uint32_t key_hash(const char *s, size_t len)
 {
-	uint64_t h = GT_HASH_INIT ^ len, w;
-	if (len < sizeof(w)) {
-		h = gt_hash_mix(h, gt_doc_key_word(s, len, 0));
-		return (uint32_t)(h ^ h >> 32);
-	}
-	for (size_t i = 0; i + sizeof(w) < len; i += sizeof(w)) {
-		memcpy(&w, s + i, sizeof(w));
-		h = gt_hash_mix(h, w);
-	}
-	memcpy(&w, s + len - sizeof(w), sizeof(w));
-	h = gt_hash_mix(h, w);
+	uint64_t h = gt_hash_bytes(s, len);
 	return (uint32_t)(h ^ h >> 32);
 }
 
@@ -240,10 +225,10 @@ int gt_doc_parse_file(FILE *f, const char *name, struct gt_doc_list *out, struct
 
 /* ---------------------------------------------------------------- lookups */
 
-/* A key past sixteen bytes: its first sixteen compared as integers, the rest with memcmp(). */
-__attribute__((noinline)) static const struct gt_doc *getn_long(const struct gt_doc *d, const char *key, size_t len)
+/* A parsed map and a key past sixteen bytes: what the words leave is compared with memcmp() (a loop of its own keeps the usual one tight). */
+__attribute__((noinline)) static const struct gt_doc *getn_long(const struct gt_doc *d, const char *key, size_t len,
+								 uint64_t w0, uint64_t w1)
 {
-	uint64_t w0 = gt_doc_key_word(key, len, 0), w1 = gt_doc_key_word(key, len, sizeof(w0));
 	for (size_t i = 0; i < d->n; i++) {
 		const struct gt_doc_key *k = gt_doc_key_of(d->keys[i]);
 		if (k->words[0] == w0 && k->words[1] == w1 && k->len == len &&
@@ -269,6 +254,8 @@ const struct gt_doc *gt_doc_get_packed(const struct gt_doc *d, const char *key, 
 		return NULL;
 	if (!d->input)
 		return getn_heap(d, key, len);
+	if (len > 2 * sizeof(w0))
+		return getn_long(d, key, len, w0, w1);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct gt_doc_key *k = gt_doc_key_of(d->keys[i]);
 		if (k->words[0] == w0 && k->words[1] == w1 && k->len == len)
@@ -279,12 +266,11 @@ const struct gt_doc *gt_doc_get_packed(const struct gt_doc *d, const char *key, 
 
 const struct gt_doc *gt_doc_getn(const struct gt_doc *d, const char *key, size_t len)
 {
-	if (len <= 2 * sizeof(uint64_t))
-		return gt_doc_get_packed(d, key, len, gt_doc_key_word(key, len, 0),
-					 gt_doc_key_word(key, len, sizeof(uint64_t)));
 	if (!d || d->kind != GT_DOC_MAP)
 		return NULL;
-	return d->input ? getn_long(d, key, len) : getn_heap(d, key, len);
+	if (!d->input)
+		return getn_heap(d, key, len);
+	return gt_doc_get_packed(d, key, len, gt_doc_key_word(key, len, 0), gt_doc_key_word(key, len, sizeof(uint64_t)));
 }
 
 /* The text of a scalar that is not null, or NULL. */

@@ -110,7 +110,7 @@ static inline uint64_t gt_doc_key_word(const char *s, size_t len, size_t from)
 		w |= (uint64_t)(unsigned char)s[i] << 8 * (i - from);
 	return w;
 }
-/* gt_doc_getn and gt_doc_strn for a key of at most sixteen bytes whose words the caller packed. */
+/* gt_doc_getn and gt_doc_strn for a key whose first sixteen bytes the caller packed. */
 const struct gt_doc *gt_doc_get_packed(const struct gt_doc *d, const char *key, size_t len, uint64_t w0,
 				       uint64_t w1);
 const char *gt_doc_str_packed(const struct gt_doc *d, const char *key, size_t len, uint64_t w0, uint64_t w1);
@@ -121,7 +121,7 @@ const char *gt_doc_str_packed(const struct gt_doc *d, const char *key, size_t le
  */
 __attribute__((always_inline)) static inline const struct gt_doc *gt_doc_get_len(const struct gt_doc *d, const char *key, size_t len)
 {
-	if (__builtin_constant_p(len) && len <= 2 * sizeof(uint64_t))
+	if (__builtin_constant_p(len))
 		return gt_doc_get_packed(d, key, len, gt_doc_key_word(key, len, 0),
 					 gt_doc_key_word(key, len, sizeof(uint64_t)));
 	return gt_doc_getn(d, key, len);
@@ -134,7 +134,7 @@ __attribute__((always_inline)) static inline const struct gt_doc *gt_doc_get(con
 __attribute__((always_inline)) static inline const char *gt_doc_str(const struct gt_doc *d, const char *key)
 {
 	size_t len = __builtin_strlen(key);
-	if (__builtin_constant_p(len) && len <= 2 * sizeof(uint64_t))
+	if (__builtin_constant_p(len))
 		return gt_doc_str_packed(d, key, len, gt_doc_key_word(key, len, 0),
 					 gt_doc_key_word(key, len, sizeof(uint64_t)));
 	return gt_doc_strn(d, key, len);

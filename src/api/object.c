@@ -20,16 +20,6 @@ const char *gt_obj_ns(const struct gt_doc *o)
 	return n ? n : "default";
 }
 
-const char *gt_obj_label(const struct gt_doc *o, const char *key)
-{
-	return gt_doc_str(gt_doc_get(gt_doc_get(o, "metadata"), "labels"), key);
-}
-
-const char *gt_obj_annotation(const struct gt_doc *o, const char *key)
-{
-	return gt_doc_str(gt_doc_get(gt_doc_get(o, "metadata"), "annotations"), key);
-}
-
 bool gt_obj_is_deleting(const struct gt_doc *o)
 {
 	return gt_doc_str(gt_doc_get(o, "metadata"), "deletionTimestamp") != NULL;

@@ -114,7 +114,7 @@ static bool ours(const struct batch *b, const struct gt_doc *d)
 {
 	const char *sched = gt_doc_str(gt_doc_get(d, "spec"), "schedulerName");
 	return !strcmp(gt_pg_kind(d), "Pod") && sched && !strcmp(sched, b->cfg->scheduler_name) &&
-	       !gt_pg_doc_annotation(d, GT_PG_POD_ANNOTATION);
+	       !gt_obj_annotation(d, GT_PG_POD_ANNOTATION);
 }
 
 static void warn(struct batch *b, const struct gt_doc *pod, const char *msg)

@@ -210,13 +210,13 @@ enum gt_pg_skip gt_pg_skip_reason(const struct gt_pg_request *req, const struct 
 	const struct gt_doc *dummy;
 	by = by ? by : &dummy;
 	*by = req->pod;
-	const char *skip = gt_pg_doc_annotation(req->pod, GT_PG_SKIP_ANNOTATION);
+	const char *skip = gt_obj_annotation(req->pod, GT_PG_SKIP_ANNOTATION);
 	if (skip && !strcmp(skip, "true"))
 		return GT_PG_SKIP_ANNOTATED;
-	if (gt_pg_doc_annotation(req->pod, GT_PG_POD_ANNOTATION) && !gt_pg_owner_ref(req->pod))
+	if (gt_obj_annotation(req->pod, GT_PG_POD_ANNOTATION) && !gt_pg_owner_ref(req->pod))
 		return GT_PG_SKIP_OWN_PODGROUP;
 	for (size_t i = 0; i < req->n_owners; i++) {
-		skip = gt_pg_doc_annotation(req->owners[i], GT_PG_SKIP_ANNOTATION);
+		skip = gt_obj_annotation(req->owners[i], GT_PG_SKIP_ANNOTATION);
 		if (skip && !strcmp(skip, "true")) {
 			*by = req->owners[i];
 			return GT_PG_SKIP_ANNOTATED;
@@ -230,7 +230,7 @@ static void add_node_pool_label(const struct gt_pg_config *cfg, const struct gt_
 {
 	if (!*cfg->node_pool_label || gt_pg_kvs_get(&pg->labels, cfg->node_pool_label))
 		return;
-	const char *pool = gt_pg_doc_label(pod, cfg->node_pool_label);
+	const char *pool = gt_obj_label(pod, cfg->node_pool_label);
 	if (pool)
 		gt_pg_kvs_set(&pg->labels, cfg->node_pool_label, pool);
 }

@@ -10,6 +10,7 @@
 #ifndef GT_PODGROUPER_INTERNAL_H
 #define GT_PODGROUPER_INTERNAL_H
 
+#include "api/object.h"
 #include "podgrouper/podgrouper.h"
 
 #define GT_PG_MAX_EXTRA 8	/* skipped owners (and their kinds' defaults) one object can inherit from */
@@ -81,8 +82,6 @@ struct gt_pg_id {
 };
 struct gt_pg_id gt_pg_id(const struct gt_doc *d);
 
-const char *gt_pg_doc_label(const struct gt_doc *d, const char *key);
-const char *gt_pg_doc_annotation(const struct gt_doc *d, const char *key);
 /* Key @key of metadata.@field ("labels", "annotations") of @o or its skipped owners. */
 const char *gt_pg_meta(const struct gt_pg_obj *o, const char *field, const char *key);
 const char *gt_pg_label(const struct gt_pg_obj *o, const char *key);

@@ -889,7 +889,7 @@ static int group_by_members(struct eval *e, struct gt_podgroup *pg)
 
 static bool label_is(const struct gt_doc *d, const char *key, const char *want)
 {
-	const char *v = gt_pg_doc_label(d, key);
+	const char *v = gt_obj_label(d, key);
 	return v && !strcmp(v, want);
 }
 

@@ -73,16 +73,6 @@ struct gt_pg_id gt_pg_id(const struct gt_doc *d)
 	return id;
 }
 
-const char *gt_pg_doc_label(const struct gt_doc *d, const char *key)
-{
-	return gt_doc_str(gt_doc_path(d, "metadata.labels"), key);
-}
-
-const char *gt_pg_doc_annotation(const struct gt_doc *d, const char *key)
-{
-	return gt_doc_str(gt_doc_path(d, "metadata.annotations"), key);
-}
-
 /* A key the object lacks comes from the nearest skipped owner that has it. */
 const char *gt_pg_meta(const struct gt_pg_obj *o, const char *field, const char *key)
 {

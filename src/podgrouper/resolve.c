@@ -113,7 +113,7 @@ static void resolve_duration(const struct gt_pg_ctx *x, const struct gt_pg_obj *
 	for (size_t i = 0; i < n_owners; i++)
 		if (gt_pg_duration_of(gt_pg_annotation(&owners[i], key), non_negative, out))
 			return;
-	gt_pg_duration_of(gt_pg_doc_annotation(x->pod, key), non_negative, out);
+	gt_pg_duration_of(gt_obj_annotation(x->pod, key), non_negative, out);
 }
 
 void gt_pg_resolve_durations(const struct gt_pg_ctx *x, const struct gt_pg_obj *owners,
@@ -127,7 +127,7 @@ static const char *explicit_priority(const struct gt_pg_ctx *x, const struct gt_
 {
 	const char *p = gt_pg_label(owner, GT_PG_PRIORITY_LABEL);
 	if (!p)
-		p = gt_pg_doc_label(x->pod, GT_PG_PRIORITY_LABEL);
+		p = gt_obj_label(x->pod, GT_PG_PRIORITY_LABEL);
 	if (!p)
 		p = gt_doc_str(gt_doc_get(x->pod, "spec"), "priorityClassName");
 	return p;
@@ -176,7 +176,7 @@ static const char *preemptibility(const struct gt_pg_ctx *x, const struct gt_pg_
 	for (size_t i = 0; i < n_owners; i++)
 		if (decides(gt_pg_label(&owners[i], GT_PG_PREEMPTIBILITY_LABEL), &v))
 			return v;
-	if (decides(gt_pg_doc_label(x->pod, GT_PG_PREEMPTIBILITY_LABEL), &v))
+	if (decides(gt_obj_label(x->pod, GT_PG_PREEMPTIBILITY_LABEL), &v))
 		return v;
 	for (size_t i = 0; !v && i < n_owners; i++) {
 		const struct gt_pg_kind_default *k = kind_default(x->cfg, owners[i].doc);
@@ -190,20 +190,20 @@ void gt_pg_resolve_queue(const struct gt_pg_ctx *x, const struct gt_pg_obj *top,
 {
 	const char *q = gt_pg_label(top, x->cfg->queue_label);
 	if (!q)
-		q = gt_pg_doc_label(x->pod, x->cfg->queue_label);
+		q = gt_obj_label(x->pod, x->cfg->queue_label);
 	if (q) {
 		gt_pg_set(queue, q);
 		return;
 	}
 	const char *project = gt_pg_label(top, GT_PG_PROJECT_LABEL);
 	if (!project)
-		project = gt_pg_doc_label(x->pod, GT_PG_PROJECT_LABEL);
+		project = gt_obj_label(x->pod, GT_PG_PROJECT_LABEL);
 	if (!project || !*project) {
 		gt_pg_set(queue, GT_PG_FALLBACK_QUEUE);
 		return;
 	}
 	const char *pool = *x->cfg->node_pool_label ?
-				   gt_pg_doc_label(x->pod, x->cfg->node_pool_label) : NULL;
+				   gt_obj_label(x->pod, x->cfg->node_pool_label) : NULL;
 	if (pool)
 		gt_pg_setf(queue, "%s-%s", project, pool);
 	else
@@ -244,10 +244,10 @@ static void labels_and_annotations(const struct gt_pg_ctx *x, const struct gt_pg
 				   struct gt_podgroup *pg)
 {
 	gt_pg_merge_meta(&pg->labels, top, "labels", true);
-	const char *user = gt_pg_doc_label(x->pod, GT_PG_USER_KEY);
+	const char *user = gt_obj_label(x->pod, GT_PG_USER_KEY);
 	if (user && !gt_pg_kvs_get(&pg->labels, GT_PG_USER_KEY))
 		gt_pg_kvs_set(&pg->labels, GT_PG_USER_KEY, user);
-	user = gt_pg_doc_annotation(x->pod, GT_PG_USER_KEY);
+	user = gt_obj_annotation(x->pod, GT_PG_USER_KEY);
 	if (user)
 		gt_pg_kvs_set(&pg->annotations, GT_PG_USER_KEY, user);
 	top_owner_metadata(pg, top->doc);

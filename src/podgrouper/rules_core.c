@@ -22,8 +22,8 @@ int gt_pg_rule_default(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 int gt_pg_rule_pod(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 {
 	gt_pg_default_top(x, &x->top, "train", pg);
-	const char *app = gt_pg_doc_label(x->pod, "spark-app-name");
-	const char *selector = gt_pg_doc_label(x->pod, "spark-app-selector");
+	const char *app = gt_obj_label(x->pod, "spark-app-name");
+	const char *selector = gt_obj_label(x->pod, "spark-app-selector");
 	if (app && selector) {
 		gt_pg_set(&pg->name, selector);
 		pg->rule = "spark";

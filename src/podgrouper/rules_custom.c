@@ -80,7 +80,7 @@ static void lower(char *dst, size_t size, const char *s)
 static int role_subgroups(struct gt_pg_ctx *x, const struct gt_pg_custom_rule *r,
 			  const struct role *roles, size_t n, struct gt_podgroup *pg)
 {
-	const char *mine = gt_pg_doc_label(x->pod, r->role_label);
+	const char *mine = gt_obj_label(x->pod, r->role_label);
 	for (size_t i = 0; i < n; i++) {
 		char name[64];
 		if (!roles[i].count)

@@ -165,7 +165,7 @@ static int top_owner_metadata(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 
 int gt_pg_rule_grove(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 {
-	const char *name = gt_pg_doc_label(x->pod, PODGANG_LABEL);
+	const char *name = gt_obj_label(x->pod, PODGANG_LABEL);
 	if (!name)
 		return gt_pg_fail(x, "%s of %s has no label %s", gt_pg_id(x->pod).s,
 				  gt_pg_id(x->top.doc).s, PODGANG_LABEL);
@@ -173,9 +173,9 @@ int gt_pg_rule_grove(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 	if (!g.doc)
 		return gt_pg_fail(x, "PodGang %s/%s (label %s of %s) is not known", gt_pg_ns(x->pod),
 				  name, PODGANG_LABEL, gt_pg_id(x->pod).s);
-	g.topology = gt_pg_doc_annotation(g.doc, "grove.io/topology-name");
+	g.topology = gt_obj_annotation(g.doc, "grove.io/topology-name");
 	if (!g.topology)
-		g.topology = gt_pg_doc_annotation(g.doc, GT_PG_TOPOLOGY);
+		g.topology = gt_obj_annotation(g.doc, GT_PG_TOPOLOGY);
 	struct gt_pg_obj gang = gt_pg_obj_of(g.doc);
 	gt_pg_default_top(x, &gang, "train", pg);
 	/* a pack constraint replaces what the PodGang's annotations said */

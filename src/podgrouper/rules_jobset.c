@@ -120,8 +120,8 @@ static int build_subgroups(struct gt_pg_ctx *x, const struct gt_doc *rjs, struct
 /* The leaf of the pod's replicated job and Job index. */
 static int assign_pod(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 {
-	const char *rj = gt_pg_doc_label(x->pod, RJ_LABEL);
-	const char *idx = gt_pg_doc_label(x->pod, JOB_INDEX_LABEL);
+	const char *rj = gt_obj_label(x->pod, RJ_LABEL);
+	const char *idx = gt_obj_label(x->pod, JOB_INDEX_LABEL);
 	if (!rj || !*rj || !idx || !*idx)
 		return gt_pg_fail(x, "%s of %s has no label %s", gt_pg_id(x->pod).s,
 				  gt_pg_id(x->top.doc).s, !rj || !*rj ? RJ_LABEL : JOB_INDEX_LABEL);
@@ -170,7 +170,7 @@ static bool legacy_podgroup_exists(const struct gt_pg_ctx *x, const char *prefix
 
 static int legacy_shape(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 {
-	const char *rj = gt_pg_doc_label(x->pod, RJ_LABEL);
+	const char *rj = gt_obj_label(x->pod, RJ_LABEL);
 	if (!rj || !*rj)
 		return gt_pg_fail(x, "%s of %s has no label %s", gt_pg_id(x->pod).s,
 				  gt_pg_id(x->top.doc).s, RJ_LABEL);

@@ -44,11 +44,11 @@ static int per_pod_podgroup(struct gt_pg_ctx *x, const struct gt_doc *rev, const
 /* The PodGroup a pod of revision @rev already joined, or NULL. */
 static const char *revision_pod_group(const struct gt_doc *p, const struct gt_doc *rev)
 {
-	const char *r = gt_pg_doc_label(p, REVISION_LABEL);
+	const char *r = gt_obj_label(p, REVISION_LABEL);
 	if (strcmp(gt_pg_kind(p), "Pod") || !r || strcmp(r, gt_pg_name(rev)) ||
 	    strcmp(gt_pg_ns(p), gt_pg_ns(rev)))
 		return NULL;
-	return gt_pg_doc_annotation(p, GT_PG_POD_ANNOTATION);
+	return gt_obj_annotation(p, GT_PG_POD_ANNOTATION);
 }
 
 /*
@@ -81,7 +81,7 @@ static int grouped_per_pod(struct gt_pg_ctx *x, const struct gt_doc *rev)
 static int32_t min_scale(const struct gt_doc *rev)
 {
 	int64_t v;
-	const char *s = gt_pg_doc_annotation(rev, MIN_SCALE);
+	const char *s = gt_obj_annotation(rev, MIN_SCALE);
 	/* KAI uses 1 for a missing or unreadable value; 0 makes no gang either */
 	if (!s || gt_parse_int(s, &v) || v < 1 || v > INT32_MAX)
 		return 1;
@@ -90,7 +90,7 @@ static int32_t min_scale(const struct gt_doc *rev)
 
 int gt_pg_rule_knative(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 {
-	const char *name = gt_pg_doc_label(x->pod, REVISION_LABEL);
+	const char *name = gt_obj_label(x->pod, REVISION_LABEL);
 	if (!name)
 		return gt_pg_fail(x, "%s of %s has no label %s", gt_pg_id(x->pod).s,
 				  gt_pg_id(x->top.doc).s, REVISION_LABEL);

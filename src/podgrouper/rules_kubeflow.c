@@ -119,8 +119,8 @@ int gt_pg_rule_notebook(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 
 static bool launcher_pod(const struct gt_doc *d, const char *ns, const char *job)
 {
-	const char *name = gt_pg_doc_label(d, JOB_NAME_LABEL);
-	const char *role = gt_pg_doc_label(d, JOB_ROLE_LABEL);
+	const char *name = gt_obj_label(d, JOB_NAME_LABEL);
+	const char *role = gt_obj_label(d, JOB_ROLE_LABEL);
 	return !strcmp(gt_pg_kind(d), "Pod") && !strcmp(gt_pg_ns(d), ns) && name &&
 	       !strcmp(name, job) && role && !strcmp(role, "launcher") &&
 	       !gt_doc_str(gt_doc_get(d, "metadata"), "deletionTimestamp");
@@ -193,7 +193,7 @@ static int segment_size(struct gt_pg_ctx *x, const struct gt_doc *worker, int64_
 /* The pod's worker segment from its replica index. */
 static int pod_segment(struct gt_pg_ctx *x, int64_t size, int64_t *segment)
 {
-	const char *idx = gt_pg_doc_label(x->pod, REPLICA_INDEX_LABEL);
+	const char *idx = gt_obj_label(x->pod, REPLICA_INDEX_LABEL);
 	int64_t i;
 	if (!idx)
 		return gt_pg_fail(x, "%s has no label %s, needed to place it in a segment of %s",
@@ -239,12 +239,12 @@ static int worker_subgroups(struct gt_pg_ctx *x, const struct gt_doc *worker, in
 				  "segments", gt_pg_id(x->top.doc).s, (long long)workers,
 				  (long long)size, GT_PG_MAX_SEGMENTS);
 	gt_pg_set_min_subgroup(parent, n);
-	const char *type = gt_pg_doc_label(x->pod, REPLICA_TYPE_LABEL);
+	const char *type = gt_obj_label(x->pod, REPLICA_TYPE_LABEL);
 	if (type && !strcmp(type, "worker") && (rc = pod_segment(x, size, &segment)))
 		return rc;
 	if (segment >= n)
 		return gt_pg_fail(x, "%s: replica index %s is beyond the %lld workers of %s",
-				  gt_pg_id(x->pod).s, gt_pg_doc_label(x->pod, REPLICA_INDEX_LABEL),
+				  gt_pg_id(x->pod).s, gt_obj_label(x->pod, REPLICA_INDEX_LABEL),
 				  (long long)workers, gt_pg_id(x->top.doc).s);
 	int64_t mandatory = (min + size - 1) / size;
 	for (int64_t i = 0; i < n; i++) {
@@ -281,7 +281,7 @@ int gt_pg_rule_pytorchjob(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 	const struct gt_doc *worker = gt_doc_get(specs, "Worker");
 	int64_t masters = 0;
 	gt_pg_int(gt_doc_get(master, "replicas"), &masters);
-	const char *type = gt_pg_doc_label(x->pod, REPLICA_TYPE_LABEL);
+	const char *type = gt_obj_label(x->pod, REPLICA_TYPE_LABEL);
 	if (master && masters > 0) {
 		gt_pg_add_subgroup(pg, "master", masters, NULL);
 		if (type && !strcmp(type, "master"))

@@ -47,7 +47,7 @@ static int group_size(struct gt_pg_ctx *x, int64_t *size)
 static int worker_index(struct gt_pg_ctx *x, int64_t *index)
 {
 	*index = -1;
-	const char *v = gt_pg_doc_label(x->pod, LWS_WORKER_INDEX);
+	const char *v = gt_obj_label(x->pod, LWS_WORKER_INDEX);
 	if (v && (gt_parse_int(v, index) || *index < 0))
 		return gt_pg_fail(x, "%s: label %s is '%s', not a worker index", gt_pg_id(x->pod).s,
 				  LWS_WORKER_INDEX, v);
@@ -62,7 +62,7 @@ static int worker_index(struct gt_pg_ctx *x, int64_t *index)
 static int64_t leader_ready_size(const struct gt_pg_ctx *x, const struct lws *l)
 {
 	int64_t size = l->size, v;
-	const char *s = gt_pg_doc_annotation(x->pod, LWS_SIZE_ANNOTATION);
+	const char *s = gt_obj_annotation(x->pod, LWS_SIZE_ANNOTATION);
 	if (s && !gt_parse_int(s, &v) && v >= 1 && v <= INT32_MAX)
 		size = v;
 	bool scheduled = gt_doc_str(gt_doc_get(x->pod, "spec"), "nodeName") != NULL;
@@ -130,13 +130,13 @@ static int64_t segment_members(const struct lws *l, int64_t s)
 
 static void segment_topology(const struct gt_pg_ctx *x, struct gt_pg_subgroup *sg)
 {
-	const char *topo = gt_pg_doc_annotation(x->pod, GT_PG_TOPOLOGY);
+	const char *topo = gt_obj_annotation(x->pod, GT_PG_TOPOLOGY);
 	if (!topo || !*topo)
 		topo = worker_template_annotation(x, GT_PG_TOPOLOGY);
 	if (!topo)
 		topo = gt_pg_annotation(&x->top, GT_PG_TOPOLOGY);
-	const char *req = gt_pg_doc_annotation(x->pod, GT_PG_SEGMENT_REQUIRED);
-	const char *pref = gt_pg_doc_annotation(x->pod, GT_PG_SEGMENT_PREFERRED);
+	const char *req = gt_obj_annotation(x->pod, GT_PG_SEGMENT_REQUIRED);
+	const char *pref = gt_obj_annotation(x->pod, GT_PG_SEGMENT_PREFERRED);
 	if (!req || !*req)
 		req = worker_template_annotation(x, GT_PG_SEGMENT_REQUIRED);
 	if (!pref || !*pref)
@@ -212,7 +212,7 @@ int gt_pg_rule_lws(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 		return rc;
 	gt_pg_default_top(x, &x->top, "train", pg);
 	pg->min_member = (int32_t)l.size;
-	const char *group = gt_pg_doc_label(x->pod, LWS_GROUP_INDEX);
+	const char *group = gt_obj_label(x->pod, LWS_GROUP_INDEX);
 	int64_t g;
 	if (group && !gt_parse_int(group, &g)) {
 		char *base = pg->name;

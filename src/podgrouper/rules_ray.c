@@ -162,7 +162,7 @@ int gt_pg_rule_ray(struct gt_pg_ctx *x, struct gt_podgroup *pg)
 		return 0;
 	}
 	/* a pod outside the groups (a RayJob's submitter) joins no sub-group */
-	const char *group = gt_pg_doc_label(x->pod, RAY_GROUP_LABEL);
+	const char *group = gt_obj_label(x->pod, RAY_GROUP_LABEL);
 	for (size_t i = 0; group && i < pg->n_subgroups; i++)
 		if (!strcmp(pg->subgroups[i].name, group))
 			gt_pg_set(&pg->pod_subgroup, group);

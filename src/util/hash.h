@@ -1,5 +1,5 @@
 /*
- * hash.h - FNV-1a, the one string hash
+ * hash.h - FNV-1a, the one string hash (and a faster one for tables)
  *
  * 64-bit FNV-1a: a byte at a time, no seed, the same value on every
  * machine and in every run, which is what the users of a hash here need:
@@ -15,10 +15,16 @@
  * gt_hash_mix() combines integers (ids, counts) instead of bytes: the
  * victim search's scenario fingerprints and KAI's scheduling signatures
  * hash interned ids, and sets of them as sums of mixes (order-free).
+ *
+ * gt_hash_bytes() is for the tables of strings alone (strtab, a document
+ * input's keys): a word at a time, three to four times fewer instructions
+ * than FNV-1a on a name, and its value depends on the machine's byte
+ * order, so nothing that must come out the same elsewhere is named by it.
  */
 #ifndef GT_HASH_H
 #define GT_HASH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define GT_HASH_INIT 1469598103934665603ULL	/* FNV-1a 64-bit offset basis */
@@ -44,6 +50,28 @@ static inline uint64_t gt_hash_mix(uint64_t h, uint64_t v)
 	h ^= h >> 31;
 	h *= 0xBF58476D1CE4E5B9ULL;
 	return h ^ (h >> 27);
+}
+
+/*
+ * The @len bytes at @s, eight at a time, for a table of strings (names,
+ * keys): every byte counts; the last word is the last eight bytes,
+ * overlapping the one before, so nothing is read past the end and no
+ * byte loop runs but for strings under eight bytes.
+ */
+static inline uint64_t gt_hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = GT_HASH_INIT ^ len, w = 0;
+	if (len < sizeof(w)) {
+		for (size_t i = 0; i < len; i++)
+			w |= (uint64_t)(unsigned char)s[i] << 8 * i;
+		return gt_hash_mix(h, w);
+	}
+	for (size_t i = 0; i + sizeof(w) < len; i += sizeof(w)) {
+		__builtin_memcpy(&w, s + i, sizeof(w));
+		h = gt_hash_mix(h, w);
+	}
+	__builtin_memcpy(&w, s + len - sizeof(w), sizeof(w));
+	return gt_hash_mix(h, w);
 }
 
 #endif /* GT_HASH_H */

@@ -48,13 +48,13 @@ int64_t gt_strtab_find(const struct gt_strtab *t, const char *s)
 {
 	if (!t->n_slots)
 		return -1;
-	uint32_t id = t->slots[probe(t, s, (uint32_t)gt_hash_str(s))];
+	uint32_t id = t->slots[probe(t, s, (uint32_t)gt_hash_bytes(s, strlen(s)))];
 	return id ? (int64_t)id - 1 : -1;
 }
 
 uint32_t gt_strtab_intern(struct gt_strtab *t, const char *s)
 {
-	uint32_t h = (uint32_t)gt_hash_str(s);	/* once, for the lookup and the insert */
+	uint32_t h = (uint32_t)gt_hash_bytes(s, strlen(s));	/* once, for the lookup and the insert */
 	if ((t->n_strs + 1) * 2 > t->n_slots)
 		rehash(t, t->n_slots ? t->n_slots * 2 : 64);
 	size_t i = probe(t, s, h);

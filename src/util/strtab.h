@@ -4,7 +4,7 @@
  * The API layer interns names, label keys and label values once at ingest so
  * that the scheduling core compares integers, never strings. Ids are
  * assigned in first-seen order (0, 1, 2, ...) and are stable for the life of
- * the table. Lookup and insert are O(1) expected (open addressing, FNV-1a).
+ * the table. Lookup and insert are O(1) expected (open addressing, gt_hash_bytes).
  */
 #ifndef GT_STRTAB_H
 #define GT_STRTAB_H
