@@ -921,6 +921,23 @@ static void leaves_aside(struct gt_session *s, const struct gt_solver *tmpl, con
 	gt_arena_pop(&s->step_arena, m);
 }
 
+/*
+ * The first job from @j on with a pending pod, or n_jobs. Every action
+ * walks every job for its candidates and most have no pending pod (a
+ * running cluster: thousands running, a few waiting), so the counts are
+ * read eight at a time and a job is looked at only where one is not zero.
+ */
+static uint32_t next_pending(const struct gt_session *s, uint32_t j)
+{
+	const uint32_t *p = s->job_pending, n = s->c->n_jobs;
+	for (; j + 8 <= n; j += 8)
+		if (p[j] | p[j + 1] | p[j + 2] | p[j + 3] | p[j + 4] | p[j + 5] | p[j + 6] | p[j + 7])
+			break;
+	while (j < n && !p[j])
+		j++;
+	return j;
+}
+
 void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 		   bool (*candidate)(const struct gt_session *s, int32_t job),
 		   bool (*gate)(const struct gt_session *s, int32_t job, const int64_t req[GT_NQRES]))
@@ -931,7 +948,7 @@ void gt_solve_each(struct gt_session *s, const struct gt_solver *tmpl,
 	gt_victim_index_reset(s);
 	uint32_t n_candidates = 0;
 	int32_t *cand = gt_xmalloc((s->c->n_jobs + 1) * sizeof(*cand));
-	for (uint32_t j = 0; j < s->c->n_jobs; j++)
+	for (uint32_t j = next_pending(s, 0); j < s->c->n_jobs; j = next_pending(s, j + 1))
 		if (gt_job_pending_ready(s, (int32_t)j) && gt_job_may_trigger_evictions(s, (int32_t)j) &&
 		    (!candidate || candidate(s, (int32_t)j)))
 			cand[n_candidates++] = (int32_t)j;
