@@ -12,31 +12,32 @@
 #include "util/mem.h"
 #include "util/time.h"
 
+/* *@field = @s (taken over), the old value freed after: @s may have been made from it. */
+static void take(char **field, char *s)
+{
+	free(*field);
+	*field = s;
+}
+
 void gt_pg_set(char **field, const char *value)
 {
-	char *copy = value ? gt_xstrdup(value) : NULL;	/* @value may live in *field */
-	free(*field);
-	*field = copy;
+	take(field, value ? gt_xstrdup(value) : NULL);
 }
 
 void gt_pg_setf(char **field, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = gt_xvasprintf(fmt, ap);
+	take(field, gt_xvasprintf(fmt, ap));
 	va_end(ap);
-	free(*field);
-	*field = s;
 }
 
 void gt_pg_setj(char **field, const char *first, ...)
 {
 	va_list ap;
 	va_start(ap, first);
-	char *s = gt_xvconcat(first, ap);
+	take(field, gt_xvconcat(first, ap));
 	va_end(ap);
-	free(*field);
-	*field = s;
 }
 
 const char *gt_pg_kvs_get(const struct gt_pg_kvs *m, const char *key)
