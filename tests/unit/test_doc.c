@@ -538,6 +538,65 @@ TEST(shared_scalars_are_one_node_per_text_and_quoting)
 	gt_doc_list_release(&l);
 }
 
+/*
+ * Lookups by a key written in the code compare integers the compiler
+ * packed (the first sixteen bytes), by a key made at run time integers
+ * packed then; both must find exactly what the text says: keys alike up
+ * to their last byte, of every length around eight and sixteen, on a
+ * parsed map and on one made on the heap; dotted paths past four keys.
+ */
+TEST(lookups_by_literal_and_run_time_keys_agree)
+{
+	const char *text = "a: 1\nab: 2\nabcdefg: 3\nabcdefgh: 4\nabcdefgi: 5\nabcdefghi: 6\n"
+			   "abcdefghijklmnop: 7\nabcdefghijklmnoq: 8\nabcdefghijklmnopq: 9\n"
+			   "abcdefghijklmnopqrstuvwxyz0123: 10\nabcdefghijklmnopqrstuvwxyz0124: 11\n"
+			   "\"\": 12\np:\n  q:\n    r:\n      s:\n        t:\n          u: deep\n";
+	struct gt_doc_list l = { 0 };
+	struct gt_err err = { 0 };
+	ASSERT_EQ(0, parse(text, &l, &err));
+	const struct gt_doc *d = l.docs[0];
+	ASSERT_TRUE(d->input != NULL);	/* a parsed map: the packed paths */
+	ASSERT_STR("1", gt_doc_str(d, "a"));
+	ASSERT_STR("2", gt_doc_str(d, "ab"));
+	ASSERT_STR("3", gt_doc_str(d, "abcdefg"));
+	ASSERT_STR("4", gt_doc_str(d, "abcdefgh"));
+	ASSERT_STR("5", gt_doc_str(d, "abcdefgi"));
+	ASSERT_STR("6", gt_doc_str(d, "abcdefghi"));
+	ASSERT_STR("7", gt_doc_str(d, "abcdefghijklmnop"));
+	ASSERT_STR("8", gt_doc_str(d, "abcdefghijklmnoq"));
+	ASSERT_STR("9", gt_doc_str(d, "abcdefghijklmnopq"));
+	ASSERT_STR("10", gt_doc_str(d, "abcdefghijklmnopqrstuvwxyz0123"));
+	ASSERT_STR("11", gt_doc_str(d, "abcdefghijklmnopqrstuvwxyz0124"));
+	ASSERT_STR("12", gt_doc_str(d, ""));
+	ASSERT_TRUE(gt_doc_get(d, "abcdefghijklmnopqrstuvwxyz012") == NULL);
+	ASSERT_TRUE(gt_doc_get(d, "abcdefghijklmnopqrstuvwxyz01234") == NULL);
+	ASSERT_TRUE(gt_doc_get(d, "abcdefghijklmno") == NULL);
+	ASSERT_TRUE(gt_doc_get(d, "b") == NULL);
+	ASSERT_STR("deep", gt_doc_str(gt_doc_path(d, "p.q.r.s.t"), "u"));
+	ASSERT_STR("deep", gt_doc_path(d, "p.q.r.s.t.u")->scalar);
+	ASSERT_TRUE(gt_doc_path(d, "p.q.x.s") == NULL);
+
+	/* the same keys asked through a buffer (run time), and through a copy made on the heap */
+	struct gt_doc *heap = gt_doc_new(GT_DOC_MAP);
+	char key[64];
+	for (size_t i = 0; i < d->n; i++) {
+		snprintf(key, sizeof(key), "%s", d->keys[i]);
+		ASSERT_TRUE(gt_doc_getn(d, key, strlen(key)) == d->items[i]);
+		if (d->items[i]->kind == GT_DOC_SCALAR)
+			gt_doc_put(heap, key, gt_doc_new_scalar(d->items[i]->scalar, false));
+		key[strlen(key) + 1] = '\0';
+		key[strlen(key)] = 'x';	/* one byte longer: no such key */
+		ASSERT_TRUE(gt_doc_getn(d, key, strlen(key)) == NULL);
+	}
+	ASSERT_TRUE(heap->input == NULL);
+	ASSERT_STR("9", gt_doc_str(heap, "abcdefghijklmnopq"));
+	ASSERT_STR("11", gt_doc_str(heap, "abcdefghijklmnopqrstuvwxyz0124"));
+	ASSERT_STR("4", gt_doc_str(heap, "abcdefgh"));
+	ASSERT_TRUE(gt_doc_get(heap, "abcdefghijklmno") == NULL);
+	gt_doc_free(heap);
+	gt_doc_list_release(&l);
+}
+
 const struct gt_test gt_tests[] = {
 	T(multi_document_stream),
 	T(json_input),
@@ -562,5 +621,6 @@ const struct gt_test gt_tests[] = {
 	T(json_strings_with_escapes_and_brackets),
 	T(documents_made_in_a_list_input),
 	T(shared_scalars_are_one_node_per_text_and_quoting),
+	T(lookups_by_literal_and_run_time_keys_agree),
 	{ 0 }
 };
