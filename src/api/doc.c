@@ -225,9 +225,12 @@ int gt_doc_parse_file(FILE *f, const char *name, struct gt_doc_list *out, struct
 
 /* ---------------------------------------------------------------- lookups */
 
-/* A parsed map and a key past sixteen bytes: what the words leave is compared with memcmp() (a loop of its own keeps the usual one tight). */
-__attribute__((noinline)) static const struct gt_doc *getn_long(const struct gt_doc *d, const char *key, size_t len,
-								 uint64_t w0, uint64_t w1)
+/*
+ * A parsed map and a key past sixteen bytes: what the words leave is
+ * compared with memcmp() (a loop of its own keeps the usual one tight).
+ */
+__attribute__((noinline)) static const struct gt_doc *getn_long(const struct gt_doc *d, const char *key,
+								 size_t len, uint64_t w0, uint64_t w1)
 {
 	for (size_t i = 0; i < d->n; i++) {
 		const struct gt_doc_key *k = gt_doc_key_of(d->keys[i]);
@@ -239,7 +242,8 @@ __attribute__((noinline)) static const struct gt_doc *getn_long(const struct gt_
 }
 
 /* A map made on the heap: its keys are plain strings. */
-__attribute__((noinline)) static const struct gt_doc *getn_heap(const struct gt_doc *d, const char *key, size_t len)
+__attribute__((noinline)) static const struct gt_doc *getn_heap(const struct gt_doc *d, const char *key,
+								 size_t len)
 {
 	for (size_t i = 0; i < d->n; i++)
 		if (!strncmp(d->keys[i], key, len) && d->keys[i][len] == '\0')
@@ -270,7 +274,8 @@ const struct gt_doc *gt_doc_getn(const struct gt_doc *d, const char *key, size_t
 		return NULL;
 	if (!d->input)
 		return getn_heap(d, key, len);
-	return gt_doc_get_packed(d, key, len, gt_doc_key_word(key, len, 0), gt_doc_key_word(key, len, sizeof(uint64_t)));
+	return gt_doc_get_packed(d, key, len, gt_doc_key_word(key, len, 0),
+				 gt_doc_key_word(key, len, sizeof(uint64_t)));
 }
 
 /* The text of a scalar that is not null, or NULL. */

@@ -95,8 +95,9 @@ const char *gt_doc_strn(const struct gt_doc *d, const char *key, size_t len);
 /*
  * A parsed map's keys carry their first sixteen bytes as two integers
  * (bytes [@from, @from + 8) of @s, @len long, packed by this function, zeros
- * past its end), so that finding a key of up to sixteen bytes compares
- * integers. For a key written in the code the compiler packs them.
+ * past its end), so that finding a key compares integers (and a key past
+ * sixteen bytes the rest with memcmp). For a key written in the code the
+ * compiler packs them.
  */
 static inline uint64_t gt_doc_key_word(const char *s, size_t len, size_t from)
 {
@@ -119,7 +120,8 @@ const char *gt_doc_str_packed(const struct gt_doc *d, const char *key, size_t le
  * gt_doc_getn, inline: a key written in the code (nearly every lookup: the
  * decoders ask hundreds per Pod) is measured and packed by the compiler.
  */
-__attribute__((always_inline)) static inline const struct gt_doc *gt_doc_get_len(const struct gt_doc *d, const char *key, size_t len)
+__attribute__((always_inline)) static inline const struct gt_doc *gt_doc_get_len(const struct gt_doc *d,
+										       const char *key, size_t len)
 {
 	if (__builtin_constant_p(len))
 		return gt_doc_get_packed(d, key, len, gt_doc_key_word(key, len, 0),
@@ -127,7 +129,8 @@ __attribute__((always_inline)) static inline const struct gt_doc *gt_doc_get_len
 	return gt_doc_getn(d, key, len);
 }
 /* The same for a string. */
-__attribute__((always_inline)) static inline const struct gt_doc *gt_doc_get(const struct gt_doc *d, const char *key)
+__attribute__((always_inline)) static inline const struct gt_doc *gt_doc_get(const struct gt_doc *d,
+										   const char *key)
 {
 	return gt_doc_get_len(d, key, __builtin_strlen(key));
 }
@@ -141,8 +144,9 @@ __attribute__((always_inline)) static inline const char *gt_doc_str(const struct
 }
 /* Follow a dotted path of map keys ("metadata.name"). */
 const struct gt_doc *gt_doc_path_walk(const struct gt_doc *d, const char *path);
-/* One key of a path written in the code: *@path moves past it; NULL when it was the last. */
-__attribute__((always_inline)) static inline const struct gt_doc *gt_doc_path_key(const struct gt_doc *d, const char **path, bool *last)
+/* The value under @path's first key (a path written in the code); *@path moves past it. */
+__attribute__((always_inline)) static inline const struct gt_doc *gt_doc_path_key(const struct gt_doc *d,
+										    const char **path, bool *last)
 {
 	const char *p = *path, *dot = __builtin_strchr(p, '.');
 	*last = !dot;
@@ -156,7 +160,8 @@ __attribute__((always_inline)) static inline const struct gt_doc *gt_doc_path_ke
  * packed by the compiler (written out, not a loop: GCC folds strchr() on a
  * literal only outside one).
  */
-__attribute__((always_inline)) static inline const struct gt_doc *gt_doc_path(const struct gt_doc *d, const char *path)
+__attribute__((always_inline)) static inline const struct gt_doc *gt_doc_path(const struct gt_doc *d,
+										    const char *path)
 {
 	bool last;
 	if (!__builtin_constant_p(__builtin_strlen(path)) || !*path)

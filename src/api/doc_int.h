@@ -16,14 +16,14 @@
 
 /*
  * A map key of a parsed input, interned: keys[i] of a parsed map points at
- * @s. @words are its first sixteen bytes as gt_doc_key_word() (doc.h) packs them
- * (zeros past its end), so comparing a key of up to sixteen bytes asked for
+ * @s. @words are its first sixteen bytes as gt_doc_key_word() (doc.h) packs
+ * them (zeros past its end), so comparing a key of up to sixteen bytes asked for
  * with one of these is three integer comparisons, and a longer one needs a
  * memcmp() past the sixteenth byte only when they match.
  */
 struct gt_doc_key {
 	uint32_t len;
-	uint32_t hash;		/* FNV-1a, for the interning table */
+	uint32_t hash;		/* gt_hash_bytes, for the interning table */
 	uint64_t words[2];
 	struct gt_doc *shared[2];	/* gt_doc_shared_scalar_in's node of this text, plain and quoted */
 	char s[];

@@ -24,12 +24,14 @@ const char *gt_obj_kind(const struct gt_doc *o);
 const char *gt_obj_name(const struct gt_doc *o);
 /* metadata.namespace, or "default" (what the API server fills in) */
 const char *gt_obj_ns(const struct gt_doc *o);
-/* A label or annotation value, or NULL (inline: a key written in the code is packed when compiling, doc.h). */
-__attribute__((always_inline)) static inline const char *gt_obj_label(const struct gt_doc *o, const char *key)
+/* A label or annotation value, or NULL (inline: a key written in the code is packed when compiling). */
+__attribute__((always_inline)) static inline const char *gt_obj_label(const struct gt_doc *o,
+								       const char *key)
 {
 	return gt_doc_str(gt_doc_path(o, "metadata.labels"), key);
 }
-__attribute__((always_inline)) static inline const char *gt_obj_annotation(const struct gt_doc *o, const char *key)
+__attribute__((always_inline)) static inline const char *gt_obj_annotation(const struct gt_doc *o,
+									    const char *key)
 {
 	return gt_doc_str(gt_doc_path(o, "metadata.annotations"), key);
 }
