@@ -73,8 +73,8 @@ char *gt_doc_input_key(struct gt_doc_input *in, const char *key, size_t len)
 	k->s[len] = '\0';
 	k->len = (uint32_t)len;
 	k->hash = h;
-	k->words[0] = gt_doc_key_word(key, len, 0);
-	k->words[1] = gt_doc_key_word(key, len, sizeof(uint64_t));
+	k->words[0] = gt_bytes_word(key, len, 0);
+	k->words[1] = gt_bytes_word(key, len, sizeof(uint64_t));
 	k->shared[0] = k->shared[1] = NULL;
 	in->slots[j] = k;
 	in->n_keys++;
@@ -274,26 +274,20 @@ const struct gt_doc *gt_doc_getn(const struct gt_doc *d, const char *key, size_t
 		return NULL;
 	if (!d->input)
 		return getn_heap(d, key, len);
-	return gt_doc_get_packed(d, key, len, gt_doc_key_word(key, len, 0),
-				 gt_doc_key_word(key, len, sizeof(uint64_t)));
+	return gt_doc_get_packed(d, key, len, gt_bytes_word(key, len, 0),
+				 gt_bytes_word(key, len, sizeof(uint64_t)));
 }
 
-/* The text of a scalar that is not null, or NULL. */
-static const char *text_of(const struct gt_doc *v)
+const char *gt_doc_text(const struct gt_doc *v)
 {
 	if (!v || v->kind != GT_DOC_SCALAR || gt_doc_is_null(v))
 		return NULL;
 	return v->scalar;
 }
 
-const char *gt_doc_str_packed(const struct gt_doc *d, const char *key, size_t len, uint64_t w0, uint64_t w1)
-{
-	return text_of(gt_doc_get_packed(d, key, len, w0, w1));
-}
-
 const char *gt_doc_strn(const struct gt_doc *d, const char *key, size_t len)
 {
-	return text_of(gt_doc_getn(d, key, len));
+	return gt_doc_text(gt_doc_getn(d, key, len));
 }
 
 const struct gt_doc *gt_doc_path_walk(const struct gt_doc *d, const char *path)

@@ -34,6 +34,7 @@
 #include <stdio.h>
 
 #include "util/err.h"
+#include "util/hash.h"
 #include "util/num.h"
 
 enum gt_doc_kind { GT_DOC_SCALAR, GT_DOC_MAP, GT_DOC_SEQ };
@@ -94,27 +95,15 @@ const char *gt_doc_strn(const struct gt_doc *d, const char *key, size_t len);
 
 /*
  * A parsed map's keys carry their first sixteen bytes as two integers
- * (bytes [@from, @from + 8) of @s, @len long, packed by this function, zeros
- * past its end), so that finding a key compares integers (and a key past
- * sixteen bytes the rest with memcmp). For a key written in the code the
- * compiler packs them.
+ * (gt_bytes_word, util/hash.h), so that finding a key compares integers
+ * (and a key past sixteen bytes the rest with memcmp). For a key written
+ * in the code the compiler packs them.
  */
-static inline uint64_t gt_doc_key_word(const char *s, size_t len, size_t from)
-{
-	uint64_t w = 0;
-	if (len >= from + sizeof(w)) {
-		__builtin_memcpy(&w, s + from, sizeof(w));
-		return w;
-	}
-	/* a byte at a time: reading a whole word would read past the key's end */
-	for (size_t i = from; i < len; i++)
-		w |= (uint64_t)(unsigned char)s[i] << 8 * (i - from);
-	return w;
-}
-/* gt_doc_getn and gt_doc_strn for a key whose first sixteen bytes the caller packed. */
+/* gt_doc_getn for a key whose first sixteen bytes the caller packed. */
 const struct gt_doc *gt_doc_get_packed(const struct gt_doc *d, const char *key, size_t len, uint64_t w0,
 				       uint64_t w1);
-const char *gt_doc_str_packed(const struct gt_doc *d, const char *key, size_t len, uint64_t w0, uint64_t w1);
+/* @v's text when it is a scalar and not null, else NULL. */
+const char *gt_doc_text(const struct gt_doc *v);
 
 /*
  * gt_doc_getn, inline: a key written in the code (nearly every lookup: the
@@ -124,8 +113,8 @@ __attribute__((always_inline)) static inline const struct gt_doc *gt_doc_get_len
 										       const char *key, size_t len)
 {
 	if (__builtin_constant_p(len))
-		return gt_doc_get_packed(d, key, len, gt_doc_key_word(key, len, 0),
-					 gt_doc_key_word(key, len, sizeof(uint64_t)));
+		return gt_doc_get_packed(d, key, len, gt_bytes_word(key, len, 0),
+					 gt_bytes_word(key, len, sizeof(uint64_t)));
 	return gt_doc_getn(d, key, len);
 }
 /* The same for a string. */
@@ -136,11 +125,7 @@ __attribute__((always_inline)) static inline const struct gt_doc *gt_doc_get(con
 }
 __attribute__((always_inline)) static inline const char *gt_doc_str(const struct gt_doc *d, const char *key)
 {
-	size_t len = __builtin_strlen(key);
-	if (__builtin_constant_p(len))
-		return gt_doc_str_packed(d, key, len, gt_doc_key_word(key, len, 0),
-					 gt_doc_key_word(key, len, sizeof(uint64_t)));
-	return gt_doc_strn(d, key, len);
+	return gt_doc_text(gt_doc_get(d, key));
 }
 /* Follow a dotted path of map keys ("metadata.name"). */
 const struct gt_doc *gt_doc_path_walk(const struct gt_doc *d, const char *path);

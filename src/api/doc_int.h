@@ -16,10 +16,10 @@
 
 /*
  * A map key of a parsed input, interned: keys[i] of a parsed map points at
- * @s. @words are its first sixteen bytes as gt_doc_key_word() (doc.h) packs
- * them (zeros past its end), so comparing a key of up to sixteen bytes asked for
- * with one of these is three integer comparisons, and a longer one needs a
- * memcmp() past the sixteenth byte only when they match.
+ * @s. @words are its first sixteen bytes as gt_bytes_word() (util/hash.h)
+ * packs them (zeros past its end), so comparing a key of up to sixteen
+ * bytes asked for with one of these is three integer comparisons, and a
+ * longer one needs a memcmp() past the sixteenth byte only when they match.
  */
 struct gt_doc_key {
 	uint32_t len;

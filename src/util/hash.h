@@ -53,6 +53,24 @@ static inline uint64_t gt_hash_mix(uint64_t h, uint64_t v)
 }
 
 /*
+ * Bytes [@from, @from + 8) of @s (@len long) as one integer, zeros past its
+ * end, in the machine's byte order: a whole word where there is one, else a
+ * byte at a time (reading a whole word would read past the end). Strings
+ * compared or hashed a word at a time are packed by this one function.
+ */
+static inline uint64_t gt_bytes_word(const char *s, size_t len, size_t from)
+{
+	uint64_t w = 0;
+	if (len >= from + sizeof(w)) {
+		__builtin_memcpy(&w, s + from, sizeof(w));
+		return w;
+	}
+	for (size_t i = from; i < len; i++)
+		w |= (uint64_t)(unsigned char)s[i] << 8 * (i - from);
+	return w;
+}
+
+/*
  * The @len bytes at @s, eight at a time, for a table of strings (names,
  * keys): every byte counts; the last word is the last eight bytes,
  * overlapping the one before, so nothing is read past the end and no
@@ -60,12 +78,9 @@ static inline uint64_t gt_hash_mix(uint64_t h, uint64_t v)
  */
 static inline uint64_t gt_hash_bytes(const char *s, size_t len)
 {
-	uint64_t h = GT_HASH_INIT ^ len, w = 0;
-	if (len < sizeof(w)) {
-		for (size_t i = 0; i < len; i++)
-			w |= (uint64_t)(unsigned char)s[i] << 8 * i;
-		return gt_hash_mix(h, w);
-	}
+	uint64_t h = GT_HASH_INIT ^ len, w;
+	if (len < sizeof(w))
+		return gt_hash_mix(h, gt_bytes_word(s, len, 0));
 	for (size_t i = 0; i + sizeof(w) < len; i += sizeof(w)) {
 		__builtin_memcpy(&w, s + i, sizeof(w));
 		h = gt_hash_mix(h, w);
