@@ -10,13 +10,15 @@
 #include <string.h>
 
 #include "podgrouper/internal.h"
+#include "util/arena.h"
 #include "util/mem.h"
 
 #define MAX_OWNER_DEPTH 16	/* owner chains are short; this catches cycles */
 
 struct new_pg {
 	struct gt_doc *doc;		/* the PodGroup as the pods so far made it */
-	struct gt_podgroup last;	/* what the last of them computed */
+	const char *last;		/* the fingerprint of what the last of them computed (in prints) */
+	size_t last_len;
 };
 
 struct batch {
@@ -27,6 +29,12 @@ struct batch {
 	struct new_pg *pgs;		/* new PodGroups, as the pods so far made them */
 	size_t n_pgs, cap_pgs;
 	struct gt_strtab pg_keys;	/* "namespace\nname" of pgs[i] has id i */
+	/*
+	 * pgs' fingerprints: kept whole, 50,000 pods' PodGroups were 70 MB of
+	 * heap, which a large simulation faulted in page by page
+	 */
+	struct gt_arena prints;
+	struct gt_pg_fingerprint print;	/* the pod at hand's */
 	struct gt_pg_batch *out;
 	struct gt_doc_input *memory;	/* out->memory's: the new PodGroups are made there */
 };
@@ -124,8 +132,17 @@ static void warn(struct batch *b, const struct gt_doc *pod, const char *msg)
 	GT_PUSH(b->out->warnings, b->out->n_warnings, b->out->cap_warnings, w);
 }
 
+/* Keep b->print as @n's last fingerprint. */
+static void keep_print(struct batch *b, struct new_pg *n)
+{
+	char *copy = gt_arena_alloc(&b->prints, b->print.len ? b->print.len : 1);
+	memcpy(copy, b->print.bytes, b->print.len);
+	n->last = copy;
+	n->last_len = b->print.len;
+}
+
 /*
- * Keep @pg (taken over) as the PodGroup to create, unless it exists already.
+ * Make @pg (released here) the PodGroup to create, unless it exists already.
  * A PodGroup an earlier pod of this batch made is updated as KAI's
  * reconciler updates it for the next pod (gt_pg_podgroup_update: the queue
  * it was made with stays, labels and annotations add up).
@@ -140,20 +157,23 @@ static void keep_podgroup(struct batch *b, struct gt_podgroup *pg)
 	gt_pg_setj(&key, pg->namespace, "\n", pg->name, (char *)NULL);
 	uint32_t id = gt_strtab_intern(&b->pg_keys, key);
 	free(key);
+	gt_pg_podgroup_fingerprint(pg, &b->print);
 	if (id == b->n_pgs) {
-		struct new_pg n = { gt_podgroup_to_doc_in(pg, b->memory), *pg };
+		struct new_pg n = { gt_podgroup_to_doc_in(pg, b->memory), NULL, 0 };
 		GT_PUSH(b->pgs, b->n_pgs, b->cap_pgs, n);
+		keep_print(b, &b->pgs[id]);
+		gt_podgroup_release(pg);
 		return;
 	}
 	struct new_pg *n = &b->pgs[id];
 	/* the update is idempotent: a pod that computes what the last one did changes nothing */
-	if (!gt_pg_podgroup_equal(&n->last, pg)) {
+	if (n->last_len != b->print.len || memcmp(n->last, b->print.bytes, b->print.len)) {
 		struct gt_doc *updated = gt_pg_podgroup_update(b->cfg, n->doc, pg);
 		gt_doc_free(n->doc);
 		n->doc = updated;
+		keep_print(b, n);
 	}
-	gt_podgroup_release(&n->last);
-	n->last = *pg;
+	gt_podgroup_release(pg);
 }
 
 static void group_one(struct batch *b, struct gt_doc *pod)
@@ -231,6 +251,7 @@ int gt_pg_group_all(const struct gt_pg_config *cfg, struct gt_doc *const *docs, 
 		add_object(&b, docs[i]);
 	gt_pg_index_build(&b.index, (const struct gt_doc *const *)b.objs, b.n_objs);
 	gt_strtab_init(&b.pg_keys);
+	gt_arena_init(&b.prints);
 	struct gt_pg_config local, extra;
 	b.cfg = cfg;
 	int rc = local_config(&b, &local, &extra, err);
@@ -243,9 +264,10 @@ int gt_pg_group_all(const struct gt_pg_config *cfg, struct gt_doc *const *docs, 
 			GT_PUSH(out->podgroups, out->n_podgroups, out->cap_podgroups, b.pgs[i].doc);
 		else
 			gt_doc_free(b.pgs[i].doc);
-		gt_podgroup_release(&b.pgs[i].last);
 	}
 	free(b.pgs);
+	gt_arena_release(&b.prints);
+	free(b.print.bytes);
 	gt_strtab_release(&b.pg_keys);
 	gt_pg_index_release(&b.index);
 	free(b.objs);

@@ -141,10 +141,20 @@ void gt_pg_topology_release(struct gt_pg_topology *t);
 void gt_pg_set_owner(struct gt_pg_owner_ref *o, const struct gt_doc *d);
 void gt_pg_owner_release(struct gt_pg_owner_ref *o);
 /*
- * Would @a and @b make the same PodGroup document (gt_podgroup_to_doc)? The
- * pod's own sub-group, the rule and the warning do not count.
+ * What of a PodGroup makes its document (gt_podgroup_to_doc), as bytes: two
+ * PodGroups with the same fingerprint make the same document. The pod's own
+ * sub-group, the rule and the warning do not count. Labels and annotations
+ * count in their order, so the same ones in another order differ (a caller
+ * that then updates the document changes nothing). A few hundred bytes,
+ * where the PodGroup itself is a dozen allocations: what the podgrouper
+ * keeps of each new PodGroup to tell whether the next pod changes it.
  */
-bool gt_pg_podgroup_equal(const struct gt_podgroup *a, const struct gt_podgroup *b);
+struct gt_pg_fingerprint {
+	char *bytes;
+	size_t len, cap;
+};
+/* Write @pg's fingerprint into @f (its bytes reused and grown). */
+void gt_pg_podgroup_fingerprint(const struct gt_podgroup *pg, struct gt_pg_fingerprint *f);
 /* pg-<name>-<uid>, or pg-<name> when there is no uid. */
 void gt_pg_name_uid(char **field, const char *name, const char *uid);
 /* The default PodGroup name for @d: pg-<name of d>-<uid of d>. */

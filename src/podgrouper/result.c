@@ -149,59 +149,88 @@ void gt_pg_default_name(char **field, const struct gt_doc *d)
 	gt_pg_name_uid(field, gt_pg_name(d), gt_pg_uid(d));
 }
 
-static bool same_str(const char *a, const char *b)
+/*
+ * The fingerprint: each field in a fixed order, a string as a byte that says
+ * whether it is there and its text with its NUL (no text holds a NUL), a
+ * number as its eight bytes. So two fingerprints are the same bytes only for
+ * PodGroups with the same fields.
+ */
+static void print_bytes(struct gt_pg_fingerprint *f, const void *p, size_t n)
 {
-	return a == b || (a && b && !strcmp(a, b));
+	GT_GROW(f->bytes, f->len + n, f->cap);
+	memcpy(f->bytes + f->len, p, n);
+	f->len += n;
 }
 
-static bool same_topology(const struct gt_pg_topology *a, const struct gt_pg_topology *b)
+static void print_str(struct gt_pg_fingerprint *f, const char *s)
 {
-	return same_str(a->topology, b->topology) && same_str(a->required, b->required) &&
-	       same_str(a->preferred, b->preferred);
+	char there = s != NULL;
+	print_bytes(f, &there, 1);
+	if (s)
+		print_bytes(f, s, strlen(s) + 1);
 }
 
-static bool same_kvs(const struct gt_pg_kvs *a, const struct gt_pg_kvs *b)
+static void print_int(struct gt_pg_fingerprint *f, int64_t v)
 {
-	if (a->n != b->n)
-		return false;
-	for (size_t i = 0; i < a->n; i++)
-		if (!same_str(a->items[i].value, gt_pg_kvs_get(b, a->items[i].key)))
-			return false;
-	return true;
+	print_bytes(f, &v, sizeof(v));
 }
 
-static bool same_duration(const struct gt_pg_duration *a, const struct gt_pg_duration *b)
+static void print_topology(struct gt_pg_fingerprint *f, const struct gt_pg_topology *t)
 {
-	return a->set == b->set && (!a->set || a->ns == b->ns);
+	print_str(f, t->topology);
+	print_str(f, t->required);
+	print_str(f, t->preferred);
 }
 
-static bool same_subgroup(const struct gt_pg_subgroup *a, const struct gt_pg_subgroup *b)
+static void print_kvs(struct gt_pg_fingerprint *f, const struct gt_pg_kvs *m)
 {
-	return same_str(a->name, b->name) && same_str(a->parent, b->parent) &&
-	       a->has_min_subgroup == b->has_min_subgroup &&
-	       (a->has_min_subgroup ? a->min_subgroup == b->min_subgroup
-				    : a->min_member == b->min_member) &&
-	       same_topology(&a->topology, &b->topology);
+	print_int(f, (int64_t)m->n);
+	for (size_t i = 0; i < m->n; i++) {
+		print_str(f, m->items[i].key);
+		print_str(f, m->items[i].value);
+	}
 }
 
-bool gt_pg_podgroup_equal(const struct gt_podgroup *a, const struct gt_podgroup *b)
+static void print_duration(struct gt_pg_fingerprint *f, const struct gt_pg_duration *d)
 {
-	bool same = same_str(a->name, b->name) && same_str(a->namespace, b->namespace) &&
-		    same_str(a->queue, b->queue) && same_str(a->priority_class, b->priority_class) &&
-		    same_str(a->preemptibility, b->preemptibility) &&
-		    a->has_min_subgroup == b->has_min_subgroup &&
-		    (a->has_min_subgroup ? a->min_subgroup == b->min_subgroup
-					 : a->min_member == b->min_member) &&
-		    same_duration(&a->preemption_delay, &b->preemption_delay) &&
-		    same_duration(&a->staleness_grace, &b->staleness_grace) &&
-		    same_topology(&a->topology, &b->topology) && same_kvs(&a->labels, &b->labels) &&
-		    same_kvs(&a->annotations, &b->annotations) &&
-		    same_str(a->owner.api_version, b->owner.api_version) &&
-		    same_str(a->owner.kind, b->owner.kind) && same_str(a->owner.name, b->owner.name) &&
-		    same_str(a->owner.uid, b->owner.uid) && a->n_subgroups == b->n_subgroups;
-	for (size_t i = 0; same && i < a->n_subgroups; i++)
-		same = same_subgroup(&a->subgroups[i], &b->subgroups[i]);
-	return same;
+	print_int(f, d->set);
+	print_int(f, d->set ? d->ns : 0);
+}
+
+/* The minimum a document writes: minSubGroup for a parent, minMember otherwise. */
+static void print_minimum(struct gt_pg_fingerprint *f, bool has_min_subgroup, int64_t min_subgroup,
+			  int64_t min_member)
+{
+	print_int(f, has_min_subgroup);
+	print_int(f, has_min_subgroup ? min_subgroup : min_member);
+}
+
+void gt_pg_podgroup_fingerprint(const struct gt_podgroup *pg, struct gt_pg_fingerprint *f)
+{
+	f->len = 0;
+	print_str(f, pg->name);
+	print_str(f, pg->namespace);
+	print_str(f, pg->queue);
+	print_str(f, pg->priority_class);
+	print_str(f, pg->preemptibility);
+	print_minimum(f, pg->has_min_subgroup, pg->min_subgroup, pg->min_member);
+	print_duration(f, &pg->preemption_delay);
+	print_duration(f, &pg->staleness_grace);
+	print_topology(f, &pg->topology);
+	print_kvs(f, &pg->labels);
+	print_kvs(f, &pg->annotations);
+	print_str(f, pg->owner.api_version);
+	print_str(f, pg->owner.kind);
+	print_str(f, pg->owner.name);
+	print_str(f, pg->owner.uid);
+	print_int(f, (int64_t)pg->n_subgroups);
+	for (size_t i = 0; i < pg->n_subgroups; i++) {
+		const struct gt_pg_subgroup *sg = &pg->subgroups[i];
+		print_str(f, sg->name);
+		print_str(f, sg->parent);
+		print_minimum(f, sg->has_min_subgroup, sg->min_subgroup, sg->min_member);
+		print_topology(f, &sg->topology);
+	}
 }
 
 void gt_podgroup_release(struct gt_podgroup *pg)

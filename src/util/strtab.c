@@ -9,12 +9,12 @@
 void gt_strtab_init(struct gt_strtab *t)
 {
 	memset(t, 0, sizeof(*t));
+	gt_arena_init(&t->chars);
 }
 
 void gt_strtab_release(struct gt_strtab *t)
 {
-	for (size_t i = 0; i < t->n_strs; i++)
-		free(t->strs[i]);
+	gt_arena_release(&t->chars);
 	free(t->strs);
 	free(t->slots);
 	free(t->hashes);
@@ -54,7 +54,8 @@ int64_t gt_strtab_find(const struct gt_strtab *t, const char *s)
 
 uint32_t gt_strtab_intern(struct gt_strtab *t, const char *s)
 {
-	uint32_t h = (uint32_t)gt_hash_bytes(s, strlen(s));	/* once, for the lookup and the insert */
+	size_t len = strlen(s);
+	uint32_t h = (uint32_t)gt_hash_bytes(s, len);	/* once, for the lookup and the insert */
 	if ((t->n_strs + 1) * 2 > t->n_slots)
 		rehash(t, t->n_slots ? t->n_slots * 2 : 64);
 	size_t i = probe(t, s, h);
@@ -62,7 +63,7 @@ uint32_t gt_strtab_intern(struct gt_strtab *t, const char *s)
 		return t->slots[i] - 1;
 	uint32_t id = (uint32_t)t->n_strs;
 	size_t cap = t->cap_strs;
-	GT_PUSH(t->strs, t->n_strs, t->cap_strs, gt_xstrdup(s));
+	GT_PUSH(t->strs, t->n_strs, t->cap_strs, gt_arena_strndup(&t->chars, s, len));
 	if (t->cap_strs != cap)
 		t->hashes = gt_xrealloc(t->hashes, t->cap_strs * sizeof(*t->hashes));
 	t->hashes[id] = h;

@@ -12,12 +12,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/arena.h"
+
 struct gt_strtab {
-	char **strs;		/* id -> owned string */
+	char **strs;		/* id -> its string, in chars */
 	size_t n_strs, cap_strs;
 	uint32_t *slots;	/* open-addressing table of id+1; 0 = empty */
 	size_t n_slots;		/* power of two */
 	uint32_t *hashes;	/* id -> its hash (low bits): probes compare it before the string */
+	/*
+	 * the strings, freed together: a large cluster's names were tens of
+	 * thousands of heap blocks, faulted in page by page
+	 */
+	struct gt_arena chars;
 };
 
 void gt_strtab_init(struct gt_strtab *t);

@@ -5,6 +5,7 @@
  * wrappers, the update of an existing PodGroup, and the Karta fallback (with
  * the jq its definitions are written in)
  */
+#include "podgrouper/internal.h"
 #include "podgrouper/jq.h"
 #include "test_podgrouper.h"
 #include "util/time.h"
@@ -406,6 +407,68 @@ TEST(group_all_updates_a_shared_podgroup_as_kai_does)
 	gt_pg_batch_release(&b);
 	gt_doc_list_release(&docs);
 	gt_pg_config_release(&cfg);
+}
+
+/* A PodGroup like the default rule makes, with a sub-group and a label. */
+static void sample_podgroup(struct gt_podgroup *pg)
+{
+	memset(pg, 0, sizeof(*pg));
+	gt_pg_set(&pg->name, "pg-j-u1");
+	gt_pg_set(&pg->namespace, "ns");
+	gt_pg_set(&pg->queue, "research");
+	pg->min_member = 2;
+	gt_pg_kvs_set(&pg->labels, "user", "ann");
+	gt_pg_add_subgroup(pg, "workers", 2, NULL);
+}
+
+static bool same_print(const struct gt_podgroup *a, const struct gt_podgroup *b)
+{
+	struct gt_pg_fingerprint fa = { 0 }, fb = { 0 };
+	gt_pg_podgroup_fingerprint(a, &fa);
+	gt_pg_podgroup_fingerprint(b, &fb);
+	bool same = fa.len == fb.len && !memcmp(fa.bytes, fb.bytes, fa.len);
+	free(fa.bytes);
+	free(fb.bytes);
+	return same;
+}
+
+TEST(fingerprints_tell_podgroups_apart_by_every_field_the_document_has)
+{
+	struct gt_podgroup a, b;
+	sample_podgroup(&a);
+	sample_podgroup(&b);
+	ASSERT_TRUE(same_print(&a, &b));
+	/* what the document does not carry does not count */
+	gt_pg_set(&b.pod_subgroup, "workers");
+	gt_pg_set(&b.warning, "a Karta was passed over");
+	b.min_subgroup = 7;	/* minMember is written, not minSubGroup */
+	ASSERT_TRUE(same_print(&a, &b));
+	/* text moved from one field to the next is not the same */
+	gt_pg_set(&b.name, "pg-j-u1ns");
+	gt_pg_set(&b.namespace, NULL);
+	ASSERT_TRUE(!same_print(&a, &b));
+	gt_podgroup_release(&b);
+	/* every field the document has, one at a time */
+	for (int field = 0; field < 10; field++) {
+		sample_podgroup(&b);
+		switch (field) {
+		case 0: gt_pg_set(&b.queue, "researc"); break;
+		case 1: gt_pg_set(&b.priority_class, "train"); break;
+		case 2: b.min_member = 3; break;
+		case 3: b.has_min_subgroup = true; b.min_subgroup = 2; break;
+		case 4: b.preemption_delay.set = true; break;
+		case 5: gt_pg_kvs_set(&b.labels, "user", "bob"); break;
+		case 6: gt_pg_kvs_set(&b.annotations, "user", "ann"); break;
+		case 7: gt_pg_set(&b.owner.uid, "u2"); break;
+		case 8: b.subgroups[0].min_member = 1; break;
+		case 9: gt_pg_set(&b.topology.required, "rack"); break;
+		}
+		if (same_print(&a, &b))
+			fprintf(stderr, "field %d not told apart\n", field);
+		ASSERT_TRUE(!same_print(&a, &b));
+		gt_podgroup_release(&b);
+	}
+	gt_podgroup_release(&a);
 }
 
 /* ---------------------------------------------------------------- jq */
@@ -883,6 +946,7 @@ const struct gt_test gt_tests[] = {
 	T(update_keeps_what_people_and_other_controllers_set),
 	T(update_takes_the_workloads_topology_and_delays),
 	T(group_all_updates_a_shared_podgroup_as_kai_does),
+	T(fingerprints_tell_podgroups_apart_by_every_field_the_document_has),
 	T(jq_subset_evaluates_as_jq_does),
 	T(karta_pod_group_with_a_subgroup_per_component),
 	T(karta_pod_group_without_subgroups_is_the_whole_workload),
