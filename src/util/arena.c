@@ -1,10 +1,7 @@
-/* madvise and MADV_HUGEPAGE are not POSIX */
-#define _DEFAULT_SOURCE
 #include "util/arena.h"
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "util/mem.h"
 
@@ -17,7 +14,7 @@
  */
 #define BLOCK_MIN ((size_t)64 * 1024)
 #define BLOCK_MAX ((size_t)8 * 1024 * 1024)
-#define HUGE_PAGE ((size_t)2 * 1024 * 1024)
+#define HUGE_PAGE GT_HUGE_PAGE
 
 struct gt_arena_block {
 	struct gt_arena_block *next;
@@ -42,15 +39,15 @@ void gt_arena_release(struct gt_arena *a)
 
 /*
  * @bytes (a multiple of HUGE_PAGE) at an address aligned to HUGE_PAGE, taken
- * from gt_xmalloc (so every allocation fails in turn under `make torture`)
- * with a page to spare: the spare is address space, never touched.
+ * from gt_xmalloc (so every allocation fails in turn under `make torture`,
+ * and the whole pages inside are advised huge) with a page to spare: the
+ * spare is address space, never touched.
  */
 static struct gt_arena_block *huge_block(size_t bytes)
 {
 	unsigned char *base = gt_xmalloc(bytes + HUGE_PAGE);
 	uintptr_t at = ((uintptr_t)base + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
 	struct gt_arena_block *b = (struct gt_arena_block *)(base + (at - (uintptr_t)base));
-	(void)madvise(b, bytes, MADV_HUGEPAGE);
 	b->base = base;
 	return b;
 }

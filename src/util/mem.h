@@ -29,8 +29,9 @@ _Noreturn void gt_out_of_memory(size_t n);
 
 /*
  * gt_xmalloc, gt_xcalloc and gt_xrealloc advise a block of two huge pages or
- * more to be backed by huge pages (gt_mem_advise_huge), so it faults in a
- * huge page at a time.
+ * more, and what the C library's heap grew by, to be backed by huge pages
+ * (gt_mem_advise_huge), so that it faults in a huge page at a time (mem.c
+ * says why).
  */
 void *gt_xmalloc(size_t n);
 void *gt_xcalloc(size_t n, size_t size);

@@ -6,8 +6,15 @@
  * cycle's block of the same size faults nothing in. Under a sanitizer the
  * allocator is the sanitizer's (mallopt and mallinfo2 answer nothing), and
  * only the allocation itself is checked there.
+ *
+ * And what gt_xmalloc advises: the kernel notes MADV_HUGEPAGE on the
+ * mapping ("hg" among its VmFlags in /proc/self/smaps), whether or not it
+ * has a huge page to give.
  */
+#define _DEFAULT_SOURCE	/* sbrk */
 #include <malloc.h>
+#include <stdint.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "util/sanitizer.h"
@@ -37,7 +44,63 @@ TEST(freed_blocks_stay_with_the_process)
 	free(again);
 }
 
+/* Is the mapping that holds @at advised huge pages? (false when none holds it) */
+static bool advised_huge(uintptr_t at)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return false;
+	char line[512];
+	bool inside = false, huge = false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long from, to;
+		size_t first = strcspn(line, " ");	/* a mapping's line starts "from-to ", a field's "Name: " */
+		if (memchr(line, '-', first) && line[first - 1] != ':' && sscanf(line, "%lx-%lx", &from, &to) == 2)
+			inside = at >= from && at < to;
+		else if (inside && !strncmp(line, "VmFlags:", 8)) {
+			huge = strstr(line, " hg") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return huge;
+}
+
+TEST(large_blocks_are_advised_huge_pages_before_they_are_touched)
+{
+	enum { BLOCK = 8 << 20 };
+	char *p = gt_xmalloc(BLOCK);
+	uintptr_t first_whole = ((uintptr_t)p + GT_HUGE_PAGE - 1) & ~(uintptr_t)(GT_HUGE_PAGE - 1);
+	ASSERT_TRUE(advised_huge(first_whole));
+	p = gt_xrealloc(p, 3 * BLOCK);	/* grown: wherever it went, advised again */
+	first_whole = ((uintptr_t)p + GT_HUGE_PAGE - 1) & ~(uintptr_t)(GT_HUGE_PAGE - 1);
+	ASSERT_TRUE(advised_huge(first_whole + 2 * BLOCK));
+	free(p);
+	/* a small block is not advised on its own: it shares its pages */
+	char *small = gt_xmalloc(4096);
+	free(small);
+}
+
+TEST(what_the_heap_grows_by_is_advised_huge_pages)
+{
+#ifndef GT_ASAN	/* a sanitizer's allocator has no heap: nothing grows */
+	uintptr_t start = (uintptr_t)sbrk(0);
+	char **blocks = NULL;
+	size_t n = 0, cap = 0;
+	while ((uintptr_t)sbrk(0) < start + (64u << 20))
+		GT_PUSH(blocks, n, cap, gt_xmalloc(1024));
+	/* past the first huge page of the growth, the heap is advised */
+	uintptr_t inside = (start + 2 * GT_HUGE_PAGE) & ~(uintptr_t)(GT_HUGE_PAGE - 1);
+	ASSERT_TRUE(advised_huge(inside + GT_HUGE_PAGE));
+	for (size_t i = 0; i < n; i++)
+		free(blocks[i]);
+	free(blocks);
+#endif
+}
+
 const struct gt_test gt_tests[] = {
 	T(freed_blocks_stay_with_the_process),
+	T(large_blocks_are_advised_huge_pages_before_they_are_touched),
+	T(what_the_heap_grows_by_is_advised_huge_pages),
 	{ 0 }
 };
