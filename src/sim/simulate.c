@@ -323,6 +323,7 @@ int gt_simulate_main(int argc, char **argv)
 		free(o.files.v);
 		return rc == 1 ? 0 : rc;
 	}
+	gt_mem_keep_freed();
 	struct gt_doc_list docs = { 0 };
 	struct gt_pg_batch pg = { 0 };
 	struct gt_strtab names;
@@ -346,6 +347,13 @@ int gt_simulate_main(int argc, char **argv)
 				fprintf(stderr, "gantry simulate: read and decoded in %.1f ms (read %.1f, podgrouper %.1f, "
 					"decoded %.1f): %zu documents\n", t3 - t0, t1 - t0, t2 - t1, t3 - t2, docs.n);
 		}
+		/*
+		 * the cluster holds what it needs of the documents: their memory goes
+		 * back before the cycles, whose books are then made in it (and not in
+		 * fresh memory, which costs more to fault in than the cycle's work)
+		 */
+		gt_pg_batch_release(&pg);
+		gt_doc_list_release(&docs);
 	}
 	if (!rc) {
 		c.config.clock_ms = gt_mono_ms_clock;	/* the victim search's time budgets */
@@ -354,8 +362,6 @@ int gt_simulate_main(int argc, char **argv)
 	}
 	gt_kai_snapshot_release(&snap);
 	gt_kai_conf_release(&o.conf);
-	gt_pg_batch_release(&pg);
-	gt_doc_list_release(&docs);
 	gt_cluster_release(&c);
 	gt_strtab_release(&names);
 	free(o.files.v);
