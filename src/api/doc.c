@@ -103,7 +103,7 @@ struct gt_doc *gt_doc_input_copy(struct gt_doc_input *in, const struct gt_doc *s
 		d->scalar = gt_arena_strndup(&in->arena, s->scalar, strlen(s->scalar));
 		return d;
 	}
-	d->n = d->cap = s->n;
+	d->n = s->n;
 	d->items = gt_arena_alloc(&in->arena, (s->n ? s->n : 1) * sizeof(*d->items));
 	if (s->kind == GT_DOC_MAP)
 		d->keys = gt_arena_alloc(&in->arena, (s->n ? s->n : 1) * sizeof(*d->keys));
@@ -373,10 +373,10 @@ struct gt_doc *gt_doc_copy(const struct gt_doc *s)
 		d->scalar = gt_xstrdup(s->scalar ? s->scalar : "");
 		return d;
 	}
-	d->cap = s->n ? s->n : 1;
-	d->items = gt_xmalloc(d->cap * sizeof(*d->items));
+	size_t len = s->n ? s->n : 1;
+	d->items = gt_xmalloc(len * sizeof(*d->items));
 	if (s->kind == GT_DOC_MAP)
-		d->keys = gt_xmalloc(d->cap * sizeof(*d->keys));
+		d->keys = gt_xmalloc(len * sizeof(*d->keys));
 	for (size_t i = 0; i < s->n; i++) {
 		d->items[i] = gt_doc_copy(s->items[i]);
 		if (s->kind == GT_DOC_MAP)
@@ -403,12 +403,25 @@ void gt_doc_free(struct gt_doc *d)
 
 /* ---------------------------------------------------------------- changes */
 
+/* How many children @d's arrays have room for (d->grown says how they were made). */
+static size_t room(const struct gt_doc *d)
+{
+	if (!d->grown)
+		return d->n;
+	size_t cap = 4;
+	while (cap < d->n)
+		cap *= 2;
+	return cap;
+}
+
 /* Room for one more child of @d, in its input's arena or on the heap. */
 static void grow(struct gt_doc *d)
 {
-	if (d->n < d->cap)
+	if (d->n < room(d))
 		return;
-	size_t cap = d->cap ? d->cap * 2 : 4;
+	size_t cap = 4;	/* a power of two, as room() counts once d->grown */
+	while (cap < (size_t)d->n + 1)
+		cap *= 2;
 	if (!d->input) {
 		d->items = gt_xrealloc(d->items, cap * sizeof(*d->items));
 		if (d->kind == GT_DOC_MAP)
@@ -426,7 +439,7 @@ static void grow(struct gt_doc *d)
 			d->keys = keys;
 		}
 	}
-	d->cap = cap;
+	d->grown = true;
 }
 
 /* @value as a child of @parent: copied into a parsed parent's input (and freed). */

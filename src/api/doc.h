@@ -44,17 +44,28 @@ enum gt_doc_kind { GT_DOC_SCALAR, GT_DOC_MAP, GT_DOC_SEQ };
 
 struct gt_doc_input;
 
+/*
+ * 48 bytes on 64-bit machines: a large input is millions of nodes, and each
+ * byte of them is memory to fault in (the parsed documents of 50,000 pods
+ * were most of a simulation's memory).
+ */
 struct gt_doc {
-	enum gt_doc_kind kind;
-	int line, col;		/* 1-based place in the source; 0 when made, not parsed (col: or not known) */
+	enum gt_doc_kind kind : 8;
 	bool quoted;		/* SCALAR: was quoted (so "1" is a string) */
-	size_t n;		/* MAP: pairs; SEQ: items */
-	size_t cap;
+	/*
+	 * MAP, SEQ: the arrays are a power of two long (4 at least) since a
+	 * child was added; until then, exactly n (as parsed or copied)
+	 */
+	bool grown;
+	int line, col;		/* 1-based place in the source; 0 when made, not parsed (col: or not known) */
+	uint32_t n;		/* MAP: pairs; SEQ: items */
 	char *scalar;		/* SCALAR: the text */
 	char **keys;		/* MAP: keys (scalar keys only) */
 	struct gt_doc **items;	/* MAP: values; SEQ: items */
 	struct gt_doc_input *input;	/* what it was parsed from; NULL: made on the heap */
 };
+
+_Static_assert(sizeof(void *) != 8 || sizeof(struct gt_doc) == 48, "a node is 48 bytes on 64-bit machines");
 
 /* Something a reader met: an error (what it names was left out) or a warning. */
 struct gt_doc_problem {

@@ -329,7 +329,7 @@ struct gt_doc *gt_db_close(struct gt_doc_builder *b)
 	struct gt_db_child *c = n ? b->children + f.first : NULL;
 	if (d->kind == GT_DOC_MAP)
 		n = dedup(b, c, n);
-	d->n = d->cap = n;
+	d->n = (uint32_t)n;
 	d->items = gt_arena_alloc(&b->in->arena, (n ? n : 1) * sizeof(*d->items));
 	if (d->kind == GT_DOC_MAP)
 		d->keys = gt_arena_alloc(&b->in->arena, (n ? n : 1) * sizeof(*d->keys));

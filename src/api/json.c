@@ -14,10 +14,9 @@ static struct gt_doc *from_json(const json_t *v)
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: {
 		struct gt_doc *d = gt_doc_new(GT_DOC_MAP);
-		size_t n = json_object_size(v);
-		d->cap = n ? n : 1;
-		d->keys = gt_xmalloc(d->cap * sizeof(*d->keys));
-		d->items = gt_xmalloc(d->cap * sizeof(*d->items));
+		size_t n = json_object_size(v) ? json_object_size(v) : 1;	/* exactly its members (not grown) */
+		d->keys = gt_xmalloc(n * sizeof(*d->keys));
+		d->items = gt_xmalloc(n * sizeof(*d->items));
 		const char *k;
 		json_t *val;
 		json_object_foreach((json_t *)v, k, val) {
@@ -29,8 +28,7 @@ static struct gt_doc *from_json(const json_t *v)
 	case JSON_ARRAY: {
 		struct gt_doc *d = gt_doc_new(GT_DOC_SEQ);
 		size_t n = json_array_size(v);
-		d->cap = n ? n : 1;
-		d->items = gt_xmalloc(d->cap * sizeof(*d->items));
+		d->items = gt_xmalloc((n ? n : 1) * sizeof(*d->items));	/* exactly its items (not grown) */
 		for (size_t i = 0; i < n; i++)
 			d->items[d->n++] = from_json(json_array_get(v, i));
 		return d;
