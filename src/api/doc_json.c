@@ -293,8 +293,7 @@ static bool skip_scalar(struct reader *r)
  * to r->flat at *@k (*@k moves past it); returns where it ends, or NULL
  * when it does not. Why: kubectl indents its JSON, and on its output six
  * bytes in ten are white space, which jansson reads a character at a time
- * through a callback. Strings are copied as they are. With @k NULL nothing
- * is copied: only where the container ends is found.
+ * through a callback. Strings are copied as they are.
  */
 static const char *flatten(struct reader *r, const char *p, size_t *k)
 {
@@ -321,11 +320,9 @@ static const char *flatten(struct reader *r, const char *p, size_t *k)
 			q++;
 			last = !--open;
 		}
-		if (k) {
-			GT_GROW(r->flat, *k + (size_t)(q - p), r->cap_flat);
-			memcpy(r->flat + *k, p, (size_t)(q - p));
-			*k += (size_t)(q - p);
-		}
+		GT_GROW(r->flat, *k + (size_t)(q - p), r->cap_flat);
+		memcpy(r->flat + *k, p, (size_t)(q - p));
+		*k += (size_t)(q - p);
 		p = q;
 		if (last)
 			return p;
@@ -334,10 +331,65 @@ static const char *flatten(struct reader *r, const char *p, size_t *k)
 	return NULL;
 }
 
+/*
+ * The first of '"', '{', '}', '[' and ']' in the eight bytes of @w (read in
+ * memory order), as a byte index, or 8. Eight bytes at a time: the split
+ * of a large List (container_end) goes through the whole text on one
+ * thread before the others can start.
+ */
+static unsigned structural_byte(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t folded = w | 0x2020202020202020ULL;	/* '[' and ']' read as '{' and '}' */
+	uint64_t quote = w ^ (ones * '"'), open = folded ^ (ones * '{'), close = folded ^ (ones * '}');
+	/* a byte that is zero sets its high bit; a borrow can set those above it, never below */
+	uint64_t hits = ((quote - ones) & ~quote) | ((open - ones) & ~open) | ((close - ones) & ~close);
+	hits &= highs;
+	if (!hits)
+		return 8;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (unsigned)__builtin_ctzll(hits) / 8;
+#else
+	return (unsigned)__builtin_clzll(hits) / 8;
+#endif
+}
+
+/*
+ * Where the container at @p ('{' or '[') ends, past its closing bracket, or
+ * NULL when the text ends first: what flatten() finds, without copying.
+ */
+static const char *container_end(const char *p, const char *end)
+{
+	size_t open = 0;
+	while (p < end) {
+		uint64_t w;
+		unsigned at;
+		while (end - p >= 8 && (memcpy(&w, p, 8), (at = structural_byte(w)) == 8))
+			p += 8;
+		if (end - p >= 8)
+			p += at;
+		while (p < end && *p != '"' && (*p | 0x20) != '{' && (*p | 0x20) != '}')
+			p++;
+		if (p == end)
+			break;
+		if (*p == '"') {
+			p = string_end(p, end);
+			if (!p)
+				return NULL;
+		} else if ((*p | 0x20) == '{') {
+			open++;
+		} else if (!--open) {
+			return p + 1;
+		}
+		p++;
+	}
+	return NULL;
+}
+
 /* Past the container at r->p, not built (it is too deep to keep). */
 static bool skip_container(struct reader *r)
 {
-	const char *end = flatten(r, r->p, NULL);
+	const char *end = container_end(r->p, r->end);
 	if (!end)
 		return false;
 	r->p = end;
@@ -441,7 +493,7 @@ static const char *split_items(struct reader *r, struct item **items, size_t *n,
 			return p + 1;
 		if (p >= r->end || *p != '{')
 			return NULL;
-		struct item it = { .start = p, .end = flatten(r, p, NULL) };
+		struct item it = { .start = p, .end = container_end(p, r->end) };
 		if (!(p = it.end))
 			return NULL;
 		GT_PUSH(*items, *n, *cap, it);

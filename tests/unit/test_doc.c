@@ -3,6 +3,7 @@
  */
 #include <jansson.h>
 
+#include "api/doc_int.h"
 #include "testlib.h"
 
 const char *gt_suite = "doc";
@@ -443,6 +444,54 @@ TEST(json_large_list_read_in_parallel_says_the_same)
 	gt_doc_list_release(&l);
 }
 
+/* Item @i's value: brackets, quotes, backslashes and UTF-8 at offsets that move with @i (as JSON, and as read). */
+static void tricky_value(int i, char *json, char *read)
+{
+	static const char *const parts[][2] = {
+		{ "{", "{" }, { "}", "}" }, { "[", "[" }, { "]", "]" }, { "\\\"", "\"" }, { "\\\\", "\\" },
+		{ "\xe2\x82\xac", "\xe2\x82\xac" }, { "x", "x" }, { "\\\\\\\"", "\\\"" }, { ",", "," },
+	};
+	*json = *read = '\0';
+	for (int k = 0; k < 3 + i % 11; k++) {
+		const char *const *part = parts[(i * 7 + k * 3) % 10];
+		strcat(json, part[0]);
+		strcat(read, part[1]);
+	}
+}
+
+TEST(json_large_list_split_finds_every_item_whatever_its_strings_hold)
+{
+	/* the split of a large List scans eight bytes at a time: structural bytes inside strings, at every offset */
+	size_t cap = 16u << 20, n = 0;
+	char *text = malloc(cap);
+	n += (size_t)sprintf(text + n, "{\"kind\": \"List\", \"items\": [");
+	char json[256], read[256];
+	int items = 0;
+	while (n < (5u << 20)) {
+		tricky_value(items, json, read);
+		n += (size_t)sprintf(text + n, "%s{\"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"c%d\"}, "
+				     "\"data\": {\"v\": \"%s\", \"nested\": \"[{%.*s\"}, \"list\": [[], {}, [1, [2]]]}",
+				     items ? ",\n" : "", items, json, items % 8, "        ");
+		items++;
+	}
+	n += (size_t)sprintf(text + n, "]}\n");
+	struct gt_doc_list l = { 0 };
+	struct gt_err err = { 0 };
+	ASSERT_EQ(0, gt_doc_parse_string(text, n, "in.json", &l, &err));
+	/* read by the threads (each an input of its own), not one by one after a split gone wrong */
+	size_t threads = gt_doc_parse_threads(n, (size_t)items);
+	ASSERT_EQ(threads > 1 ? threads + 1 : 1, l.n_inputs);
+	const struct gt_doc *list = gt_doc_get(l.docs[0], "items");
+	ASSERT_EQ(items, list->n);
+	for (int i = 0; i < items; i++) {
+		tricky_value(i, json, read);
+		ASSERT_STR(read, gt_doc_path(list->items[i], "data.v")->scalar);
+		ASSERT_EQ(3, gt_doc_get(list->items[i], "list")->n);
+	}
+	free(text);
+	gt_doc_list_release(&l);
+}
+
 TEST(json_large_list_broken_punctuation_stops_where_it_is)
 {
 	/* a thread meets a missing comma: the List is read again one item at a time, to stop there */
@@ -513,6 +562,55 @@ TEST(documents_made_in_a_list_input)
 	ASSERT_STR("", gt_doc_new_in(in, GT_DOC_SCALAR)->scalar);
 	ASSERT_EQ(0, (int)l.n);
 	gt_doc_list_release(&l);	/* all of it (ASan's leak check) */
+}
+
+/* Children added to @m (parsed or made) and taken away, against what it should then hold. */
+static void grow_and_shrink(struct gt_doc *m, int had)
+{
+	char key[16], want[16];
+	for (int i = 0; i < 40; i++) {	/* past the exact parsed arrays, then 4, 8, 16, 32, 64 */
+		snprintf(key, sizeof(key), "k%d", i);
+		gt_doc_put(m, key, gt_doc_new_scalar(key, true));
+		ASSERT_EQ((uint32_t)(had + i + 1), m->n);
+	}
+	for (int i = 0; i < 40; i += 2) {	/* fewer than the arrays hold: the room left is not over-counted */
+		snprintf(key, sizeof(key), "k%d", i);
+		gt_doc_del(m, key);
+	}
+	for (int i = 40; i < 70; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		gt_doc_put(m, key, gt_doc_new_scalar(key, true));
+	}
+	ASSERT_EQ((uint32_t)(had + 20 + 30), m->n);
+	for (int i = 0; i < 70; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		snprintf(want, sizeof(want), "k%d", i);
+		if (i < 40 && i % 2 == 0)
+			ASSERT_TRUE(!gt_doc_get(m, key));
+		else
+			ASSERT_STR(want, gt_doc_str(m, key));
+	}
+}
+
+TEST(maps_grow_and_shrink_whether_parsed_or_made)
+{
+	struct gt_doc_list l = { 0 };
+	struct gt_err err = { 0 };
+	ASSERT_EQ(0, parse("a: 1\nb: 2\nc: 3\nitems: [x, y, z]\n", &l, &err));
+	struct gt_doc *parsed = l.docs[0];
+	grow_and_shrink(parsed, 3 + 1);
+	ASSERT_STR("2", gt_doc_str(parsed, "b"));
+	/* a parsed sequence: exactly three, then room for more */
+	struct gt_doc *seq = (struct gt_doc *)gt_doc_get(parsed, "items");
+	for (int i = 0; i < 10; i++)
+		gt_doc_append(seq, gt_doc_new_scalar("w", false));
+	ASSERT_EQ(13, seq->n);
+	ASSERT_STR("z", seq->items[2]->scalar);
+	ASSERT_STR("w", seq->items[12]->scalar);
+	gt_doc_list_release(&l);
+	struct gt_doc *made = gt_doc_new(GT_DOC_MAP);
+	grow_and_shrink(made, 0);
+	gt_doc_free(made);
 }
 
 TEST(shared_scalars_are_one_node_per_text_and_quoting)
@@ -617,6 +715,8 @@ const struct gt_test gt_tests[] = {
 	T(json_stream_with_markers_and_yaml_flow_fallback),
 	T(json_binary_noise_is_an_error_not_a_crash),
 	T(json_large_list_read_in_parallel_says_the_same),
+	T(json_large_list_split_finds_every_item_whatever_its_strings_hold),
+	T(maps_grow_and_shrink_whether_parsed_or_made),
 	T(json_large_list_broken_punctuation_stops_where_it_is),
 	T(json_strings_with_escapes_and_brackets),
 	T(documents_made_in_a_list_input),
