@@ -143,13 +143,16 @@ char *gt_xvasprintf(const char *fmt, va_list ap)
 	return s;
 }
 
-/* glibc's largest mmap threshold (DEFAULT_MMAP_THRESHOLD_MAX on 64 bits); a trim threshold past any heap */
-#define KEEP_MMAP_THRESHOLD (32 << 20)
+/* a trim threshold past any heap */
 #define KEEP_TRIM_THRESHOLD (1 << 30)
 
 void gt_mem_keep_freed(void)
 {
-	/* advice: a C library without these options (or a sanitizer's allocator) ignores them */
-	(void)mallopt(M_MMAP_THRESHOLD, KEEP_MMAP_THRESHOLD);
+	/*
+	 * Every block from the heap, however large (no mmap of its own, which
+	 * free would unmap), and the heap never trimmed. Advice: a C library
+	 * without these options (or a sanitizer's allocator) ignores them.
+	 */
+	(void)mallopt(M_MMAP_MAX, 0);
 	(void)mallopt(M_TRIM_THRESHOLD, KEEP_TRIM_THRESHOLD);
 }

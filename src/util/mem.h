@@ -49,13 +49,14 @@ char *gt_xstrndup(const char *s, size_t n);
 char *gt_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /*
- * For a process that runs cycle after cycle (the scheduler, a replay): the
- * memory a cycle frees is kept for the next instead of going back to the
- * kernel. Each cycle allocates and frees books of the same few sizes, and
- * glibc would otherwise hand the top of its heap (and every block over its
- * mmap threshold) back after each cycle and fault it in again on the next:
- * a fifth of a long replay's time was the kernel's. Call once, at start,
- * before any thread. The process's memory stays at its peak.
+ * For a process that runs cycle after cycle (the scheduler, a replay), or
+ * phase after phase (a simulation: a file's text, its documents, the
+ * cluster, a cycle's books): the memory one frees is kept for the next
+ * instead of going back to the kernel. glibc would otherwise hand the top of
+ * its heap, and every block over its mmap threshold, back when freed, and
+ * the next cycle or phase would fault it in again: a fifth of a long
+ * replay's time was the kernel's. Call once, at start, before any thread.
+ * The process's memory stays at its peak.
  */
 void gt_mem_keep_freed(void);
 

@@ -42,6 +42,12 @@ TEST(freed_blocks_stay_with_the_process)
 	again[BLOCK - 1] = 2;
 	ASSERT_EQ(2, again[BLOCK - 1]);
 	free(again);
+	/* past glibc's largest mmap threshold (32 MiB) too: a file's text, then the documents in its memory */
+	char *text = gt_xmalloc(4 * BLOCK);
+#ifndef GT_ASAN
+	ASSERT_EQ(0, (long long)mallinfo2().hblkhd);
+#endif
+	free(text);
 }
 
 /* Is the mapping that holds @at advised huge pages? (false when none holds it) */
