@@ -136,26 +136,12 @@ static void plan_jobs(struct gt_plan *p, const struct gt_session *s)
 	}
 }
 
-/* Which node each fresh group is on, and its rank there (by id). */
+/* The fresh groups (GPUs the cycle opened): named when asked (gt_plan_group_name). */
 static void plan_fresh(struct gt_plan *p, const struct gt_session *s)
 {
 	p->base_names = s->n_base_names;
 	p->n_fresh = s->next_group - s->n_base_names;
-	p->fresh_node = gt_xmalloc((p->n_fresh + 1) * sizeof(*p->fresh_node));
-	p->fresh_k = gt_xcalloc(p->n_fresh + 1, sizeof(*p->fresh_k));
 	p->fresh_name = gt_xcalloc(p->n_fresh + 1, sizeof(*p->fresh_name));
-	for (uint32_t k = 0; k < p->n_fresh; k++)
-		p->fresh_node[k] = GT_NONE;
-	const struct gt_plan_place *lists[] = { p->binds, p->pipelines };
-	const uint32_t counts[] = { p->n_binds, p->n_pipelines };
-	for (int l = 0; l < 2; l++)
-		for (uint32_t i = 0; i < counts[l]; i++)
-			for (uint8_t g = 0; g < lists[l][i].n_groups; g++)
-				if (gt_plan_group_is_fresh(p, lists[l][i].groups[g]))
-					p->fresh_node[lists[l][i].groups[g] - p->base_names] = lists[l][i].node;
-	for (uint32_t k = 0; k < p->n_fresh; k++)
-		for (uint32_t e = 0; e < k; e++)
-			p->fresh_k[k] += p->fresh_node[e] == p->fresh_node[k];
 }
 
 /* The volume writes the binds need: each unbound claim once, unless already written. */
@@ -215,8 +201,6 @@ void gt_plan_release(struct gt_plan *p)
 	free(p->evictions);
 	free(p->volumes);
 	free(p->jobs);
-	free(p->fresh_node);
-	free(p->fresh_k);
 	free(p->fresh_name);
 	gt_dra_plan_claims_free(p->claims, p->n_claims);
 	memset(p, 0, sizeof(*p));

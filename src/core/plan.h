@@ -124,8 +124,6 @@ struct gt_plan {
 	/* fresh groups: session id - base_names indexes these */
 	uint32_t base_names;
 	uint32_t n_fresh;
-	int32_t *fresh_node;		/* the node it was opened on */
-	uint32_t *fresh_k;		/* its rank among the node's fresh groups, by id */
 	uint32_t *fresh_name;		/* its interned name + 1; 0 until asked */
 	struct gt_plan_opts o;
 	/* DRA: the claims the binds use that the cycle allocates or reserves (core/dra.h) */
