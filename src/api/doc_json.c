@@ -59,6 +59,7 @@
 #include "api/doc_int.h"
 #include "util/mem.h"
 #include "util/pool.h"
+#include "util/swar.h"
 
 #define LOAD_FLAGS (JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES)
 
@@ -332,26 +333,16 @@ static const char *flatten(struct reader *r, const char *p, size_t *k)
 }
 
 /*
- * The first of '"', '{', '}', '[' and ']' in the eight bytes of @w (read in
- * memory order), as a byte index, or 8. Eight bytes at a time: the split
- * of a large List (container_end) goes through the whole text on one
- * thread before the others can start.
+ * The first of '"', '{', '}', '[' and ']' in the eight bytes of @w (in
+ * memory order), as a byte index, or 8. Eight bytes at a time: the split of
+ * a large List (container_end) goes through the whole text on one thread
+ * before the others can start.
  */
 static unsigned structural_byte(uint64_t w)
 {
-	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	uint64_t folded = w | 0x2020202020202020ULL;	/* '[' and ']' read as '{' and '}' */
-	uint64_t quote = w ^ (ones * '"'), open = folded ^ (ones * '{'), close = folded ^ (ones * '}');
-	/* a byte that is zero sets its high bit; a borrow can set those above it, never below */
-	uint64_t hits = ((quote - ones) & ~quote) | ((open - ones) & ~open) | ((close - ones) & ~close);
-	hits &= highs;
-	if (!hits)
-		return 8;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return (unsigned)__builtin_ctzll(hits) / 8;
-#else
-	return (unsigned)__builtin_clzll(hits) / 8;
-#endif
+	uint64_t folded = w | (GT_SWAR_ONES * 0x20);	/* '[' and ']' read as '{' and '}' */
+	uint64_t hits = gt_swar_eq(w, '"') | gt_swar_eq(folded, '{') | gt_swar_eq(folded, '}');
+	return hits ? gt_swar_first(hits) : 8;
 }
 
 /*
@@ -362,9 +353,8 @@ static const char *container_end(const char *p, const char *end)
 {
 	size_t open = 0;
 	while (p < end) {
-		uint64_t w;
 		unsigned at;
-		while (end - p >= 8 && (memcpy(&w, p, 8), (at = structural_byte(w)) == 8))
+		while (end - p >= 8 && (at = structural_byte(gt_swar_load(p))) == 8)
 			p += 8;
 		if (end - p >= 8)
 			p += at;

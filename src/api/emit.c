@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "util/mem.h"
+#include "util/swar.h"
 
 /* How a YAML container's first member starts, once it has one. */
 enum start {
@@ -71,15 +72,30 @@ static void put_spaces(struct gt_emitter *w, size_t n)
  * escaped (the common ones by letter, the others as \u00XX in capitals),
  * everything else, UTF-8 included, as it is.
  */
+/* How many bytes from @s (of @len) need no escape: eight at a time, most strings have none. */
+static size_t plain_run(const char *s, size_t len)
+{
+	size_t i = 0;
+	for (; len - i >= 8; i += 8) {
+		uint64_t w = gt_swar_load(s + i);
+		uint64_t hits = gt_swar_lt(w, 0x20) | gt_swar_eq(w, '"') | gt_swar_eq(w, '\\');
+		if (hits)
+			return i + gt_swar_first(hits);
+	}
+	while (i < len && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
+		i++;
+	return i;
+}
+
 static void put_string(struct gt_emitter *w, const char *s, size_t len)
 {
 	put(w, "\"", 1);
-	size_t start = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		put(w, s + start, i - start);
+	for (;;) {
+		size_t plain = plain_run(s, len);
+		put(w, s, plain);
+		if (plain == len)
+			break;
+		unsigned char c = (unsigned char)s[plain];
 		/* the escapes by letter, as pairs: the character, then the letter */
 		static const char letters[] = "\"\"\\\\\bb\ff\nn\rr\tt";
 		char esc[8] = "\\";
@@ -91,9 +107,9 @@ static void put_string(struct gt_emitter *w, const char *s, size_t len)
 			snprintf(esc, sizeof(esc), "\\u%04X", c);
 		}
 		put(w, esc, strlen(esc));
-		start = i + 1;
+		s += plain + 1;
+		len -= plain + 1;
 	}
-	put(w, s + start, len - start);
 	put(w, "\"", 1);
 }
 
