@@ -72,12 +72,20 @@ static struct gt_arena_block *new_block(struct gt_arena *a, size_t n)
 	return b;
 }
 
-void *gt_arena_alloc(struct gt_arena *a, size_t n)
+/* Fill @b next. */
+static void fill(struct gt_arena *a, struct gt_arena_block *b, size_t used)
 {
-	n = (n + 15) & ~(size_t)15;
+	a->cur = b;
+	a->cur_data = b ? b->data : NULL;
+	a->cur_size = b ? b->size : 0;
+	a->used = used;
+}
+
+void *gt_arena_alloc_slow(struct gt_arena *a, size_t n)
+{
 	if (!a->cur) {
-		a->first = a->cur = new_block(a, n);
-		a->used = 0;
+		a->first = new_block(a, n);
+		fill(a, a->first, 0);
 	}
 	while (a->used + n > a->cur->size) {
 		/* the next kept block if it is big enough, else a new one in front of it */
@@ -89,8 +97,7 @@ void *gt_arena_alloc(struct gt_arena *a, size_t n)
 			next = b;
 		}
 		a->held += a->cur->size - a->used;	/* the tail of a block is given up */
-		a->cur = next;
-		a->used = 0;
+		fill(a, next, 0);
 	}
 	void *p = a->cur->data + a->used;
 	a->used += n;
@@ -103,12 +110,10 @@ void *gt_arena_alloc(struct gt_arena *a, size_t n)
 void gt_arena_pop(struct gt_arena *a, struct gt_arena_mark m)
 {
 	if (!m.block) {		/* marked before the first allocation */
-		a->cur = a->first;
-		a->used = 0;
+		fill(a, a->first, 0);
 		a->held = 0;
 		return;
 	}
-	a->cur = m.block;
-	a->used = m.used;
+	fill(a, m.block, m.used);
 	a->held = m.held;
 }
