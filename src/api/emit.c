@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "util/mem.h"
+#include "util/num.h"
 #include "util/swar.h"
 
 /* How a YAML container's first member starts, once it has one. */
@@ -247,22 +248,10 @@ void gt_emit_string(struct gt_emitter *w, const char *s, size_t len)
 	scalar(w, s, len, true);
 }
 
-/* @v in decimal at the end of @buf (@end); returns where it starts. snprintf took ten times longer. */
-static char *decimal(uint64_t v, char *end)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
-
 void gt_emit_int(struct gt_emitter *w, int64_t v)
 {
-	char buf[24], *end = buf + sizeof(buf);
-	char *p = decimal(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, end);
-	if (v < 0)
-		*--p = '-';
+	char buf[GT_INT_TEXT], *end = buf + sizeof(buf);
+	char *p = gt_int_text(v, end);
 	scalar(w, p, (size_t)(end - p), false);
 }
 
@@ -294,7 +283,7 @@ static bool thousandths(double v, char *buf, size_t *len)
 		*--p = '0';	/* jansson's ".0" */
 	}
 	*--p = '.';
-	p = decimal(abs / 1000, p);
+	p = gt_decimal(abs / 1000, p);
 	if (m < 0)
 		*--p = '-';
 	*len = (size_t)(end - p);

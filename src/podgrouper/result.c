@@ -1,7 +1,6 @@
 /*
  * result.c - the PodGroup a rule builds, and the documents made from it
  */
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include "podgrouper/internal.h"
 #include "util/concat.h"
 #include "util/mem.h"
+#include "util/num.h"
 #include "util/time.h"
 
 /* *@field = @s (taken over), the old value freed after: @s may have been made from it. */
@@ -276,9 +276,9 @@ struct gt_doc *gt_pg_doc_new_plain(const char *s)
 
 struct gt_doc *gt_pg_doc_new_int(int64_t v)
 {
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%" PRId64, v);
-	return gt_pg_doc_new_plain(buf);
+	char buf[GT_INT_TEXT + 1];
+	buf[GT_INT_TEXT] = '\0';
+	return gt_pg_doc_new_plain(gt_int_text(v, buf + GT_INT_TEXT));
 }
 
 struct gt_doc *gt_pg_doc_copy(const struct gt_doc *d)
@@ -335,9 +335,9 @@ static void put_own(struct gt_doc_input *in, struct gt_doc *map, const char *key
 
 static void put_int(struct gt_doc_input *in, struct gt_doc *map, const char *key, int64_t v)
 {
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%" PRId64, v);
-	gt_doc_put(map, key, gt_doc_shared_scalar_in(in, buf, false));
+	char buf[GT_INT_TEXT + 1];
+	buf[GT_INT_TEXT] = '\0';
+	gt_doc_put(map, key, gt_doc_shared_scalar_in(in, gt_int_text(v, buf + GT_INT_TEXT), false));
 }
 
 static void put_duration(struct gt_doc_input *in, struct gt_doc *map, const char *key,

@@ -1,8 +1,10 @@
 /*
  * test_num.c - util/num and util/strtab's name lookup: the one integer
- * parser, the one number parser and the one enum-name lookup Gantry has
- * (and a label selector's Gt, which reads label values with that parser)
+ * parser, the one number parser, the one integer writer and the one
+ * enum-name lookup Gantry has (and a label selector's Gt, which reads label
+ * values with that parser)
  */
+#include <inttypes.h>
 #include <stddef.h>
 
 #include "core/cluster.h"
@@ -78,7 +80,23 @@ TEST(selector_gt_reads_label_values_strictly)
 	gt_strtab_release(&names);
 }
 
+TEST(integers_written_as_printf_writes_them)
+{
+	static const int64_t values[] = { 0, 1, -1, 9, 10, -10, 99, 100, 123456789, -987654321,
+					  INT64_MAX, INT64_MIN, INT64_MIN + 1, 1000000000000LL };
+	for (size_t i = 0; i < sizeof(values) / sizeof(*values); i++) {
+		char want[32], buf[GT_INT_TEXT + 1];
+		snprintf(want, sizeof(want), "%" PRId64, values[i]);
+		buf[GT_INT_TEXT] = '\0';
+		ASSERT_STR(want, gt_int_text(values[i], buf + GT_INT_TEXT));
+	}
+	char buf[GT_INT_TEXT + 1];
+	buf[GT_INT_TEXT] = '\0';
+	ASSERT_STR("18446744073709551615", gt_decimal(UINT64_MAX, buf + GT_INT_TEXT));
+}
+
 const struct gt_test gt_tests[] = {
+	T(integers_written_as_printf_writes_them),
 	T(integers_whole_string_only),
 	T(numbers_in_decimal_notation_only),
 	T(enum_names),
