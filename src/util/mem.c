@@ -53,20 +53,19 @@ void gt_mem_advise_huge(void *p, size_t n)
  * 2 MiB) before they are touched:
  * - a block large enough to hold two huge pages (a file's text, a cluster's
  *   pods, a cycle's books, an arena's large blocks): its whole pages;
- * - glibc's heap, where the small blocks are: it grows by at least HEAP_PAD
- *   at a time (M_TOP_PAD), and the first allocation through here after it
- *   grew advises what it grew by, nearly all of it still untouched. glibc
- *   would do the same with the glibc.malloc.hugetlb=1 tunable, which only
- *   the environment can set.
+ * - glibc's heap, where the small blocks are: after gt_mem_keep_freed() it
+ *   grows by at least HEAP_PAD at a time (M_TOP_PAD), and the first
+ *   allocation through here after it grew advises what it grew by, nearly
+ *   all of it still untouched. glibc would do the same with the
+ *   glibc.malloc.hugetlb=1 tunable, which only the environment can set.
+ *   Other processes (the tests, the benchmarks' children, the small
+ *   commands) keep glibc's defaults: the pad would also freeze glibc's
+ *   mmap threshold, and a small process's blocks of 128 KiB and more would
+ *   then be mapped and faulted in afresh each time.
  * Advice only: without transparent huge pages, under a sanitizer's allocator
  * (no heap) or with another C library, the memory is the same.
  */
 #define HEAP_PAD (32 << 20)
-
-__attribute__((constructor)) static void heap_pad(void)
-{
-	(void)mallopt(M_TOP_PAD, HEAP_PAD);
-}
 
 /* The end of the heap when last looked at (any thread may look: the one that sees it move advises). */
 static _Atomic uintptr_t heap_end;
@@ -155,4 +154,5 @@ void gt_mem_keep_freed(void)
 	 */
 	(void)mallopt(M_MMAP_MAX, 0);
 	(void)mallopt(M_TRIM_THRESHOLD, KEEP_TRIM_THRESHOLD);
+	(void)mallopt(M_TOP_PAD, HEAP_PAD);	/* growth in steps whole huge pages fit in (above) */
 }

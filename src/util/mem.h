@@ -29,9 +29,9 @@ _Noreturn void gt_out_of_memory(size_t n);
 
 /*
  * gt_xmalloc, gt_xcalloc and gt_xrealloc advise a block of two huge pages or
- * more, and what the C library's heap grew by, to be backed by huge pages
- * (gt_mem_advise_huge), so that it faults in a huge page at a time (mem.c
- * says why).
+ * more, and what the C library's heap grew by (in steps of 32 MiB after
+ * gt_mem_keep_freed()), to be backed by huge pages (gt_mem_advise_huge),
+ * so that it faults in a huge page at a time (mem.c says why).
  */
 void *gt_xmalloc(size_t n);
 void *gt_xcalloc(size_t n, size_t size);
@@ -55,8 +55,9 @@ char *gt_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1
  * instead of going back to the kernel. glibc would otherwise hand the top of
  * its heap, and every block over its mmap threshold, back when freed, and
  * the next cycle or phase would fault it in again: a fifth of a long
- * replay's time was the kernel's. Call once, at start, before any thread.
- * The process's memory stays at its peak.
+ * replay's time was the kernel's. The heap also grows in steps of 32 MiB,
+ * advised huge pages (above). Call once, at start, before any thread. The
+ * process's memory stays at its peak.
  */
 void gt_mem_keep_freed(void);
 
