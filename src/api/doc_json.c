@@ -346,22 +346,30 @@ static unsigned structural_byte(uint64_t w)
 }
 
 /*
+ * The first structural byte at or after @p, or @end: a word at a time, the
+ * text's last few bytes in a word padded with zeros (none of them is one).
+ */
+static inline const char *next_structural(const char *p, const char *end)
+{
+	for (; end - p >= 8; p += 8) {
+		unsigned at = structural_byte(gt_swar_load(p));
+		if (at < 8)
+			return p + at;
+	}
+	uint64_t w = 0;
+	memcpy(&w, p, (size_t)(end - p));
+	unsigned at = structural_byte(w);
+	return at < (unsigned)(end - p) ? p + at : end;
+}
+
+/*
  * Where the container at @p ('{' or '[') ends, past its closing bracket, or
  * NULL when the text ends first: what flatten() finds, without copying.
  */
 static const char *container_end(const char *p, const char *end)
 {
 	size_t open = 0;
-	while (p < end) {
-		unsigned at;
-		while (end - p >= 8 && (at = structural_byte(gt_swar_load(p))) == 8)
-			p += 8;
-		if (end - p >= 8)
-			p += at;
-		while (p < end && *p != '"' && (*p | 0x20) != '{' && (*p | 0x20) != '}')
-			p++;
-		if (p == end)
-			break;
+	for (p = next_structural(p, end); p < end; p = next_structural(p + 1, end)) {
 		if (*p == '"') {
 			p = string_end(p, end);
 			if (!p)
@@ -371,7 +379,6 @@ static const char *container_end(const char *p, const char *end)
 		} else if (!--open) {
 			return p + 1;
 		}
-		p++;
 	}
 	return NULL;
 }
