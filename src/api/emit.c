@@ -68,11 +68,6 @@ static void put_spaces(struct gt_emitter *w, size_t n)
 	}
 }
 
-/*
- * A string as jansson's dump writes it: '"', '\\' and control characters
- * escaped (the common ones by letter, the others as \u00XX in capitals),
- * everything else, UTF-8 included, as it is.
- */
 /* How many bytes from @s (of @len) need no escape: eight at a time, most strings have none. */
 static size_t plain_run(const char *s, size_t len)
 {
@@ -88,6 +83,11 @@ static size_t plain_run(const char *s, size_t len)
 	return i;
 }
 
+/*
+ * A string as jansson's dump writes it: '"', '\\' and control characters
+ * escaped (the common ones by letter, the others as \u00XX in capitals),
+ * everything else, UTF-8 included, as it is.
+ */
 static void put_string(struct gt_emitter *w, const char *s, size_t len)
 {
 	put(w, "\"", 1);

@@ -14,9 +14,9 @@ static struct gt_doc *from_json(const json_t *v)
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: {
 		struct gt_doc *d = gt_doc_new(GT_DOC_MAP);
-		size_t n = json_object_size(v) ? json_object_size(v) : 1;	/* exactly its members (not grown) */
-		d->keys = gt_xmalloc(n * sizeof(*d->keys));
-		d->items = gt_xmalloc(n * sizeof(*d->items));
+		size_t n = json_object_size(v);	/* exactly its members (not grown) */
+		d->keys = gt_xmalloc((n ? n : 1) * sizeof(*d->keys));
+		d->items = gt_xmalloc((n ? n : 1) * sizeof(*d->items));
 		const char *k;
 		json_t *val;
 		json_object_foreach((json_t *)v, k, val) {

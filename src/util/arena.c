@@ -7,7 +7,7 @@
 
 /*
  * Blocks grow with the request and double from BLOCK_MIN to BLOCK_MAX. A
- * block of HUGE_PAGE or more is allocated aligned to HUGE_PAGE and advised
+ * block of GT_HUGE_PAGE or more is allocated aligned to GT_HUGE_PAGE and advised
  * to be backed by huge pages (transparent huge pages in "madvise" mode, the
  * usual default): one fault per 2 MiB instead of one per 4 KiB. The advice
  * may be refused; the block is the same memory either way.
@@ -16,7 +16,6 @@
  * each touched 64 KiB blocks of their own, one page fault apiece in the timed part of a small run */
 #define BLOCK_MIN ((size_t)4 * 1024)
 #define BLOCK_MAX ((size_t)8 * 1024 * 1024)
-#define HUGE_PAGE GT_HUGE_PAGE
 
 struct gt_arena_block {
 	struct gt_arena_block *next;
@@ -40,15 +39,15 @@ void gt_arena_release(struct gt_arena *a)
 }
 
 /*
- * @bytes (a multiple of HUGE_PAGE) at an address aligned to HUGE_PAGE, taken
+ * @bytes (a multiple of GT_HUGE_PAGE) at an address aligned to GT_HUGE_PAGE, taken
  * from gt_xmalloc (so every allocation fails in turn under `make torture`,
  * and the whole pages inside are advised huge) with a page to spare: the
  * spare is address space, never touched.
  */
 static struct gt_arena_block *huge_block(size_t bytes)
 {
-	unsigned char *base = gt_xmalloc(bytes + HUGE_PAGE);
-	uintptr_t at = ((uintptr_t)base + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	unsigned char *base = gt_xmalloc(bytes + GT_HUGE_PAGE);
+	uintptr_t at = ((uintptr_t)base + GT_HUGE_PAGE - 1) & ~(uintptr_t)(GT_HUGE_PAGE - 1);
 	struct gt_arena_block *b = (struct gt_arena_block *)(base + (at - (uintptr_t)base));
 	b->base = base;
 	return b;
@@ -61,8 +60,8 @@ static struct gt_arena_block *new_block(struct gt_arena *a, size_t n)
 	a->next_block = grow < BLOCK_MAX ? grow * 2 : BLOCK_MAX;
 	size_t bytes = sizeof(struct gt_arena_block) + size;
 	struct gt_arena_block *b;
-	if (bytes >= HUGE_PAGE && bytes <= SIZE_MAX / 2) {
-		bytes = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);	/* the rest of the last page is the block's */
+	if (bytes >= GT_HUGE_PAGE && bytes <= SIZE_MAX / 2) {
+		bytes = (bytes + GT_HUGE_PAGE - 1) & ~(GT_HUGE_PAGE - 1);	/* the rest of the last page is the block's */
 		size = bytes - sizeof(struct gt_arena_block);
 		b = huge_block(bytes);
 	} else {
@@ -101,12 +100,7 @@ void *gt_arena_alloc_slow(struct gt_arena *a, size_t n)
 		a->held += a->cur->size - a->used;	/* the tail of a block is given up */
 		fill(a, next, 0);
 	}
-	void *p = a->cur->data + a->used;
-	a->used += n;
-	a->held += n;
-	if (a->held > a->peak)
-		a->peak = a->held;
-	return p;
+	return gt_arena_alloc(a, n);	/* the block being filled has room now */
 }
 
 void gt_arena_pop(struct gt_arena *a, struct gt_arena_mark m)

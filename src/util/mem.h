@@ -37,6 +37,10 @@ void *gt_xmalloc(size_t n);
 void *gt_xcalloc(size_t n, size_t size);
 void *gt_xrealloc(void *p, size_t n);
 char *gt_xstrdup(const char *s);
+char *gt_xstrndup(const char *s, size_t n);
+/* printf into a string of its own (the caller frees it), as long as it needs. */
+char *gt_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
 /*
  * Advise the whole huge pages inside [@p, @p + @n) to be backed by huge
  * pages (transparent huge pages in "madvise" mode, Debian's default): one
@@ -44,9 +48,6 @@ char *gt_xstrdup(const char *s);
  * the memory is the same.
  */
 void gt_mem_advise_huge(void *p, size_t n);
-char *gt_xstrndup(const char *s, size_t n);
-/* printf into a string of its own (the caller frees it), as long as it needs. */
-char *gt_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /*
  * For a process that runs cycle after cycle (the scheduler, a replay), or
