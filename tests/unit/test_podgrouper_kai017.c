@@ -5,6 +5,7 @@
  * wrappers, the update of an existing PodGroup, and the Karta fallback (with
  * the jq its definitions are written in)
  */
+#include "api/doc_int.h"
 #include "podgrouper/internal.h"
 #include "podgrouper/jq.h"
 #include "test_podgrouper.h"
@@ -407,6 +408,40 @@ TEST(group_all_updates_a_shared_podgroup_as_kai_does)
 	gt_pg_batch_release(&b);
 	gt_doc_list_release(&docs);
 	gt_pg_config_release(&cfg);
+}
+
+TEST(group_all_makes_a_podgroup_once_for_pods_that_compute_the_same)
+{
+	/*
+	 * 200 pods of one Job compute the same PodGroup: the first makes it (in
+	 * the batch's memory), the second compares what it computes with what
+	 * the first computed (computed again: a fingerprint is kept from a
+	 * PodGroup's second pod on), the rest with the last. None updates it:
+	 * an update makes a new PodGroup on the heap.
+	 */
+	size_t cap = 201 * 256, len = 0;
+	char *yaml = gt_xmalloc(cap);
+	len += (size_t)snprintf(yaml, cap, "{apiVersion: batch/v1, kind: Job, metadata: {name: j, namespace: ns, "
+				"uid: u1}}\n");
+	for (int i = 0; i < 200; i++)
+		len += (size_t)snprintf(yaml + len, cap - len, "---\n{apiVersion: v1, kind: Pod, metadata: {name: "
+					"p%d, namespace: ns, ownerReferences: [{apiVersion: batch/v1, kind: Job, "
+					"name: j, uid: u1}]}, spec: {schedulerName: kai-scheduler}}\n", i);
+	struct gt_doc_list docs = { 0 };
+	struct gt_pg_batch b = { 0 };
+	struct gt_err err = { 0 };
+	struct gt_pg_config cfg;
+	gt_pg_config_init(&cfg);
+	ASSERT_EQ(0, gt_doc_parse_string(yaml, len, "many", &docs, &err));
+	ASSERT_EQ(0, gt_pg_group_all(&cfg, docs.docs, docs.n, &b, &err));
+	ASSERT_EQ(200, b.n_pods);
+	ASSERT_EQ(1, b.n_podgroups);
+	ASSERT_STR("pg-j-u1", b.pods[199].podgroup);
+	ASSERT_TRUE(b.memory.n_inputs > 0 && b.podgroups[0]->input == b.memory.inputs[0]);
+	gt_pg_batch_release(&b);
+	gt_doc_list_release(&docs);
+	gt_pg_config_release(&cfg);
+	free(yaml);
 }
 
 /* A PodGroup like the default rule makes, with a sub-group and a label. */
@@ -946,6 +981,7 @@ const struct gt_test gt_tests[] = {
 	T(update_keeps_what_people_and_other_controllers_set),
 	T(update_takes_the_workloads_topology_and_delays),
 	T(group_all_updates_a_shared_podgroup_as_kai_does),
+	T(group_all_makes_a_podgroup_once_for_pods_that_compute_the_same),
 	T(fingerprints_tell_podgroups_apart_by_every_field_the_document_has),
 	T(jq_subset_evaluates_as_jq_does),
 	T(karta_pod_group_with_a_subgroup_per_component),
