@@ -6,8 +6,66 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/mem.h"
+#include "util/pool.h"
+
+/*
+ * A regular file this large is read in parts, one per processor, all at
+ * once. The kernel clears every fresh page a read copies into, and on a
+ * machine of this project's kind (a paravirtualised guest) clearing memory
+ * the host has taken back costs more than the copy: one thread read a
+ * 71 MB List in 0.15 s, nearly all of it clearing; two clear about 1.5
+ * times as fast. Parts of at least half of this.
+ */
+#define PARALLEL_READ_BYTES ((size_t)16 << 20)
+
+struct part {
+	int fd;
+	char *to;
+	off_t from;
+	size_t len, got;
+};
+
+static void read_part(void *arg, size_t i)
+{
+	struct part *p = (struct part *)arg + i;
+	while (p->got < p->len) {
+		ssize_t r = pread(p->fd, p->to + p->got, p->len - p->got, p->from + (off_t)p->got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;	/* short: the caller reads the file in one piece, and says why if it fails */
+		p->got += (size_t)r;
+	}
+}
+
+/*
+ * The first @size bytes of @f (a regular file, at offset @at) into @buf, in
+ * parts at once; @f is left past them. false when a part came short (the
+ * file shrank, or a read failed): nothing was taken from @f.
+ */
+static bool read_in_parts(FILE *f, off_t at, char *buf, size_t size)
+{
+	size_t n = gt_pool_cpus(4);
+	while (n > 1 && size / n < PARALLEL_READ_BYTES / 2)
+		n--;
+	if (n < 2)
+		return false;
+	struct part parts[4];
+	for (size_t k = 0; k < n; k++) {
+		size_t from = size / n * k, to = k == n - 1 ? size : size / n * (k + 1);
+		parts[k] = (struct part){ .fd = fileno(f), .to = buf + from, .from = at + (off_t)from, .len = to - from };
+	}
+	struct gt_pool *pool = gt_pool_new((int)n, "file read");
+	gt_pool_for(pool, n, read_part, parts);
+	gt_pool_free(pool, NULL);
+	for (size_t k = 0; k < n; k++)
+		if (parts[k].got < parts[k].len)
+			return false;
+	return fseeko(f, at + (off_t)size, SEEK_SET) == 0;
+}
 
 int gt_file_slurp(FILE *f, char **out, size_t *len)
 {
@@ -15,8 +73,15 @@ int gt_file_slurp(FILE *f, char **out, size_t *len)
 	size_t n = 0, cap = 0;
 	/* a regular file says its size: one buffer and one read, not a buffer regrown and copied */
 	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		GT_GROW(buf, (size_t)st.st_size + 2, cap);
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		/* room for the loop below to find the end in, but not a power of two: a fresh heap's memory */
+		cap = (size_t)st.st_size + 65536 + 1;
+		buf = gt_xmalloc(cap);
+		off_t at = ftello(f);
+		if (at >= 0 && at < st.st_size && (size_t)(st.st_size - at) >= PARALLEL_READ_BYTES &&
+		    read_in_parts(f, at, buf, (size_t)(st.st_size - at)))
+			n = (size_t)(st.st_size - at);	/* then on, for what the file grew by since */
+	}
 	for (;;) {
 		GT_GROW(buf, n + 65536 + 1, cap);
 		size_t room = cap - n - 1;
