@@ -3,6 +3,8 @@
 #include "util/mem.h"
 
 #include <malloc.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdatomic.h>
@@ -70,13 +72,84 @@ void gt_mem_advise_huge(void *p, size_t n)
 /* The end of the heap when last looked at (any thread may look: the one that sees it move advises). */
 static _Atomic uintptr_t heap_end;
 
+/*
+ * Faulting in ahead. Clearing a fresh page is most of what it costs here,
+ * and the kernel clears pages on two processors about 1.5 times as fast as
+ * on one. After gt_mem_keep_freed, a thread of its own asks the kernel to
+ * fault in each step the heap grows by (MADV_POPULATE_WRITE, a huge page at
+ * a time, lowest first: where the heap's users go next) while the thread
+ * that grew it goes on; a simulation's podgrouper and decoder, one thread,
+ * take about 110 MB of fresh heap at 50,000 pods. Populating changes no
+ * byte (a page there already is left as it is; one the other thread is
+ * faulting in is faulted in once), so it takes no lock against the heap's
+ * users. It costs the part of the last step nothing used (at most HEAP_PAD).
+ * Advice: without the thread, or before Linux 5.14, each page is faulted in
+ * where it is first touched, as before.
+ */
+#ifdef MADV_POPULATE_WRITE
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	uintptr_t from, to;	/* grown and not populated yet; from == to: nothing */
+	bool on, started, failed;
+} ahead = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+
+static void *populate_ahead(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&ahead.lock);
+	for (;;) {
+		while (ahead.from == ahead.to)
+			pthread_cond_wait(&ahead.wake, &ahead.lock);
+		uintptr_t from = ahead.from, to = ahead.to - from > GT_HUGE_PAGE ? from + GT_HUGE_PAGE : ahead.to;
+		ahead.from = to;
+		pthread_mutex_unlock(&ahead.lock);
+		(void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+		pthread_mutex_lock(&ahead.lock);
+	}
+	return NULL;
+}
+
+static void populate_later(uintptr_t from, uintptr_t to)
+{
+	pthread_mutex_lock(&ahead.lock);
+	if (ahead.on && !ahead.started && !ahead.failed) {
+		/* not gt_thread_start: without this thread the process loses time, nothing else */
+		pthread_attr_t attr;
+		pthread_t t;
+		ahead.failed = pthread_attr_init(&attr) != 0;
+		if (!ahead.failed) {
+			ahead.failed = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) ||
+				       pthread_create(&t, &attr, populate_ahead, NULL);
+			pthread_attr_destroy(&attr);
+		}
+		ahead.started = !ahead.failed;
+	}
+	if (ahead.started) {
+		if (ahead.from == ahead.to)	/* else the steps before are still being done: this one follows */
+			ahead.from = from;
+		ahead.to = to;
+		pthread_cond_signal(&ahead.wake);
+	}
+	pthread_mutex_unlock(&ahead.lock);
+}
+#else
+static void populate_later(uintptr_t from, uintptr_t to)
+{
+	(void)from;
+	(void)to;
+}
+#endif
+
 static void advise_heap_growth(void)
 {
 	uintptr_t end = (uintptr_t)sbrk(0), was = atomic_load_explicit(&heap_end, memory_order_relaxed);
 	if (end == was || !atomic_compare_exchange_strong(&heap_end, &was, end))
 		return;
-	if (was && end > was)	/* the first look only notes where the heap ends */
+	if (was && end > was) {	/* the first look only notes where the heap ends */
 		gt_mem_advise_huge((void *)was, end - was);
+		populate_later(was, end);
+	}
 }
 
 static void *fresh(void *p, size_t n)
@@ -155,4 +228,7 @@ void gt_mem_keep_freed(void)
 	(void)mallopt(M_MMAP_MAX, 0);
 	(void)mallopt(M_TRIM_THRESHOLD, KEEP_TRIM_THRESHOLD);
 	(void)mallopt(M_TOP_PAD, HEAP_PAD);	/* growth in steps whole huge pages fit in (above) */
+#ifdef MADV_POPULATE_WRITE
+	ahead.on = true;
+#endif
 }

@@ -57,8 +57,9 @@ void gt_mem_advise_huge(void *p, size_t n);
  * its heap, and every block over its mmap threshold, back when freed, and
  * the next cycle or phase would fault it in again: a fifth of a long
  * replay's time was the kernel's. The heap also grows in steps of 32 MiB,
- * advised huge pages (above). Call once, at start, before any thread. The
- * process's memory stays at its peak.
+ * advised huge pages (above), and a thread of its own faults each step in
+ * ahead of its users (mem.c says why). Call once, at start, before any
+ * thread. The process's memory stays at its peak.
  */
 void gt_mem_keep_freed(void);
 

@@ -9,11 +9,13 @@
  *
  * And what gt_xmalloc advises: the kernel notes MADV_HUGEPAGE on the
  * mapping ("hg" among its VmFlags in /proc/self/smaps), whether or not it
- * has a huge page to give.
+ * has a huge page to give; and after gt_mem_keep_freed, what the heap grows
+ * by becomes resident without being touched (faulted in ahead).
  */
 #define _DEFAULT_SOURCE	/* sbrk */
 #include <malloc.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -105,9 +107,50 @@ TEST(what_the_heap_grows_by_is_advised_huge_pages)
 #endif
 }
 
+/* The process's resident memory in bytes (statm's second field). */
+static size_t resident(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long size = 0, pages = 0;
+	if (f && fscanf(f, "%lu %lu", &size, &pages) != 2)
+		pages = 0;
+	if (f)
+		fclose(f);
+	return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+TEST(what_the_heap_grows_by_is_faulted_in_ahead)
+{
+#ifndef GT_ASAN	/* a sanitizer's allocator has no heap: nothing grows */
+	enum { BLOCK = 48 << 20 };
+	gt_mem_keep_freed();
+	/* can this kernel populate at all (Linux 5.14)? The thread asks the same of it */
+	char *probe = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(probe != MAP_FAILED);
+	bool can = madvise(probe, 4096, MADV_POPULATE_WRITE) == 0;
+	munmap(probe, 4096);
+	/* larger than all the heap has free (the tests before freed some): the heap must grow */
+	size_t before = resident(), n = mallinfo2().fordblks + BLOCK;
+	uintptr_t end = (uintptr_t)sbrk(0);
+	char *p = gt_xmalloc(n);	/* not touched here */
+	size_t grown = (uintptr_t)sbrk(0) - end, after = before;
+	ASSERT_TRUE(grown >= BLOCK);
+	for (int i = 0; i < 200 && after < before + grown / 2; i++) {
+		usleep(10000);
+		after = resident();
+	}
+	if (can)
+		ASSERT_TRUE(after >= before + grown / 2);
+	else	/* advice the kernel cannot take: the memory is as it was */
+		ASSERT_TRUE(after < before + grown / 2);
+	free(p);
+#endif
+}
+
 const struct gt_test gt_tests[] = {
 	T(freed_blocks_stay_with_the_process),
 	T(large_blocks_are_advised_huge_pages_before_they_are_touched),
 	T(what_the_heap_grows_by_is_advised_huge_pages),
+	T(what_the_heap_grows_by_is_faulted_in_ahead),
 	{ 0 }
 };
