@@ -82,7 +82,8 @@ static _Atomic uintptr_t heap_end;
  * take about 110 MB of fresh heap at 50,000 pods. Populating changes no
  * byte (a page there already is left as it is; one the other thread is
  * faulting in is faulted in once), so it takes no lock against the heap's
- * users. It costs the part of the last step nothing used (at most HEAP_PAD).
+ * users. It costs the part of the last step nothing used (at most HEAP_PAD),
+ * so a heap is faulted in ahead only once it has grown past two steps.
  * Advice: without the thread, or before Linux 5.14, each page is faulted in
  * where it is first touched, as before.
  */
@@ -141,14 +142,23 @@ static void populate_later(uintptr_t from, uintptr_t to)
 }
 #endif
 
+/* Where the heap ended at the first look (the heap before it is glibc's start-up). */
+static _Atomic uintptr_t heap_start;
+
 static void advise_heap_growth(void)
 {
 	uintptr_t end = (uintptr_t)sbrk(0), was = atomic_load_explicit(&heap_end, memory_order_relaxed);
 	if (end == was || !atomic_compare_exchange_strong(&heap_end, &was, end))
 		return;
-	if (was && end > was) {	/* the first look only notes where the heap ends */
+	if (!was) {	/* the first look only notes where the heap ends */
+		atomic_store(&heap_start, end);
+		return;
+	}
+	if (end > was) {
 		gt_mem_advise_huge((void *)was, end - was);
-		populate_later(was, end);
+		/* a small simulation (one of KAI's benchmarks) would pay for a pad it never uses */
+		if (end - atomic_load(&heap_start) >= 2 * HEAP_PAD)
+			populate_later(was, end);
 	}
 }
 
