@@ -74,7 +74,8 @@ int gt_file_slurp(FILE *f, char **out, size_t *len)
 	/* a regular file says its size: one buffer and one read, not a buffer regrown and copied */
 	struct stat st;
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		/* room for the loop below to find the end in, but not a power of two: a fresh heap's memory */
+		/* its size and room for the loop below to meet the end in, not the next power of two:
+		 * the heap would grow by the unused tail too, and it is faulted in ahead (util/mem.h) */
 		cap = (size_t)st.st_size + 65536 + 1;
 		buf = gt_xmalloc(cap);
 		off_t at = ftello(f);
