@@ -4,6 +4,7 @@
 
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,15 +116,24 @@ static void populate_later(uintptr_t from, uintptr_t to)
 {
 	pthread_mutex_lock(&ahead.lock);
 	if (ahead.on && !ahead.started && !ahead.failed) {
-		/* not gt_thread_start: without this thread the process loses time, nothing else */
+		/*
+		 * Not gt_thread_start: without this thread the process loses time,
+		 * nothing else. It is started with every signal blocked, whichever
+		 * thread grew the heap: a SIGTERM is for the signal thread
+		 * (util/stop.h), never for this one.
+		 */
 		pthread_attr_t attr;
 		pthread_t t;
+		sigset_t all, was;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &was);
 		ahead.failed = pthread_attr_init(&attr) != 0;
 		if (!ahead.failed) {
 			ahead.failed = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) ||
 				       pthread_create(&t, &attr, populate_ahead, NULL);
 			pthread_attr_destroy(&attr);
 		}
+		pthread_sigmask(SIG_SETMASK, &was, NULL);
 		ahead.started = !ahead.failed;
 	}
 	if (ahead.started) {
