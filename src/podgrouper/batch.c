@@ -149,7 +149,44 @@ static void keep_print(struct batch *b, struct new_pg *n)
 	n->last_len = b->print.len;
 }
 
-static int group_pod(struct batch *b, struct gt_doc *pod, struct gt_podgroup *pg, bool say);
+/*
+ * The PodGroup @pod makes (0), or why it makes none (1): said when @say,
+ * as the pod's warning.
+ */
+static int group_pod(struct batch *b, struct gt_doc *pod, struct gt_podgroup *pg, bool say)
+{
+	const struct gt_doc *chain[MAX_OWNER_DEPTH];
+	size_t n;
+	const struct gt_doc *missing;
+	if (!owner_chain(b, pod, chain, &n, &missing)) {
+		if (!say)
+			return 1;
+		/* an owner is not in the input: the pod stays as it is, as in a cluster, but not in silence */
+		char msg[600];
+		const char *uid = gt_doc_str(missing, "uid");
+		snprintf(msg, sizeof(msg), "its owner %.60s '%.253s'%s%.60s%s is not among the objects (missing, or "
+			 "with another uid): the podgrouper makes it no PodGroup, so it is not scheduled",
+			 gt_doc_str(missing, "kind") ? gt_doc_str(missing, "kind") : "object",
+			 gt_doc_str(missing, "name") ? gt_doc_str(missing, "name") : "", uid ? " (uid " : "",
+			 uid ? uid : "", uid ? ")" : "");
+		warn(b, pod, msg);
+		return 1;
+	}
+	struct gt_pg_request req = {
+		.pod = pod, .owners = chain, .n_owners = n,
+		.related = (const struct gt_doc *const *)b->objs, .n_related = b->n_objs,
+		.index = &b->index,
+	};
+	if (gt_pg_skip_reason(&req, NULL) != GT_PG_GROUP)
+		return 1;	/* kai.scheduler/skip-podgrouper on the pod or an owner */
+	struct gt_err err = { 0 };
+	if (gt_pg_group_pod(b->cfg, &req, pg, &err)) {
+		if (say)
+			warn(b, pod, err.msg);
+		return 1;
+	}
+	return 0;
+}
 
 /*
  * Make @pg (released here), computed for @pod, the PodGroup to create, unless
@@ -192,45 +229,6 @@ static void keep_podgroup(struct batch *b, struct gt_podgroup *pg, struct gt_doc
 		keep_print(b, n);
 	}
 	gt_podgroup_release(pg);
-}
-
-/*
- * The PodGroup @pod makes (0), or why it makes none (1): said when @say,
- * as the pod's warning.
- */
-static int group_pod(struct batch *b, struct gt_doc *pod, struct gt_podgroup *pg, bool say)
-{
-	const struct gt_doc *chain[MAX_OWNER_DEPTH];
-	size_t n;
-	const struct gt_doc *missing;
-	if (!owner_chain(b, pod, chain, &n, &missing)) {
-		if (!say)
-			return 1;
-		/* an owner is not in the input: the pod stays as it is, as in a cluster, but not in silence */
-		char msg[600];
-		const char *uid = gt_doc_str(missing, "uid");
-		snprintf(msg, sizeof(msg), "its owner %.60s '%.253s'%s%.60s%s is not among the objects (missing, or "
-			 "with another uid): the podgrouper makes it no PodGroup, so it is not scheduled",
-			 gt_doc_str(missing, "kind") ? gt_doc_str(missing, "kind") : "object",
-			 gt_doc_str(missing, "name") ? gt_doc_str(missing, "name") : "", uid ? " (uid " : "",
-			 uid ? uid : "", uid ? ")" : "");
-		warn(b, pod, msg);
-		return 1;
-	}
-	struct gt_pg_request req = {
-		.pod = pod, .owners = chain, .n_owners = n,
-		.related = (const struct gt_doc *const *)b->objs, .n_related = b->n_objs,
-		.index = &b->index,
-	};
-	if (gt_pg_skip_reason(&req, NULL) != GT_PG_GROUP)
-		return 1;	/* kai.scheduler/skip-podgrouper on the pod or an owner */
-	struct gt_err err = { 0 };
-	if (gt_pg_group_pod(b->cfg, &req, pg, &err)) {
-		if (say)
-			warn(b, pod, err.msg);
-		return 1;
-	}
-	return 0;
 }
 
 static void group_one(struct batch *b, struct gt_doc *pod)

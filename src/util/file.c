@@ -20,6 +20,10 @@
  * times as fast. Parts of at least half of this.
  */
 #define PARALLEL_READ_BYTES ((size_t)16 << 20)
+#define MAX_PARTS 4
+
+/* What a read asks for beyond what is known to be there: meeting the end takes a read that comes short. */
+#define READ_ROOM ((size_t)65536)
 
 struct part {
 	int fd;
@@ -48,12 +52,12 @@ static void read_part(void *arg, size_t i)
  */
 static bool read_in_parts(FILE *f, off_t at, char *buf, size_t size)
 {
-	size_t n = gt_pool_cpus(4);
+	size_t n = gt_pool_cpus(MAX_PARTS);
 	while (n > 1 && size / n < PARALLEL_READ_BYTES / 2)
 		n--;
 	if (n < 2)
 		return false;
-	struct part parts[4];
+	struct part parts[MAX_PARTS];
 	for (size_t k = 0; k < n; k++) {
 		size_t from = size / n * k, to = k == n - 1 ? size : size / n * (k + 1);
 		parts[k] = (struct part){ .fd = fileno(f), .to = buf + from, .from = at + (off_t)from, .len = to - from };
@@ -76,7 +80,7 @@ int gt_file_slurp(FILE *f, char **out, size_t *len)
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		/* its size and room for the loop below to meet the end in, not the next power of two:
 		 * the heap would grow by the unused tail too, and it is faulted in ahead (util/mem.h) */
-		cap = (size_t)st.st_size + 65536 + 1;
+		cap = (size_t)st.st_size + READ_ROOM + 1;
 		buf = gt_xmalloc(cap);
 		off_t at = ftello(f);
 		if (at >= 0 && at < st.st_size && (size_t)(st.st_size - at) >= PARALLEL_READ_BYTES &&
@@ -84,7 +88,7 @@ int gt_file_slurp(FILE *f, char **out, size_t *len)
 			n = (size_t)(st.st_size - at);	/* then on, for what the file grew by since */
 	}
 	for (;;) {
-		GT_GROW(buf, n + 65536 + 1, cap);
+		GT_GROW(buf, n + READ_ROOM + 1, cap);
 		size_t room = cap - n - 1;
 		size_t got = fread(buf + n, 1, room, f);
 		n += got;
