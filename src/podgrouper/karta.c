@@ -590,7 +590,7 @@ static int scale_by_definition(struct eval *e, size_t at, size_t root, const cha
 	for (size_t i = 0; i < e->k->n && !rc; i++) {
 		if (e->k->c[i].parent != (int)at)
 			continue;
-		int64_t s;
+		int64_t s = 0;	/* a child that failed says so through rc, not a scale */
 		leaf = false;
 		rc = scale_by_definition(e, i, root, instance, &s);
 		children = capped(children + s);
