@@ -45,6 +45,7 @@ struct batch {
 	struct gt_pg_fingerprint print;	/* the pod at hand's */
 	struct gt_pg_batch *out;
 	struct gt_doc_input *memory;	/* out->memory's: the new PodGroups are made there */
+	struct gt_pg_doc_memo parts;	/* what they share (gt_pg_doc_memo) */
 };
 
 static void add_object(struct batch *b, struct gt_doc *d)
@@ -205,7 +206,7 @@ static void keep_podgroup(struct batch *b, struct gt_podgroup *pg, struct gt_doc
 	uint32_t id = gt_strtab_intern(&b->pg_keys, key);
 	free(key);
 	if (id == b->n_pgs) {
-		struct new_pg n = { gt_podgroup_to_doc_in(pg, b->memory), NULL, 0, pod };
+		struct new_pg n = { gt_podgroup_to_doc_in(pg, b->memory, &b->parts), NULL, 0, pod };
 		GT_PUSH(b->pgs, b->n_pgs, b->cap_pgs, n);
 		gt_podgroup_release(pg);
 		return;
@@ -282,6 +283,7 @@ int gt_pg_group_all(const struct gt_pg_config *cfg, struct gt_doc *const *docs, 
 	gt_pg_index_build(&b.index, (const struct gt_doc *const *)b.objs, b.n_objs);
 	gt_strtab_init(&b.pg_keys);
 	gt_arena_init(&b.prints);
+	gt_pg_doc_memo_init(&b.parts);
 	struct gt_pg_config local, extra;
 	b.cfg = cfg;
 	int rc = local_config(&b, &local, &extra, err);
@@ -297,6 +299,7 @@ int gt_pg_group_all(const struct gt_pg_config *cfg, struct gt_doc *const *docs, 
 	}
 	free(b.pgs);
 	gt_arena_release(&b.prints);
+	gt_pg_doc_memo_release(&b.parts);
 	free(b.print.bytes);
 	gt_strtab_release(&b.pg_keys);
 	gt_pg_index_release(&b.index);

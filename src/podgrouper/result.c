@@ -10,6 +10,7 @@
 #include "util/concat.h"
 #include "util/mem.h"
 #include "util/num.h"
+#include "util/strtab.h"
 #include "util/time.h"
 
 /* *@field = @s (taken over), the old value freed after: @s may have been made from it. */
@@ -350,12 +351,98 @@ static void put_duration(struct gt_doc_input *in, struct gt_doc *map, const char
 	put_str(in, map, key, text);
 }
 
+/* ---------------------------------------------------------------- parts shared by PodGroups */
+
+/*
+ * A text that says what a part of a PodGroup document holds: each string as
+ * its length, ':' and its text ('-' when absent), each number in decimal
+ * and ';'. Two parts have the same text only when they hold the same.
+ */
+static void memo_put(struct gt_pg_doc_memo *m, const char *s, size_t n)
+{
+	GT_GROW(m->text, m->len + n + 1, m->cap);
+	memcpy(m->text + m->len, s, n);
+	m->len += n;
+	m->text[m->len] = '\0';
+}
+
+static void memo_str(struct gt_pg_doc_memo *m, const char *s)
+{
+	char len[GT_INT_TEXT + 2];
+	len[GT_INT_TEXT + 1] = '\0';
+	len[GT_INT_TEXT] = ':';
+	const char *at = s ? gt_int_text((int64_t)strlen(s), len + GT_INT_TEXT) : "-";
+	memo_put(m, at, strlen(at));
+	if (s)
+		memo_put(m, s, strlen(s));
+}
+
+static void memo_int(struct gt_pg_doc_memo *m, int64_t v)
+{
+	char buf[GT_INT_TEXT + 2];
+	buf[GT_INT_TEXT + 1] = '\0';
+	buf[GT_INT_TEXT] = ';';
+	const char *at = gt_int_text(v, buf + GT_INT_TEXT);
+	memo_put(m, at, strlen(at));
+}
+
+void gt_pg_doc_memo_init(struct gt_pg_doc_memo *m)
+{
+	memset(m, 0, sizeof(*m));
+	gt_strtab_init(&m->texts);
+}
+
+void gt_pg_doc_memo_release(struct gt_pg_doc_memo *m)
+{
+	gt_strtab_release(&m->texts);
+	free(m->parts);
+	free(m->text);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The part m->text says, made by an earlier call, or NULL: then made by the caller and kept (memo_keep). */
+static struct gt_doc *memo_find(struct gt_pg_doc_memo *m, uint32_t *id)
+{
+	*id = gt_strtab_intern(&m->texts, m->text);
+	return *id < m->n_parts ? m->parts[*id] : NULL;
+}
+
+static struct gt_doc *memo_keep(struct gt_pg_doc_memo *m, struct gt_doc *part)
+{
+	GT_PUSH(m->parts, m->n_parts, m->cap_parts, part);
+	return part;
+}
+
+/* ---------------------------------------------------------------- the document */
+
 static struct gt_doc *kvs_doc(struct gt_doc_input *in, const struct gt_pg_kvs *m)
 {
 	struct gt_doc *d = new_map(in);
-	for (size_t i = 0; i < m->n; i++)
-		put_str(in, d, m->items[i].key, m->items[i].value);
+	for (size_t i = 0; i < m->n; i++) {
+		/* the top owner's name and uid: its PodGroup's own, never another's */
+		if (!strcmp(m->items[i].key, GT_PG_TOP_OWNER_METADATA))
+			put_own(in, d, m->items[i].key, m->items[i].value);
+		else
+			put_str(in, d, m->items[i].key, m->items[i].value);
+	}
 	return d;
+}
+
+/* @pg's labels, shared through @memo when there is one. */
+static struct gt_doc *labels_doc(struct gt_doc_input *in, const struct gt_podgroup *pg, struct gt_pg_doc_memo *memo)
+{
+	if (!memo)
+		return kvs_doc(in, &pg->labels);
+	memo->len = 0;
+	memo_put(memo, "labels", 6);
+	memo_int(memo, (int64_t)pg->labels.n);
+	for (size_t i = 0; i < pg->labels.n; i++) {
+		memo_str(memo, pg->labels.items[i].key);
+		memo_str(memo, pg->labels.items[i].value);
+	}
+	uint32_t id;
+	struct gt_doc *d = memo_find(memo, &id);
+	return d ? d : memo_keep(memo, kvs_doc(in, &pg->labels));
 }
 
 static bool has_topology(const struct gt_pg_topology *t)
@@ -372,13 +459,14 @@ static struct gt_doc *topology_doc(struct gt_doc_input *in, const struct gt_pg_t
 	return d;
 }
 
-static struct gt_doc *metadata_doc(struct gt_doc_input *in, const struct gt_podgroup *pg)
+static struct gt_doc *metadata_doc(struct gt_doc_input *in, const struct gt_podgroup *pg,
+				   struct gt_pg_doc_memo *memo)
 {
 	struct gt_doc *m = new_map(in);
 	put_own(in, m, "name", pg->name);
 	put_str(in, m, "namespace", pg->namespace);
 	if (pg->labels.n)
-		gt_doc_put(m, "labels", kvs_doc(in, &pg->labels));
+		gt_doc_put(m, "labels", labels_doc(in, pg, memo));
 	if (pg->annotations.n)
 		gt_doc_put(m, "annotations", kvs_doc(in, &pg->annotations));
 	if (pg->owner.kind) {
@@ -413,12 +501,8 @@ static struct gt_doc *subgroups_doc(struct gt_doc_input *in, const struct gt_pod
 	return seq;
 }
 
-struct gt_doc *gt_podgroup_to_doc_in(const struct gt_podgroup *pg, struct gt_doc_input *in)
+static struct gt_doc *spec_doc(struct gt_doc_input *in, const struct gt_podgroup *pg)
 {
-	struct gt_doc *d = new_map(in);
-	put_str(in, d, "apiVersion", "scheduling.run.ai/v2alpha2");
-	put_str(in, d, "kind", "PodGroup");
-	gt_doc_put(d, "metadata", metadata_doc(in, pg));
 	struct gt_doc *spec = new_map(in);
 	if (pg->has_min_subgroup)
 		put_int(in, spec, "minSubGroup", pg->min_subgroup);
@@ -433,11 +517,48 @@ struct gt_doc *gt_podgroup_to_doc_in(const struct gt_podgroup *pg, struct gt_doc
 		gt_doc_put(spec, "topologyConstraint", topology_doc(in, &pg->topology));
 	if (pg->n_subgroups)
 		gt_doc_put(spec, "subGroups", subgroups_doc(in, pg));
-	gt_doc_put(d, "spec", spec);
+	return spec;
+}
+
+/* @pg's spec, shared through @memo when there is one and it has no sub-groups (those are a job's own). */
+static struct gt_doc *shared_spec_doc(struct gt_doc_input *in, const struct gt_podgroup *pg,
+				      struct gt_pg_doc_memo *memo)
+{
+	if (!memo || pg->n_subgroups)
+		return spec_doc(in, pg);
+	memo->len = 0;
+	memo_put(memo, "spec", 4);
+	memo_int(memo, pg->has_min_subgroup);
+	memo_int(memo, pg->has_min_subgroup ? pg->min_subgroup : pg->min_member);
+	memo_str(memo, pg->queue);
+	memo_str(memo, pg->priority_class);
+	memo_str(memo, pg->preemptibility);
+	memo_int(memo, pg->preemption_delay.set);
+	memo_int(memo, pg->preemption_delay.set ? pg->preemption_delay.ns : 0);
+	memo_int(memo, pg->staleness_grace.set);
+	memo_int(memo, pg->staleness_grace.set ? pg->staleness_grace.ns : 0);
+	memo_str(memo, pg->topology.topology);
+	memo_str(memo, pg->topology.required);
+	memo_str(memo, pg->topology.preferred);
+	uint32_t id;
+	struct gt_doc *d = memo_find(memo, &id);
+	return d ? d : memo_keep(memo, spec_doc(in, pg));
+}
+
+struct gt_doc *gt_podgroup_to_doc_in(const struct gt_podgroup *pg, struct gt_doc_input *in,
+				     struct gt_pg_doc_memo *memo)
+{
+	if (!in)
+		memo = NULL;	/* a heap document owns each of its nodes */
+	struct gt_doc *d = new_map(in);
+	put_str(in, d, "apiVersion", "scheduling.run.ai/v2alpha2");
+	put_str(in, d, "kind", "PodGroup");
+	gt_doc_put(d, "metadata", metadata_doc(in, pg, memo));
+	gt_doc_put(d, "spec", shared_spec_doc(in, pg, memo));
 	return d;
 }
 
 struct gt_doc *gt_podgroup_to_doc(const struct gt_podgroup *pg)
 {
-	return gt_podgroup_to_doc_in(pg, NULL);
+	return gt_podgroup_to_doc_in(pg, NULL, NULL);
 }

@@ -456,6 +456,76 @@ static void sample_podgroup(struct gt_podgroup *pg)
 	gt_pg_add_subgroup(pg, "workers", 2, NULL);
 }
 
+TEST(podgroups_made_in_one_input_share_their_repeating_parts)
+{
+	/*
+	 * Bare pods of two queues: the PodGroups of one queue share one spec and
+	 * one labels map; the other queue's are others; each keeps its own name,
+	 * owner and top-owner annotation. A sub-group's spec is its own, and a
+	 * heap document shares nothing (it owns each node).
+	 */
+	size_t cap = 8192, len = 0;
+	char *yaml = gt_xmalloc(cap);
+	for (int i = 0; i < 6; i++)
+		len += (size_t)snprintf(yaml + len, cap - len, "---\n{apiVersion: v1, kind: Pod, metadata: {name: "
+					"p%d, namespace: ns, uid: u%d, labels: {kai.scheduler/queue: q%d}}, spec: "
+					"{schedulerName: kai-scheduler}}\n", i, i, i % 2);
+	struct gt_doc_list docs = { 0 };
+	struct gt_pg_batch b = { 0 };
+	struct gt_err err = { 0 };
+	struct gt_pg_config cfg;
+	gt_pg_config_init(&cfg);
+	ASSERT_EQ(0, gt_doc_parse_string(yaml, len, "bare", &docs, &err));
+	ASSERT_EQ(0, gt_pg_group_all(&cfg, docs.docs, docs.n, &b, &err));
+	ASSERT_EQ(6, b.n_podgroups);
+	for (size_t i = 0; i < 6; i++) {
+		const struct gt_doc *spec = gt_doc_get(b.podgroups[i], "spec");
+		const struct gt_doc *md = gt_doc_get(b.podgroups[i], "metadata");
+		char queue[8], uid[8];
+		snprintf(queue, sizeof(queue), "q%zu", i % 2);
+		snprintf(uid, sizeof(uid), "u%zu", i);
+		ASSERT_STR(queue, gt_doc_str(spec, "queue"));
+		ASSERT_STR(queue, gt_doc_str(gt_doc_get(md, "labels"), "kai.scheduler/queue"));
+		const struct gt_doc *refs = gt_doc_get(md, "ownerReferences");
+		ASSERT_TRUE(refs && refs->kind == GT_DOC_SEQ && refs->n == 1);
+		ASSERT_STR(uid, gt_doc_str(refs->items[0], "uid"));
+		const struct gt_doc *same = gt_doc_get(b.podgroups[i % 2], "spec");
+		const struct gt_doc *other = gt_doc_get(b.podgroups[1 - i % 2], "spec");
+		ASSERT_TRUE(spec == same);
+		ASSERT_TRUE(spec != other);
+		ASSERT_TRUE(gt_doc_get(md, "labels") == gt_doc_path(b.podgroups[i % 2], "metadata.labels"));
+		ASSERT_TRUE(md != gt_doc_get(b.podgroups[(i + 2) % 6], "metadata"));
+		ASSERT_TRUE(gt_doc_get(md, "annotations") !=
+			    gt_doc_path(b.podgroups[(i + 2) % 6], "metadata.annotations"));
+	}
+	gt_pg_batch_release(&b);
+	gt_doc_list_release(&docs);
+	gt_pg_config_release(&cfg);
+	free(yaml);
+
+	/* a sub-group: its own spec, even through the memo; no input: no memo */
+	struct gt_podgroup pg;
+	sample_podgroup(&pg);
+	struct gt_doc_list mem = { 0 };
+	struct gt_doc_input *in = gt_doc_list_input(&mem);
+	struct gt_pg_doc_memo memo;
+	gt_pg_doc_memo_init(&memo);
+	struct gt_doc *a = gt_podgroup_to_doc_in(&pg, in, &memo), *c = gt_podgroup_to_doc_in(&pg, in, &memo);
+	ASSERT_TRUE(gt_doc_get(a, "spec") != gt_doc_get(c, "spec"));
+	ASSERT_TRUE(gt_doc_path(a, "metadata.labels") == gt_doc_path(c, "metadata.labels"));
+	gt_pg_clear_subgroups(&pg);
+	a = gt_podgroup_to_doc_in(&pg, in, &memo);
+	c = gt_podgroup_to_doc_in(&pg, in, &memo);
+	ASSERT_TRUE(gt_doc_get(a, "spec") == gt_doc_get(c, "spec"));
+	struct gt_doc *h1 = gt_podgroup_to_doc_in(&pg, NULL, &memo), *h2 = gt_podgroup_to_doc_in(&pg, NULL, &memo);
+	ASSERT_TRUE(gt_doc_get(h1, "spec") != gt_doc_get(h2, "spec"));
+	gt_doc_free(h1);
+	gt_doc_free(h2);
+	gt_pg_doc_memo_release(&memo);
+	gt_doc_list_release(&mem);
+	gt_podgroup_release(&pg);
+}
+
 static bool same_print(const struct gt_podgroup *a, const struct gt_podgroup *b)
 {
 	struct gt_pg_fingerprint fa = { 0 }, fb = { 0 };
@@ -982,6 +1052,7 @@ const struct gt_test gt_tests[] = {
 	T(update_takes_the_workloads_topology_and_delays),
 	T(group_all_updates_a_shared_podgroup_as_kai_does),
 	T(group_all_makes_a_podgroup_once_for_pods_that_compute_the_same),
+	T(podgroups_made_in_one_input_share_their_repeating_parts),
 	T(fingerprints_tell_podgroups_apart_by_every_field_the_document_has),
 	T(jq_subset_evaluates_as_jq_does),
 	T(karta_pod_group_with_a_subgroup_per_component),
