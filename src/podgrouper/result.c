@@ -400,11 +400,11 @@ void gt_pg_doc_memo_release(struct gt_pg_doc_memo *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* The part m->text says, made by an earlier call, or NULL: then made by the caller and kept (memo_keep). */
-static struct gt_doc *memo_find(struct gt_pg_doc_memo *m, uint32_t *id)
+/* The part m->text says, made by an earlier call, or NULL: then the caller makes it and keeps it (memo_keep). */
+static struct gt_doc *memo_find(struct gt_pg_doc_memo *m)
 {
-	*id = gt_strtab_intern(&m->texts, m->text);
-	return *id < m->n_parts ? m->parts[*id] : NULL;
+	uint32_t id = gt_strtab_intern(&m->texts, m->text);	/* a new text takes the next id */
+	return id < m->n_parts ? m->parts[id] : NULL;
 }
 
 static struct gt_doc *memo_keep(struct gt_pg_doc_memo *m, struct gt_doc *part)
@@ -429,7 +429,8 @@ static struct gt_doc *kvs_doc(struct gt_doc_input *in, const struct gt_pg_kvs *m
 }
 
 /* @pg's labels, shared through @memo when there is one. */
-static struct gt_doc *labels_doc(struct gt_doc_input *in, const struct gt_podgroup *pg, struct gt_pg_doc_memo *memo)
+static struct gt_doc *labels_doc(struct gt_doc_input *in, const struct gt_podgroup *pg,
+				 struct gt_pg_doc_memo *memo)
 {
 	if (!memo)
 		return kvs_doc(in, &pg->labels);
@@ -440,8 +441,7 @@ static struct gt_doc *labels_doc(struct gt_doc_input *in, const struct gt_podgro
 		memo_str(memo, pg->labels.items[i].key);
 		memo_str(memo, pg->labels.items[i].value);
 	}
-	uint32_t id;
-	struct gt_doc *d = memo_find(memo, &id);
+	struct gt_doc *d = memo_find(memo);
 	return d ? d : memo_keep(memo, kvs_doc(in, &pg->labels));
 }
 
@@ -540,8 +540,7 @@ static struct gt_doc *shared_spec_doc(struct gt_doc_input *in, const struct gt_p
 	memo_str(memo, pg->topology.topology);
 	memo_str(memo, pg->topology.required);
 	memo_str(memo, pg->topology.preferred);
-	uint32_t id;
-	struct gt_doc *d = memo_find(memo, &id);
+	struct gt_doc *d = memo_find(memo);
 	return d ? d : memo_keep(memo, spec_doc(in, pg));
 }
 
