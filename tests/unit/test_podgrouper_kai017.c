@@ -410,6 +410,16 @@ TEST(group_all_updates_a_shared_podgroup_as_kai_does)
 	gt_pg_config_release(&cfg);
 }
 
+/* @yaml parsed and grouped (the default configuration, in @cfg): true when both took it. */
+static bool group_text(const char *yaml, size_t len, struct gt_doc_list *docs, struct gt_pg_batch *b,
+		       struct gt_pg_config *cfg)
+{
+	struct gt_err err = { 0 };
+	gt_pg_config_init(cfg);
+	return !gt_doc_parse_string(yaml, len, "batch", docs, &err) &&
+	       !gt_pg_group_all(cfg, docs->docs, docs->n, b, &err);
+}
+
 TEST(group_all_makes_a_podgroup_once_for_pods_that_compute_the_same)
 {
 	/*
@@ -429,11 +439,8 @@ TEST(group_all_makes_a_podgroup_once_for_pods_that_compute_the_same)
 					"name: j, uid: u1}]}, spec: {schedulerName: kai-scheduler}}\n", i);
 	struct gt_doc_list docs = { 0 };
 	struct gt_pg_batch b = { 0 };
-	struct gt_err err = { 0 };
 	struct gt_pg_config cfg;
-	gt_pg_config_init(&cfg);
-	ASSERT_EQ(0, gt_doc_parse_string(yaml, len, "many", &docs, &err));
-	ASSERT_EQ(0, gt_pg_group_all(&cfg, docs.docs, docs.n, &b, &err));
+	ASSERT_TRUE(group_text(yaml, len, &docs, &b, &cfg));
 	ASSERT_EQ(200, b.n_pods);
 	ASSERT_EQ(1, b.n_podgroups);
 	ASSERT_STR("pg-j-u1", b.pods[199].podgroup);
@@ -472,11 +479,8 @@ TEST(podgroups_made_in_one_input_share_their_repeating_parts)
 					"{schedulerName: kai-scheduler}}\n", i, i, i % 2);
 	struct gt_doc_list docs = { 0 };
 	struct gt_pg_batch b = { 0 };
-	struct gt_err err = { 0 };
 	struct gt_pg_config cfg;
-	gt_pg_config_init(&cfg);
-	ASSERT_EQ(0, gt_doc_parse_string(yaml, len, "bare", &docs, &err));
-	ASSERT_EQ(0, gt_pg_group_all(&cfg, docs.docs, docs.n, &b, &err));
+	ASSERT_TRUE(group_text(yaml, len, &docs, &b, &cfg));
 	ASSERT_EQ(6, b.n_podgroups);
 	for (size_t i = 0; i < 6; i++) {
 		const struct gt_doc *spec = gt_doc_get(b.podgroups[i], "spec");
