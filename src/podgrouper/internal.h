@@ -141,7 +141,7 @@ void gt_pg_topology_release(struct gt_pg_topology *t);
 void gt_pg_set_owner(struct gt_pg_owner_ref *o, const struct gt_doc *d);
 void gt_pg_owner_release(struct gt_pg_owner_ref *o);
 /*
- * What of a PodGroup makes its document (gt_podgroup_to_doc), as bytes: two
+ * What of a PodGroup makes its document (gt_podgroup_to_doc), as a text: two
  * PodGroups with the same fingerprint make the same document. The pod's own
  * sub-group, the rule and the warning do not count. Labels and annotations
  * count in their order, so the same ones in another order differ (a caller
@@ -155,6 +155,22 @@ struct gt_pg_fingerprint {
 };
 /* Write @pg's fingerprint into @f (its bytes reused and grown). */
 void gt_pg_podgroup_fingerprint(const struct gt_podgroup *pg, struct gt_pg_fingerprint *f);
+
+/*
+ * The parts of PodGroup documents that repeat from PodGroup to PodGroup (the
+ * spec of a queue's bare pods, a queue's labels), made once: the documents
+ * made in one input through one memo (gt_podgroup_to_doc_in) share them.
+ * Nothing may change such a document in place (gt_pg_podgroup_update copies
+ * first); they go with their input.
+ */
+struct gt_pg_doc_memo {
+	struct gt_strtab texts;		/* what each part holds, printed as fingerprints are: id i is parts[i] */
+	struct gt_doc **parts;
+	size_t n_parts, cap_parts;
+	struct gt_pg_fingerprint text;	/* the part at hand's */
+};
+void gt_pg_doc_memo_init(struct gt_pg_doc_memo *m);
+void gt_pg_doc_memo_release(struct gt_pg_doc_memo *m);
 /* pg-<name>-<uid>, or pg-<name> when there is no uid. */
 void gt_pg_name_uid(char **field, const char *name, const char *uid);
 /* The default PodGroup name for @d: pg-<name of d>-<uid of d>. */

@@ -273,22 +273,8 @@ const char *gt_pg_kvs_get(const struct gt_pg_kvs *m, const char *key);
 /* @pg as a scheduling.run.ai/v2alpha2 PodGroup document (owned by the caller). */
 struct gt_doc *gt_podgroup_to_doc(const struct gt_podgroup *pg);
 
-/*
- * The parts of PodGroup documents that repeat from PodGroup to PodGroup (the
- * spec of a queue's bare pods, a queue's labels), made once: the documents
- * made in one input through one memo share them. Nothing may change such a
- * document in place (gt_pg_podgroup_update copies first); they go with
- * their input.
- */
-struct gt_pg_doc_memo {
-	struct gt_strtab texts;		/* what each part holds (as memo_str writes it): id i is parts[i] */
-	struct gt_doc **parts;
-	size_t n_parts, cap_parts;
-	char *text;			/* the part at hand's */
-	size_t len, cap;
-};
-void gt_pg_doc_memo_init(struct gt_pg_doc_memo *m);
-void gt_pg_doc_memo_release(struct gt_pg_doc_memo *m);
+/* The parts PodGroup documents made in one input share (podgrouper/internal.h). */
+struct gt_pg_doc_memo;
 
 /*
  * The same made in @in (api/doc.h's gt_doc_list_input: it goes with its

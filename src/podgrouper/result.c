@@ -151,29 +151,38 @@ void gt_pg_default_name(char **field, const struct gt_doc *d)
 }
 
 /*
- * The fingerprint: each field in a fixed order, a string as a byte that says
- * whether it is there and its text with its NUL (no text holds a NUL), a
- * number as its eight bytes. So two fingerprints are the same bytes only for
- * PodGroups with the same fields.
+ * The fingerprint, and the text the parts shared by PodGroups are looked up
+ * by (gt_pg_doc_memo): each field in a fixed order, a string as its length,
+ * ':' and its text ('-' when absent), a number in decimal and ';'. So two
+ * are the same only for the same fields, and the text holds no NUL: it is
+ * kept NUL-terminated for the memo's string table.
  */
 static void print_bytes(struct gt_pg_fingerprint *f, const void *p, size_t n)
 {
-	GT_GROW(f->bytes, f->len + n, f->cap);
+	GT_GROW(f->bytes, f->len + n + 1, f->cap);
 	memcpy(f->bytes + f->len, p, n);
 	f->len += n;
+	f->bytes[f->len] = '\0';
 }
 
 static void print_str(struct gt_pg_fingerprint *f, const char *s)
 {
-	char there = s != NULL;
-	print_bytes(f, &there, 1);
+	char len[GT_INT_TEXT + 2];
+	len[GT_INT_TEXT + 1] = '\0';
+	len[GT_INT_TEXT] = ':';
+	const char *at = s ? gt_int_text((int64_t)strlen(s), len + GT_INT_TEXT) : "-";
+	print_bytes(f, at, strlen(at));
 	if (s)
-		print_bytes(f, s, strlen(s) + 1);
+		print_bytes(f, s, strlen(s));
 }
 
 static void print_int(struct gt_pg_fingerprint *f, int64_t v)
 {
-	print_bytes(f, &v, sizeof(v));
+	char buf[GT_INT_TEXT + 2];
+	buf[GT_INT_TEXT + 1] = '\0';
+	buf[GT_INT_TEXT] = ';';
+	const char *at = gt_int_text(v, buf + GT_INT_TEXT);
+	print_bytes(f, at, strlen(at));
 }
 
 static void print_topology(struct gt_pg_fingerprint *f, const struct gt_pg_topology *t)
@@ -353,39 +362,6 @@ static void put_duration(struct gt_doc_input *in, struct gt_doc *map, const char
 
 /* ---------------------------------------------------------------- parts shared by PodGroups */
 
-/*
- * A text that says what a part of a PodGroup document holds: each string as
- * its length, ':' and its text ('-' when absent), each number in decimal
- * and ';'. Two parts have the same text only when they hold the same.
- */
-static void memo_put(struct gt_pg_doc_memo *m, const char *s, size_t n)
-{
-	GT_GROW(m->text, m->len + n + 1, m->cap);
-	memcpy(m->text + m->len, s, n);
-	m->len += n;
-	m->text[m->len] = '\0';
-}
-
-static void memo_str(struct gt_pg_doc_memo *m, const char *s)
-{
-	char len[GT_INT_TEXT + 2];
-	len[GT_INT_TEXT + 1] = '\0';
-	len[GT_INT_TEXT] = ':';
-	const char *at = s ? gt_int_text((int64_t)strlen(s), len + GT_INT_TEXT) : "-";
-	memo_put(m, at, strlen(at));
-	if (s)
-		memo_put(m, s, strlen(s));
-}
-
-static void memo_int(struct gt_pg_doc_memo *m, int64_t v)
-{
-	char buf[GT_INT_TEXT + 2];
-	buf[GT_INT_TEXT + 1] = '\0';
-	buf[GT_INT_TEXT] = ';';
-	const char *at = gt_int_text(v, buf + GT_INT_TEXT);
-	memo_put(m, at, strlen(at));
-}
-
 void gt_pg_doc_memo_init(struct gt_pg_doc_memo *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -396,14 +372,22 @@ void gt_pg_doc_memo_release(struct gt_pg_doc_memo *m)
 {
 	gt_strtab_release(&m->texts);
 	free(m->parts);
-	free(m->text);
+	free(m->text.bytes);
 	memset(m, 0, sizeof(*m));
+}
+
+/* m->text started afresh for a part of @kind, its fields to be printed after. */
+static struct gt_pg_fingerprint *memo_begin(struct gt_pg_doc_memo *m, const char *kind)
+{
+	m->text.len = 0;
+	print_str(&m->text, kind);
+	return &m->text;
 }
 
 /* The part m->text says, made by an earlier call, or NULL: then the caller makes it and keeps it (memo_keep). */
 static struct gt_doc *memo_find(struct gt_pg_doc_memo *m)
 {
-	uint32_t id = gt_strtab_intern(&m->texts, m->text);	/* a new text takes the next id */
+	uint32_t id = gt_strtab_intern(&m->texts, m->text.bytes);	/* a new text takes the next id */
 	return id < m->n_parts ? m->parts[id] : NULL;
 }
 
@@ -434,13 +418,7 @@ static struct gt_doc *labels_doc(struct gt_doc_input *in, const struct gt_podgro
 {
 	if (!memo)
 		return kvs_doc(in, &pg->labels);
-	memo->len = 0;
-	memo_put(memo, "labels", 6);
-	memo_int(memo, (int64_t)pg->labels.n);
-	for (size_t i = 0; i < pg->labels.n; i++) {
-		memo_str(memo, pg->labels.items[i].key);
-		memo_str(memo, pg->labels.items[i].value);
-	}
+	print_kvs(memo_begin(memo, "labels"), &pg->labels);
 	struct gt_doc *d = memo_find(memo);
 	return d ? d : memo_keep(memo, kvs_doc(in, &pg->labels));
 }
@@ -526,20 +504,15 @@ static struct gt_doc *shared_spec_doc(struct gt_doc_input *in, const struct gt_p
 {
 	if (!memo || pg->n_subgroups)
 		return spec_doc(in, pg);
-	memo->len = 0;
-	memo_put(memo, "spec", 4);
-	memo_int(memo, pg->has_min_subgroup);
-	memo_int(memo, pg->has_min_subgroup ? pg->min_subgroup : pg->min_member);
-	memo_str(memo, pg->queue);
-	memo_str(memo, pg->priority_class);
-	memo_str(memo, pg->preemptibility);
-	memo_int(memo, pg->preemption_delay.set);
-	memo_int(memo, pg->preemption_delay.set ? pg->preemption_delay.ns : 0);
-	memo_int(memo, pg->staleness_grace.set);
-	memo_int(memo, pg->staleness_grace.set ? pg->staleness_grace.ns : 0);
-	memo_str(memo, pg->topology.topology);
-	memo_str(memo, pg->topology.required);
-	memo_str(memo, pg->topology.preferred);
+	/* what spec_doc reads of @pg, as the fingerprint prints it */
+	struct gt_pg_fingerprint *f = memo_begin(memo, "spec");
+	print_minimum(f, pg->has_min_subgroup, pg->min_subgroup, pg->min_member);
+	print_str(f, pg->queue);
+	print_str(f, pg->priority_class);
+	print_str(f, pg->preemptibility);
+	print_duration(f, &pg->preemption_delay);
+	print_duration(f, &pg->staleness_grace);
+	print_topology(f, &pg->topology);
 	struct gt_doc *d = memo_find(memo);
 	return d ? d : memo_keep(memo, spec_doc(in, pg));
 }
