@@ -59,6 +59,7 @@
 #include "core/actions.h"
 #include "core/fairshare.h"
 #include "shapes/kai_benchmarks.h"
+#include "shapes/snapshot_build.h"
 #include "util/flags.h"
 #include "util/strtab.h"
 
@@ -112,15 +113,6 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU seconds (user + system) of the waited-for children so far. */
-static double children_cpu_s(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_CHILDREN, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
 /* What a child reports to the parent. */
@@ -263,9 +255,9 @@ static double process_time(const char *gantry, const struct kb_shape *sh)
 		snprintf(cmd, sizeof(cmd), "%s simulate -f %s --actions %s --now " KF_NOW_TEXT
 			 " -o json >/dev/null 2>&1",
 			 gantry, path, action_list(sh->actions, actions, sizeof(actions)));
-		double t0 = children_cpu_s();
+		double t0 = bench_children_cpu_s();
 		if (system(cmd) == 0)
-			t = children_cpu_s() - t0;
+			t = bench_children_cpu_s() - t0;
 	}
 	unlink(path);
 	return t;
